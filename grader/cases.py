@@ -1,0 +1,117 @@
+"""Build the inputs an answer is run on, and autograd's reference for each (trusted code).
+
+Three cases per exercise: the lecture batch with autograd's own upstream gradients, the same
+batch with random upstream gradients, and another configuration in which every size differs.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+import torch
+
+from grader.exercises import Exercise
+from grader.reference import ForwardRun, run_forward, synthetic_data, vjp
+from grader.sandbox import Case
+from grader.scenario import Scenario
+
+LECTURE, RANDOM, ALT = "lecture", "random", "alt"
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """An exercise made concrete on one dataset: the cases and autograd's answers."""
+
+    exercise: Exercise
+    cases: tuple[Case, ...]
+    expected: dict[str, torch.Tensor]
+    runs: dict[str, ForwardRun]
+    cotangents: dict[str, dict[str, torch.Tensor]]
+
+    def case(self, name: str) -> Case:
+        """Return the case called `name`."""
+        return next(c for c in self.cases if c.name == name)
+
+
+class Runs:
+    """The forward runs of every scenario on one dataset, computed once each."""
+
+    def __init__(self, dataset=None):
+        self.dataset = dataset
+        self._runs: dict[tuple[str, str], ForwardRun] = {}
+        self._lock = threading.Lock()
+
+    def get(self, scenario: Scenario, config: str) -> ForwardRun:
+        """Return the scenario run for `config` (LECTURE or ALT), computed once."""
+        key = (str(scenario.path), config)
+        with self._lock:
+            if key not in self._runs:
+                self._runs[key] = self._run(scenario, config)
+            return self._runs[key]
+
+    def _run(self, scenario: Scenario, config: str) -> ForwardRun:
+        """Run the scenario for one configuration."""
+        if config == LECTURE:
+            sizes, data = dict(scenario.sizes), None
+            if scenario.uses_dataset:
+                sizes["vocab_size"] = self.dataset.vocab_size
+                sizes["block_size"] = self.dataset.block_size
+                data = (self.dataset.Xtr, self.dataset.Ytr)
+        else:
+            sizes = dict(scenario.alt_sizes)
+            data = synthetic_data(sizes, scenario.seed) if scenario.uses_dataset else None
+        return run_forward(scenario, sizes, data)
+
+
+def prepare(exercise: Exercise, runs: Runs) -> Prepared:
+    """Return the three cases for an exercise, with the expected gradient of each."""
+    lecture = runs.get(exercise.scenario, LECTURE)
+    alt = runs.get(exercise.scenario, ALT)
+    cotangents = {
+        LECTURE: upstream(exercise, lecture),
+        RANDOM: random_upstream(exercise, lecture),
+        ALT: upstream(exercise, alt),
+    }
+    forward = {LECTURE: lecture, RANDOM: lecture, ALT: alt}
+    expected = {
+        LECTURE: lecture.grads[exercise.target],
+        RANDOM: vjp(exercise.scenario, lecture, exercise.target, cotangents[RANDOM]),
+        ALT: alt.grads[exercise.target],
+    }
+    cases = tuple(
+        make_case(name, exercise, forward[name], cotangents[name]) for name in (LECTURE, RANDOM, ALT)
+    )
+    return Prepared(exercise, cases, expected, forward, cotangents)
+
+
+def upstream(exercise: Exercise, run: ForwardRun) -> dict[str, torch.Tensor]:
+    """Return autograd's gradients of the tensors the exercise gives the learner."""
+    return {name: run.grads[name] for name in exercise.given}
+
+
+def random_upstream(exercise: Exercise, run: ForwardRun) -> dict[str, torch.Tensor]:
+    """Return random upstream gradients (the scenario's output keeps gradient 1)."""
+    g = torch.Generator().manual_seed(exercise.scenario.seed + len(exercise.id))
+    out = {}
+    for name in exercise.given:
+        like = run.grads[name]
+        if name == exercise.scenario.output:
+            out[name] = torch.ones_like(like)
+        else:
+            out[name] = torch.randn(like.shape, generator=g, dtype=like.dtype)
+    return out
+
+
+def make_case(name: str, exercise: Exercise, run: ForwardRun, cotangents: dict) -> Case:
+    """Return one sandbox case: the forward values in scope and the upstream gradients."""
+    visible = exercise.scope or tuple(run.values)
+    tensors = {k: run.values[k] for k in visible if k in run.values}
+    tensors |= {f"d{k}": v for k, v in cotangents.items()}
+    values = {k: v for k, v in run.sizes.items() if exercise.scope is None or k in visible}
+    return Case(name=name, tensors=tensors, values=values, outputs=(exercise.answer,))
+
+
+def scope_names(case: Case) -> list[str]:
+    """Return the names an answer may use in a case, for messages."""
+    return sorted(case.tensors) + sorted(case.values) + ["torch", "F"]

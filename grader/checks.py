@@ -1,0 +1,125 @@
+"""The six checks, cheapest first, one function each; each returns a Check (see DESIGN.md)."""
+
+from __future__ import annotations
+
+import torch
+
+from grader import diagnose, feedback
+from grader.cases import ALT, LECTURE, RANDOM, Prepared, scope_names
+from grader.result import FAIL, PASS, SKIPPED, Check, CodeError
+from grader.rules import Problem
+from grader.sandbox import CaseOutcome, RunOutcome
+
+FLOAT_DTYPES = (torch.float32, torch.float64)
+
+
+def check_runs(outcome: RunOutcome, prepared: Prepared) -> tuple[Check, CodeError | None]:
+    """Check 1: the code ran every case without an exception and within the limits."""
+    if outcome.status != "ok":
+        return Check("runs", FAIL, outcome.message), None
+    for case in outcome.cases:
+        if case.error is not None:
+            return _raised(case, prepared)
+    return Check("runs", PASS, feedback.runs_ok()), None
+
+
+def _raised(case: CaseOutcome, prepared: Prepared) -> tuple[Check, CodeError]:
+    """Describe the learner's exception, with the names they can use after a NameError."""
+    err = case.error
+    error = CodeError(err.type, err.message, err.line, err.traceback)
+    hint = ""
+    if err.type == "NameError":
+        missing = err.message.split("'")[1] if "'" in err.message else "?"
+        hint = feedback.hint_unknown_name(missing, scope_names(prepared.case(case.name)))
+    return Check("runs", FAIL, feedback.raised(err.type, err.line), hint), error
+
+
+def check_rules(problem: Problem | None, outcome: RunOutcome | None) -> Check:
+    """Check 2: no autograd, found in the source or caught while running."""
+    if problem is not None:
+        message = feedback.uses_autograd(problem.what, problem.line)
+        return Check("rules", FAIL, message, feedback.hint_autograd())
+    if outcome is not None and outcome.status == "forbidden" and "autograd" in outcome.message:
+        return Check("rules", FAIL, outcome.message, feedback.hint_autograd())
+    return Check("rules", PASS, feedback.rules_ok())
+
+
+def check_form(name: str, case: CaseOutcome, expected: torch.Tensor) -> Check:
+    """Check 3: defined, a plain float tensor, the exact shape, finite."""
+    returned = case.returned.get(name)
+    if returned is None or returned.tensor is None:
+        problem = returned.problem if returned else "is not defined"
+        if problem in ("not defined", "is not defined"):
+            return Check("form", FAIL, feedback.not_defined(name))
+        return Check("form", FAIL, feedback.not_tensor(name, problem))
+    got = returned.tensor
+    if got.dtype not in FLOAT_DTYPES:
+        return Check("form", FAIL, feedback.wrong_dtype(name, _dtype(got), _dtype(expected)))
+    if got.shape != expected.shape:
+        hint = diagnose.shape_hint(got.to(expected.dtype), expected)
+        return Check("form", FAIL, feedback.wrong_shape(name, got.shape, expected.shape), hint)
+    bad = ~torch.isfinite(got)
+    if bool(bad.any()):
+        index = tuple(int(i) for i in bad.nonzero()[0])
+        message = feedback.not_finite(name, int(bad.sum()), index)
+        return Check("form", FAIL, message, feedback.hint_nonfinite())
+    return Check("form", PASS, feedback.form_ok(name, got.shape))
+
+
+def _dtype(t: torch.Tensor) -> str:
+    """Name a dtype the way torch prints it."""
+    return str(t.dtype).replace("torch.", "torch.")
+
+
+def answer(outcome: RunOutcome, case: str, name: str) -> torch.Tensor | None:
+    """Return the tensor the learner produced for one case, if any."""
+    for c in outcome.cases:
+        if c.name == case and name in c.returned:
+            return c.returned[name].tensor
+    return None
+
+
+def check_lecture(name: str, got: torch.Tensor, expected: torch.Tensor, hint: str) -> Check:
+    """Check 4: the lecture batch with autograd's upstream gradients (the cmp line)."""
+    cmp = diagnose.compare(name, got.to(expected.dtype), expected)
+    if cmp.approx:
+        message = feedback.exact(name) if cmp.exact else feedback.looks_good(name, cmp.maxdiff)
+        return Check("lecture", PASS, message)
+    index = diagnose.worst_index(got, expected)
+    return Check("lecture", FAIL, feedback.inaccurate(name, cmp.maxdiff, index, diagnose.ATOL), hint)
+
+
+def check_random(name: str, got: torch.Tensor | None, expected: torch.Tensor, hint: str) -> Check:
+    """Check 5: arbitrary upstream gradients, which defeat answers right by coincidence."""
+    if got is None or got.shape != expected.shape:
+        return Check("random", FAIL, feedback.not_defined(name) if got is None else
+                     feedback.wrong_shape(name, got.shape, expected.shape))
+    cmp = diagnose.compare(name, got.to(expected.dtype), expected)
+    if cmp.approx:
+        return Check("random", PASS, feedback.random_ok(name))
+    index = diagnose.worst_index(got, expected)
+    message = feedback.inaccurate(name, cmp.maxdiff, index, diagnose.ATOL)
+    return Check("random", FAIL, message, hint or feedback.hint_random_only())
+
+
+def check_sizes(name: str, got: torch.Tensor | None, expected: torch.Tensor, sizes: dict) -> Check:
+    """Check 6: another configuration in which every size differs."""
+    if got is None:
+        return Check("sizes", FAIL, feedback.not_defined(name), feedback.hint_hard_coded())
+    if got.shape != expected.shape:
+        message = feedback.wrong_shape(name, got.shape, expected.shape)
+        return Check("sizes", FAIL, message, feedback.hint_hard_coded())
+    cmp = diagnose.compare(name, got.to(expected.dtype), expected)
+    if cmp.approx:
+        return Check("sizes", PASS, feedback.passes_sizes(name, sizes))
+    index = diagnose.worst_index(got, expected)
+    message = feedback.inaccurate(name, cmp.maxdiff, index, diagnose.ATOL)
+    return Check("sizes", FAIL, message, feedback.hint_hard_coded())
+
+
+def skipped(kind: str, reason: str) -> Check:
+    """Return a check that was not run because an earlier one failed."""
+    return Check(kind, SKIPPED, feedback.skipped(reason))
+
+
+CASE_OF = {"lecture": LECTURE, "random": RANDOM, "sizes": ALT}

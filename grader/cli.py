@@ -1,0 +1,93 @@
+"""Command line: `python -m grader check|validate|list|doctor`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import data
+from grader import render
+from grader.engine import Grader
+from grader.exercises import discover
+from grader.validate import validate
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; return the exit code."""
+    args = _parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except data.DatasetError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    """Build the argument parser."""
+    parser = argparse.ArgumentParser(prog="python -m grader", description=__doc__)
+    sub = parser.add_subparsers(required=True, metavar="command")
+    check = sub.add_parser("check", help="grade an answer, or a whole backward pass")
+    check.add_argument("file", type=Path, help="your code (a .py file), or - for stdin")
+    check.add_argument("--exercise", help="grade one exercise (default: the whole pass)")
+    check.add_argument("--data", help="default, names, or a word-list file (txt or csv)")
+    check.add_argument("--json", action="store_true", help="print the result as JSON")
+    check.set_defaults(func=_check)
+    val = sub.add_parser("validate", help="prove exercise files")
+    val.add_argument("path", nargs="?", type=Path, help="an exercises folder, scenario or file")
+    val.set_defaults(func=_validate)
+    lst = sub.add_parser("list", help="list the exercises")
+    lst.set_defaults(func=_list)
+    doctor = sub.add_parser("doctor", help="show which sandbox layers this machine provides")
+    doctor.set_defaults(func=_doctor)
+    return parser
+
+
+def _read(path: Path) -> str:
+    """Read the learner's code from a file or stdin."""
+    if str(path) == "-":
+        return sys.stdin.read()
+    return path.read_text(encoding="utf-8", errors="replace")
+
+
+def _check(args) -> int:
+    """Grade one exercise or a whole pass; exit 0 only when everything graded is solved."""
+    grader = Grader(data.load_dataset(args.data))
+    code = _read(args.file)
+    if args.exercise:
+        result = grader.grade(args.exercise, code)
+        print(json.dumps(result.to_dict(), indent=2) if args.json else render.result(result))
+    else:
+        result = grader.grade_pass(code)
+        print(json.dumps(result.to_dict(), indent=2) if args.json else render.whole_pass(result))
+    return 0 if result.solved else 1
+
+
+def _validate(args) -> int:
+    """Prove exercise files; exit 0 only when every one is sound."""
+    count, findings = validate(args.path)
+    for finding in findings:
+        print(f"{finding.where}: {finding.problem}")
+    print(f"{count} exercises checked, {len(findings)} problems.")
+    return 0 if not findings else 1
+
+
+def _list(args) -> int:
+    """List exercises in teaching order, and files that could not be read."""
+    catalog = discover()
+    for exercise in catalog.exercises:
+        print(f"{exercise.id:18} {exercise.scenario.slug:14} {exercise.title}")
+    for error in catalog.errors:
+        print(f"error: {error}", file=sys.stderr)
+    return 0 if not catalog.errors else 1
+
+
+def _doctor(args) -> int:
+    """Print each sandbox layer and whether this machine provides it."""
+    from grader.sandbox import default_sandbox
+
+    layers = default_sandbox().layers()
+    for name, state in layers.items():
+        print(f"{name:24} {state}")
+    return 0

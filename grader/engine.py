@@ -1,0 +1,205 @@
+"""Grade one answer to one exercise: static checks, one sandbox run, then the comparisons."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+import torch
+
+from grader import checks, diagnose, feedback, rules
+from grader.cases import ALT, LECTURE, RANDOM, Prepared, Runs, prepare
+from grader.exercises import Catalog, Exercise, discover
+from grader.reference import vjp
+from grader.result import FAIL, PASS, Check, PassResult, Result
+from grader.sandbox import RunOutcome, Sandbox, default_sandbox
+from grader.views import ExerciseView, describe
+from grader.wholepass import grade_pass, header
+
+log = logging.getLogger("grader")
+ORDER = ("runs", "rules", "form", "lecture", "random", "sizes")
+
+
+class Grader:
+    """Grades answers on one dataset; references and mistake outputs are computed once."""
+
+    def __init__(self, dataset=None, catalog: Catalog | None = None, sandbox: Sandbox | None = None):
+        self.dataset = dataset
+        self.catalog = catalog or discover()
+        self._sandbox = sandbox
+        self.runs = Runs(dataset)
+        self._prepared: dict[str, Prepared] = {}
+        self._mistakes: dict[tuple[str, int], torch.Tensor | None] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def sandbox(self) -> Sandbox:
+        """Return the sandbox, starting the shared one on first use."""
+        if self._sandbox is None:
+            self._sandbox = default_sandbox()
+        return self._sandbox
+
+    def prepared(self, exercise: Exercise) -> Prepared:
+        """Return the exercise's cases and references, computed once."""
+        with self._lock:
+            if exercise.id not in self._prepared:
+                self._prepared[exercise.id] = prepare(exercise, self.runs)
+            return self._prepared[exercise.id]
+
+    def grade(self, exercise_id: str, code: str) -> Result:
+        """Grade `code` as an answer to the exercise; never raises for the learner's code."""
+        start = time.perf_counter()
+        exercise = self.catalog.get(exercise_id)
+        try:
+            result = self._grade(exercise, code)
+        except Exception:
+            log.exception("grading %s failed", exercise_id)
+            result = _fault(exercise)
+        return _with_elapsed(result, time.perf_counter() - start)
+
+    def grade_pass(self, code: str, scenario: str | None = None) -> PassResult:
+        """Grade a whole backward pass (the lecture's Exercise 1 cell) of a scenario."""
+        chosen = self.catalog.scenario(scenario) if scenario else self.catalog.scenarios[0]
+        tree = rules.parse(code)
+        info = header(chosen, self.runs)
+        if isinstance(tree, rules.Problem):
+            message = feedback.syntax_error(tree.what, tree.line, tree.column)
+            return PassResult(False, info, (), None, message)
+        problem = rules.autograd_use(tree)
+        if problem:
+            return PassResult(False, info, (), None,
+                              feedback.uses_autograd(problem.what, problem.line))
+        return grade_pass(chosen, self.runs, self.sandbox, code)
+
+    def describe(self, exercise_id: str) -> ExerciseView:
+        """Return what a page shows about an exercise before any answer."""
+        return describe(self.catalog.get(exercise_id), self.runs)
+
+    def header(self, scenario: str | None = None) -> dict:
+        """Return the dataset figures, parameter count and batch loss of a scenario."""
+        chosen = self.catalog.scenario(scenario) if scenario else self.catalog.scenarios[0]
+        return header(chosen, self.runs)
+
+    def _grade(self, exercise: Exercise, code: str) -> Result:
+        """Run the checks in order; later checks are skipped once one fails."""
+        tree = rules.parse(code)
+        if isinstance(tree, rules.Problem):
+            message = feedback.syntax_error(tree.what, tree.line, tree.column)
+            return _result(exercise, [Check("runs", FAIL, message)], "it does not parse")
+        problem = rules.autograd_use(tree)
+        if problem:
+            failed = [Check("runs", PASS, feedback.skipped("autograd found")),
+                      checks.check_rules(problem, None)]
+            return _result(exercise, failed, "it uses autograd")
+        prepared = self.prepared(exercise)
+        outcome = self.sandbox.run(code, prepared.cases)
+        return self._judge(prepared, outcome)
+
+    def _judge(self, prepared: Prepared, outcome: RunOutcome) -> Result:
+        """Turn a sandbox outcome into the six checks."""
+        exercise, name = prepared.exercise, prepared.exercise.answer
+        stdout = "".join(c.stdout for c in outcome.cases)
+        if outcome.status == "internal":
+            return _fault(exercise)
+        rules_check = checks.check_rules(None, outcome)
+        if rules_check.status == FAIL:
+            runs = Check("runs", PASS, feedback.skipped("autograd found"))
+            return _result(exercise, [runs, rules_check], "it uses autograd", stdout=stdout)
+        runs_check, error = checks.check_runs(outcome, prepared)
+        done = [runs_check, rules_check]
+        if runs_check.status == FAIL:
+            return _result(exercise, done, "the code did not run", error=error, stdout=stdout)
+        lecture_case = next(c for c in outcome.cases if c.name == LECTURE)
+        done.append(checks.check_form(name, lecture_case, prepared.expected[LECTURE]))
+        if done[-1].status == FAIL:
+            return _result(exercise, done, "the answer has the wrong form", stdout=stdout)
+        return self._values(prepared, outcome, done, stdout)
+
+    def _values(self, prepared: Prepared, outcome: RunOutcome, done: list, stdout: str) -> Result:
+        """Checks 4 to 6: the values, on the three cases."""
+        exercise, name = prepared.exercise, prepared.exercise.answer
+        got = checks.answer(outcome, LECTURE, name)
+        expected = prepared.expected[LECTURE]
+        cmp = diagnose.compare(name, got.to(expected.dtype), expected)
+        heat = None
+        hint = ""
+        if not cmp.approx:
+            hint = self._value_hint(prepared, got, LECTURE) or _where_hint(got, expected)
+            heat = diagnose.heatmap(got.to(expected.dtype), expected)
+        done.append(checks.check_lecture(name, got, expected, hint))
+        if done[-1].status == PASS:
+            rnd = checks.answer(outcome, RANDOM, name)
+            hint = self._value_hint(prepared, rnd, RANDOM) if _same_shape(rnd, prepared, RANDOM) else ""
+            done.append(checks.check_random(name, rnd, prepared.expected[RANDOM], hint))
+        if done[-1].status == PASS:
+            alt = checks.answer(outcome, ALT, name)
+            sizes = prepared.runs[ALT].sizes
+            done.append(checks.check_sizes(name, alt, prepared.expected[ALT], sizes))
+        return _result(exercise, done, "an earlier check failed", cmp=cmp, heatmap=heat,
+                       stdout=stdout)
+
+    def _value_hint(self, prepared: Prepared, got: torch.Tensor, case: str) -> str:
+        """Name the misconception behind wrong values on one case."""
+        exercise = prepared.exercise
+        expected = prepared.expected[case]
+        mistakes = [(m.message, self._mistake_output(prepared, i)) for i, m in
+                    enumerate(exercise.mistakes)] if case == LECTURE else []
+        run, cots = prepared.runs[case], prepared.cotangents[case]
+        partials = [
+            (missing, _partial(exercise, run, {k: cots[k] for k in kept}))
+            for kept, missing in diagnose.missing_subsets(exercise.given)
+        ]
+        n = int(run.sizes.get("n", 1))
+        return diagnose.value_hint(got.to(expected.dtype), expected, mistakes, partials,
+                                   exercise.target, n)
+
+    def _mistake_output(self, prepared: Prepared, index: int):
+        """Return a thunk giving the output of an instructor-listed mistake (run sandboxed)."""
+
+        def output() -> torch.Tensor | None:
+            key = (prepared.exercise.id, index)
+            if key not in self._mistakes:
+                code = prepared.exercise.mistakes[index].code
+                outcome = self.sandbox.run(code, [prepared.case(LECTURE)])
+                self._mistakes[key] = checks.answer(outcome, LECTURE, prepared.exercise.answer)
+            return self._mistakes[key]
+
+        return output
+
+
+def _partial(exercise: Exercise, run, cotangents: dict):
+    """Return a thunk giving the gradient from only some of the consumers."""
+    return lambda: vjp(exercise.scenario, run, exercise.target, cotangents)
+
+
+def _same_shape(got, prepared: Prepared, case: str) -> bool:
+    """Return whether got is a tensor of the expected shape for a case."""
+    return got is not None and got.shape == prepared.expected[case].shape
+
+
+def _where_hint(got: torch.Tensor, expected: torch.Tensor) -> str:
+    """Say which rows and columns are wrong."""
+    rows, cols = diagnose.wrong_places(got.to(expected.dtype), expected)
+    return feedback.hint_where(rows, cols) if rows else ""
+
+
+def _result(exercise: Exercise, done: list[Check], reason: str, **extra) -> Result:
+    """Complete the check list with skipped checks and build the Result."""
+    kinds = {c.kind for c in done}
+    rest = [checks.skipped(k, reason) for k in ORDER if k not in kinds]
+    all_checks = tuple(sorted(done + rest, key=lambda c: ORDER.index(c.kind)))
+    solved = all(c.status == PASS for c in all_checks)
+    return Result(exercise.id, exercise.answer, solved, all_checks, **extra)
+
+
+def _fault(exercise: Exercise) -> Result:
+    """Return the result for a failure of the grader itself."""
+    return _result(exercise, [Check("runs", FAIL, feedback.GRADER_FAULT)], "the grader failed")
+
+
+def _with_elapsed(result: Result, elapsed: float) -> Result:
+    """Return result with its grading time set."""
+    from dataclasses import replace
+
+    return replace(result, elapsed=elapsed)

@@ -1,0 +1,188 @@
+"""Exercises are data: discover, read and check the instructor files under `exercises/`.
+
+Layout: `exercises/NN_slug/scenario.toml` holds a forward program; every other
+`exercises/NN_slug/NN_id.toml` beside it is one exercise on that program, and its reference
+answer lives in `solutions/NN_slug/id.py`. Names sort in teaching order.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader.scenario import Scenario, load_scenario
+from grader.schema import SchemaError, check_keys, require
+
+ROOT = Path(__file__).resolve().parents[1]
+EXERCISES_DIR = ROOT / "exercises"
+SOLUTIONS_DIR = ROOT / "solutions"
+FILE_NAME = re.compile(r"^(\d+)_([A-Za-z_][A-Za-z0-9_]*)\.toml$")
+EXERCISE_KEYS = {
+    "title": str,
+    "target": str,
+    "answer": str,
+    "given": list,
+    "scope": list,
+    "group": str,
+    "prompt": str,
+    "starter": str,
+    "hints": list,
+    "mistakes": list,
+}
+REQUIRED = ("title", "target", "prompt", "starter", "hints")
+MISTAKE_KEYS = {"code": str, "message": str}
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A wrong answer an instructor expects, recognised by its output."""
+
+    code: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One gradient to write: `answer` = d(target), given the gradients of `given`."""
+
+    id: str
+    path: Path
+    scenario: Scenario
+    title: str
+    target: str
+    answer: str
+    given: tuple[str, ...]
+    scope: tuple[str, ...] | None
+    group: str
+    prompt: str
+    starter: str
+    hints: tuple[str, ...]
+    mistakes: tuple[Mistake, ...]
+
+    @property
+    def solution_path(self) -> Path:
+        """Return where the reference answer lives."""
+        return SOLUTIONS_DIR / self.scenario.slug / f"{self.id}.py"
+
+    def solution(self) -> str:
+        """Return the reference answer's code."""
+        return self.solution_path.read_text(encoding="utf-8")
+
+    def given_names(self) -> tuple[str, ...]:
+        """Return the variable names of the upstream gradients the learner receives."""
+        return tuple(f"d{name}" for name in self.given)
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """Everything discovered under a folder, with the files that could not be read."""
+
+    scenarios: tuple[Scenario, ...]
+    exercises: tuple[Exercise, ...]
+    errors: tuple[SchemaError, ...] = field(default=())
+
+    def get(self, exercise_id: str) -> Exercise:
+        """Return the exercise with this id, or raise KeyError listing the known ids."""
+        for exercise in self.exercises:
+            if exercise.id == exercise_id:
+                return exercise
+        known = ", ".join(e.id for e in self.exercises)
+        raise KeyError(f"no exercise `{exercise_id}`; known: {known}")
+
+    def scenario(self, slug: str) -> Scenario:
+        """Return the scenario in folder `slug`."""
+        return next(s for s in self.scenarios if s.slug == slug)
+
+
+def discover(root: Path = EXERCISES_DIR) -> Catalog:
+    """Read every scenario and exercise under root; collect errors instead of raising."""
+    scenarios, exercises, errors = [], [], []
+    for folder in sorted(p for p in root.iterdir() if p.is_dir() and p.name[0] not in "._"):
+        try:
+            scenario = load_scenario(folder / "scenario.toml")
+        except (SchemaError, OSError) as err:
+            errors.append(_as_schema_error(folder / "scenario.toml", err))
+            continue
+        scenarios.append(scenario)
+        for path in sorted(folder.glob("*.toml")):
+            if path.name == "scenario.toml":
+                continue
+            try:
+                exercises.append(load_exercise(path, scenario))
+            except (SchemaError, OSError) as err:
+                errors.append(_as_schema_error(path, err))
+    errors.extend(_duplicate_ids(exercises))
+    return Catalog(tuple(scenarios), tuple(exercises), tuple(errors))
+
+
+def _as_schema_error(path: Path, err: Exception) -> SchemaError:
+    """Return err as a SchemaError that names the file."""
+    return err if isinstance(err, SchemaError) else SchemaError(str(path), str(err))
+
+
+def _duplicate_ids(exercises: list[Exercise]) -> list[SchemaError]:
+    """Report exercise ids used by more than one file."""
+    seen: dict[str, Path] = {}
+    errors = []
+    for exercise in exercises:
+        if exercise.id in seen:
+            errors.append(SchemaError(str(exercise.path), f"id `{exercise.id}` is also used by "
+                                      f"{seen[exercise.id]}"))
+        seen.setdefault(exercise.id, exercise.path)
+    return errors
+
+
+def load_exercise(path: Path, scenario: Scenario) -> Exercise:
+    """Read and check one exercise file; raise SchemaError naming the file and field."""
+    where = str(path)
+    match = FILE_NAME.match(path.name)
+    require(match is not None, where, "file name must look like `NN_id.toml`")
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+        raise SchemaError(where, f"is not valid TOML: {err}") from err
+    check_keys(raw, EXERCISE_KEYS, REQUIRED, where)
+    target = raw["target"]
+    require(target in scenario.names(), f"{where}: target", f"`{target}` is not in the scenario")
+    given = tuple(raw.get("given", scenario.consumers(target)))
+    exercise = Exercise(
+        id=match.group(2),
+        path=path,
+        scenario=scenario,
+        title=raw["title"],
+        target=target,
+        answer=raw.get("answer", f"d{target}"),
+        given=given,
+        scope=tuple(raw["scope"]) if "scope" in raw else None,
+        group=raw.get("group", ""),
+        prompt=raw["prompt"].strip(),
+        starter=raw["starter"].strip() + "\n",
+        hints=tuple(raw["hints"]),
+        mistakes=tuple(_mistakes(raw.get("mistakes", []), where)),
+    )
+    _check_exercise(exercise, where)
+    return exercise
+
+
+def _mistakes(raw: list, where: str) -> list[Mistake]:
+    """Read the `[[mistakes]]` tables."""
+    mistakes = []
+    for i, item in enumerate(raw):
+        check_keys(item, MISTAKE_KEYS, ("code", "message"), f"{where}: mistakes[{i}]")
+        mistakes.append(Mistake(item["code"].strip() + "\n", item["message"].strip()))
+    return mistakes
+
+
+def _check_exercise(exercise: Exercise, where: str) -> None:
+    """Check the fields that depend on the scenario."""
+    names = exercise.scenario.names()
+    require(len(exercise.hints) >= 2, f"{where}: hints", "needs at least two hints")
+    require(all(isinstance(h, str) for h in exercise.hints), f"{where}: hints", "must be strings")
+    require(exercise.given, f"{where}: given", f"`{exercise.target}` has no consumers")
+    for name in exercise.given:
+        require(name in names, f"{where}: given", f"`{name}` is not in the scenario")
+    for name in exercise.scope or ():
+        require(name in names or name in exercise.scenario.sizes, f"{where}: scope",
+                f"`{name}` is not in the scenario")

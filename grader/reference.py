@@ -1,0 +1,129 @@
+"""Run a scenario with autograd and rebuild vector-Jacobian products (trusted code only).
+
+Only instructor files run here: the scenario's setup and forward programs. Learner code never
+does; it runs in the sandbox.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+
+from grader.scenario import Scenario, Statement
+
+
+@dataclass(frozen=True)
+class ForwardRun:
+    """One configuration of a scenario, run forward and backward with autograd."""
+
+    sizes: dict[str, int]
+    values: dict[str, torch.Tensor]
+    grads: dict[str, torch.Tensor]
+
+    def env(self) -> dict:
+        """Return fresh detached copies of every value, plus the sizes."""
+        env = {k: v.detach().clone() for k, v in self.values.items()}
+        return env | dict(self.sizes)
+
+
+@functools.lru_cache(maxsize=512)
+def _compiled(source: str, where: str):
+    """Compile one statement once."""
+    return compile(source, where, "exec")
+
+
+def _execute(statements: tuple[Statement, ...], env: dict, where: str) -> None:
+    """Execute statements in order inside env."""
+    for stmt in statements:
+        exec(_compiled(stmt.source, where), env)
+
+
+def synthetic_data(sizes: dict, seed: int, rows: int = 1000) -> tuple[torch.Tensor, torch.Tensor]:
+    """Return random contexts and targets over `vocab_size` tokens, for other configurations."""
+    g = torch.Generator().manual_seed(seed + 1)
+    X = torch.randint(0, sizes["vocab_size"], (rows, sizes["block_size"]), generator=g)
+    Y = torch.randint(0, sizes["vocab_size"], (rows,), generator=g)
+    return X, Y
+
+
+def run_forward(scenario: Scenario, sizes: dict, data: tuple | None = None) -> ForwardRun:
+    """Run setup and forward with autograd; keep every value and every gradient."""
+    env: dict = {"torch": torch, "F": F, "g": torch.Generator().manual_seed(scenario.seed)}
+    env |= sizes
+    if data is not None:
+        env["Xtr"], env["Ytr"] = data
+    with torch.enable_grad():
+        _execute(scenario.setup, env, f"{scenario.path}: setup")
+        for name in scenario.params:
+            env[name].requires_grad_(True)
+        for stmt in scenario.forward:
+            _execute((stmt,), env, f"{scenario.path}: forward")
+            _retain(env[stmt.target])
+        env[scenario.output].backward()
+    names = scenario.names()
+    values = {k: env[k].detach().clone() for k in names if isinstance(env[k], torch.Tensor)}
+    grads = {k: env[k].grad.clone() for k in values if _has_grad(env[k])}
+    return ForwardRun(dict(sizes), values, grads)
+
+
+def _retain(value) -> None:
+    """Keep the gradient of an intermediate tensor."""
+    if isinstance(value, torch.Tensor) and value.requires_grad and not value.is_leaf:
+        value.retain_grad()
+
+
+def _has_grad(value: torch.Tensor) -> bool:
+    """Return whether autograd left a gradient on this tensor."""
+    return value.requires_grad and value.grad is not None
+
+
+def path_statements(scenario: Scenario, target: str, given: tuple[str, ...]) -> tuple:
+    """Return the forward statements on some path from `target` to any of `given`.
+
+    A path stops at the first given tensor it meets: that tensor's gradient already holds
+    everything that flows back through it.
+    """
+    flowing = {target}
+    reached = set()
+    for stmt in scenario.forward:
+        if flowing.intersection(stmt.reads):
+            reached.add(stmt.target)
+            if stmt.target not in given:
+                flowing.add(stmt.target)
+    upstream = set(given)
+    for stmt in reversed(scenario.forward):
+        if stmt.target in upstream:
+            upstream.update(stmt.reads)
+    return tuple(s for s in scenario.forward if s.target in reached & upstream)
+
+
+def vjp(
+    scenario: Scenario,
+    run: ForwardRun,
+    target: str,
+    cotangents: dict[str, torch.Tensor],
+) -> torch.Tensor:
+    """Return d(target) given the gradients of the tensors in `cotangents`.
+
+    The statements between `target` and those tensors are re-evaluated with `target` as a
+    fresh leaf and every other input detached, then autograd pulls the cotangents back:
+    `vjp(s, run, "counts", {"probs": dprobs, "counts_sum": dcounts_sum})`.
+    """
+    given = tuple(cotangents)
+    env = run.env() | {"torch": torch, "F": F}
+    leaf = env[target].requires_grad_(True)
+    outputs = {}
+    with torch.enable_grad():
+        for stmt in path_statements(scenario, target, given):
+            _execute((stmt,), env, f"{scenario.path}: forward")
+            if stmt.target in cotangents:
+                outputs[stmt.target] = env[stmt.target]
+                env[stmt.target] = env[stmt.target].detach()
+        if not outputs:
+            return torch.zeros_like(leaf).detach()
+        cots = [cotangents[n] for n in outputs]
+        grads = torch.autograd.grad(list(outputs.values()), leaf, cots, allow_unused=True)
+    return torch.zeros_like(leaf) if grads[0] is None else grads[0].detach()

@@ -1,0 +1,115 @@
+"""What grading returns: plain, frozen data that the app and the CLI only render."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+PASS, FAIL, SKIPPED = "pass", "fail", "skipped"
+CHECK_TITLES = {
+    "runs": "Runs within limits",
+    "rules": "No autograd",
+    "form": "Plain float tensor, exact shape, finite",
+    "lecture": "Lecture batch, autograd's upstream gradients",
+    "random": "Random upstream gradients",
+    "sizes": "Other sizes",
+}
+
+
+@dataclass(frozen=True)
+class Check:
+    """One check's outcome: `kind` is a key of CHECK_TITLES."""
+
+    kind: str
+    status: str
+    message: str = ""
+    hint: str = ""
+
+    @property
+    def title(self) -> str:
+        """Return the check's display title."""
+        return CHECK_TITLES[self.kind]
+
+
+@dataclass(frozen=True)
+class Cmp:
+    """The lecture's cmp line: exact (bitwise), approximate (allclose), max abs diff."""
+
+    name: str
+    exact: bool
+    approx: bool
+    maxdiff: float
+
+
+@dataclass(frozen=True)
+class Heatmap:
+    """Arrays for a picture of where the values differ (2-D; a 1-D gradient is one row)."""
+
+    learner: list
+    reference: list
+    diff: list
+    rows: tuple[int, ...]
+    cols: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class CodeError:
+    """The learner's exception: type, message, their line number and their own frames."""
+
+    type: str
+    message: str
+    line: int | None
+    traceback: str
+
+
+@dataclass(frozen=True)
+class Result:
+    """The outcome of grading one answer to one exercise."""
+
+    exercise: str
+    answer: str
+    solved: bool
+    checks: tuple[Check, ...]
+    cmp: Cmp | None = None
+    heatmap: Heatmap | None = None
+    error: CodeError | None = None
+    stdout: str = ""
+    elapsed: float = 0.0
+
+    def summary(self) -> str:
+        """Return the first failing check's message, or the success message."""
+        failed = [c for c in self.checks if c.status == FAIL]
+        return failed[0].message if failed else self.checks[-1].message
+
+    def to_dict(self) -> dict:
+        """Return the result as JSON-ready data."""
+        return asdict(self) | {"summary": self.summary()}
+
+
+@dataclass(frozen=True)
+class PassRow:
+    """One gradient of a whole backward pass."""
+
+    name: str
+    status: str
+    message: str
+    cmp: Cmp | None = None
+
+
+@dataclass(frozen=True)
+class PassResult:
+    """The outcome of grading a whole backward pass (the lecture's Exercise 1 cell)."""
+
+    solved: bool
+    header: dict
+    rows: tuple[PassRow, ...]
+    root_cause: str | None
+    message: str
+    error: CodeError | None = None
+    stdout: str = ""
+    elapsed: float = 0.0
+    sizes_message: str = ""
+    notes: tuple[str, ...] = field(default=())
+
+    def to_dict(self) -> dict:
+        """Return the result as JSON-ready data."""
+        return asdict(self)

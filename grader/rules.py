@@ -1,0 +1,64 @@
+"""Static checks on the learner's source, done in the parent without running it."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+MAX_CODE_BYTES = 100_000
+AUTOGRAD_ATTRS = {"backward", "grad", "requires_grad", "requires_grad_", "retain_grad", "autograd"}
+AUTOGRAD_MODULES = ("torch.autograd", "torch.func", "functorch")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something wrong with the source: what, and on which line and column."""
+
+    what: str
+    line: int | None = None
+    column: int | None = None
+
+
+def parse(code: str) -> ast.Module | Problem:
+    """Parse the learner's code, or return the syntax problem with its line and column."""
+    if len(code.encode("utf-8", "replace")) > MAX_CODE_BYTES:
+        return Problem(f"the code is longer than {MAX_CODE_BYTES // 1000} kB", 1, 1)
+    try:
+        return ast.parse(code, filename="<your code>")
+    except SyntaxError as err:
+        return Problem(err.msg, err.lineno, err.offset)
+    except (RecursionError, MemoryError, ValueError):
+        return Problem("the code is too deeply nested to read", 1, 1)
+
+
+def autograd_use(tree: ast.Module) -> Problem | None:
+    """Return the first use of autograd in the code, if any."""
+    for node in ast.walk(tree):
+        found = _autograd_node(node)
+        if found:
+            return Problem(found, getattr(node, "lineno", None), getattr(node, "col_offset", None))
+    return None
+
+
+def _autograd_node(node: ast.AST) -> str:
+    """Return a description of node if it touches autograd, else ''."""
+    if isinstance(node, ast.Attribute):
+        if node.attr in AUTOGRAD_ATTRS:
+            return f".{node.attr}"
+        if node.attr == "func" and isinstance(node.value, ast.Name) and node.value.id == "torch":
+            return "torch.func"
+    if isinstance(node, ast.Name) and node.id == "functorch":
+        return "functorch"
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        names = [a.name for a in node.names] + [getattr(node, "module", None) or ""]
+        for name in names:
+            if name.startswith(AUTOGRAD_MODULES):
+                return name
+    if isinstance(node, ast.Constant) and node.value in AUTOGRAD_ATTRS:
+        return str(node.value)
+    return ""
+
+
+def assigned_names(tree: ast.Module) -> set[str]:
+    """Return every name the code assigns at any level."""
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}

@@ -1,0 +1,79 @@
+"""Prove exercise files: schema, solution passes, starter fails, zeros fail, mistakes caught."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.engine import Grader
+from grader.exercises import EXERCISES_DIR, Exercise, discover
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem found in an exercise: where (file and field) and what."""
+
+    where: str
+    problem: str
+
+
+def zeros_answer(exercise: Exercise, grader: Grader) -> str:
+    """Return an answer that fills the gradient with zeros."""
+    visible = exercise.scope is None or exercise.target in exercise.scope
+    if visible:
+        return f"{exercise.answer} = torch.zeros_like({exercise.target})\n"
+    shape = next(t.shape for t in grader.describe(exercise.id).tensors if t.role == "answer")
+    return f"{exercise.answer} = torch.zeros({tuple(shape)})\n"
+
+
+def prove(exercise: Exercise, grader: Grader) -> list[Finding]:
+    """Grade the exercise's solution, starter, zeros and every listed mistake."""
+    where = str(exercise.path)
+    findings = []
+    if not exercise.solution_path.exists():
+        return [Finding(f"{where}: solution", f"{exercise.solution_path} does not exist")]
+    solved = grader.grade(exercise.id, exercise.solution())
+    if not solved.solved:
+        findings.append(Finding(f"{exercise.solution_path}", f"fails: {_explain(solved)}"))
+    if grader.grade(exercise.id, exercise.starter).solved:
+        findings.append(Finding(f"{where}: starter", "passes every check; it must fail"))
+    if grader.grade(exercise.id, zeros_answer(exercise, grader)).solved:
+        findings.append(Finding(f"{where}: (zeros)", "an all-zeros answer passes every check"))
+    for i, mistake in enumerate(exercise.mistakes):
+        result = grader.grade(exercise.id, mistake.code)
+        shown = [c.hint for c in result.checks] + [c.message for c in result.checks]
+        if result.solved or mistake.message not in shown:
+            got = "it passes" if result.solved else f"feedback was: {_explain(result)}"
+            findings.append(Finding(f"{where}: mistakes[{i}]", f"is not caught with its message; "
+                                                               f"{got}"))
+    return findings
+
+
+def _explain(result) -> str:
+    """Return the failing check's message and hint."""
+    failed = [c for c in result.checks if c.status == "fail"]
+    return " ".join(f"{c.message} {c.hint}".strip() for c in failed) or "no check failed"
+
+
+def validate(path: Path | None = None, dataset=None) -> tuple[int, list[Finding]]:
+    """Validate the exercises under path (a folder of folders, one folder or one file)."""
+    root, only = _root(path)
+    catalog = discover(root)
+    findings = [Finding(e.where, e.problem) for e in catalog.errors]
+    grader = Grader(dataset, catalog)
+    chosen = [e for e in catalog.exercises if only is None or only in (e.path, e.path.parent)]
+    for exercise in chosen:
+        findings.extend(prove(exercise, grader))
+    return len(chosen), findings
+
+
+def _root(path: Path | None) -> tuple[Path, Path | None]:
+    """Return the exercises root to discover and the file or folder to restrict to."""
+    if path is None:
+        return EXERCISES_DIR, None
+    path = path.resolve()
+    if (path / "scenario.toml").exists():
+        return path.parent, path
+    if path.is_file():
+        return path.parent.parent, path
+    return path, None

@@ -1,0 +1,66 @@
+"""What a page shows about an exercise before any answer: lines, tensors and their shapes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from grader.cases import LECTURE, Runs
+from grader.exercises import Exercise
+from grader.reference import path_statements
+
+
+@dataclass(frozen=True)
+class TensorInfo:
+    """A tensor in scope: its name, shape, the shape in words, and its role."""
+
+    name: str
+    shape: tuple[int, ...]
+    symbolic: str
+    role: str  # "forward", "given" (an upstream gradient) or "answer"
+
+
+@dataclass(frozen=True)
+class ExerciseView:
+    """Everything a page needs to pose an exercise."""
+
+    id: str
+    title: str
+    group: str
+    scenario: str
+    prompt: str
+    starter: str
+    hints: tuple[str, ...]
+    answer: str
+    forward_lines: tuple[str, ...]
+    tensors: tuple[TensorInfo, ...]
+
+
+def describe(exercise: Exercise, runs: Runs) -> ExerciseView:
+    """Return the view of an exercise on one dataset."""
+    scenario = exercise.scenario
+    run = runs.get(scenario, LECTURE)
+    statements = path_statements(scenario, exercise.target, exercise.given)
+    lines = tuple(_line(s) for s in statements)
+    reads = [r for s in statements for r in s.reads if r in run.values]
+    names = list(dict.fromkeys([exercise.target, *reads, *exercise.given]))
+    if exercise.scope is not None:
+        names = [n for n in names if n in exercise.scope or n in (exercise.target,
+                                                                   *exercise.given)]
+    tensors = [_info(scenario, run, n, "forward") for n in names]
+    tensors += [_info(scenario, run, g, "given", f"d{g}") for g in exercise.given]
+    tensors.append(_info(scenario, run, exercise.target, "answer", exercise.answer))
+    return ExerciseView(exercise.id, exercise.title, exercise.group, scenario.title,
+                        exercise.prompt, exercise.starter, exercise.hints, exercise.answer,
+                        lines, tuple(tensors))
+
+
+def _line(stmt) -> str:
+    """Return a statement with its shape comment."""
+    return f"{stmt.source}  # {stmt.shape}" if stmt.shape else stmt.source
+
+
+def _info(scenario, run, name: str, role: str, shown: str | None = None) -> TensorInfo:
+    """Describe one tensor of the lecture configuration."""
+    shape = tuple(run.values[name].shape)
+    symbolic = scenario.statement(name).shape
+    return TensorInfo(shown or name, shape, symbolic, role)

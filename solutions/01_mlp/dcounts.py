@@ -1,0 +1,2 @@
+dcounts = counts_sum_inv * dprobs
+dcounts += torch.ones_like(counts) * dcounts_sum

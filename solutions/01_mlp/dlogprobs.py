@@ -1,0 +1,2 @@
+dlogprobs = torch.zeros_like(logprobs)
+dlogprobs[range(n), Yb] = -1.0 / n

@@ -1,0 +1,46 @@
+"""Fixtures shared by the grader tests: the lecture's data and the scenario runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import data
+from grader.cases import Runs
+from grader.exercises import EXERCISES_DIR, discover
+
+NAMES = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "names.txt"
+
+
+@pytest.fixture(scope="session")
+def names_dataset():
+    """Return the lecture's names.txt dataset, or skip when ../shared is absent."""
+    if not NAMES.exists():
+        pytest.skip(f"the lecture's names.txt is not at {NAMES}")
+    words = NAMES.read_text(encoding="utf-8").splitlines()
+    return data.build_dataset(words, 3, name="names")
+
+
+@pytest.fixture(scope="session")
+def default_data():
+    """Return the embedded default dataset."""
+    return data.default_dataset()
+
+
+@pytest.fixture(scope="session")
+def catalog():
+    """Return every exercise the project ships."""
+    return discover(EXERCISES_DIR)
+
+
+@pytest.fixture(scope="session")
+def mlp(catalog):
+    """Return the lecture's scenario."""
+    return catalog.scenario("01_mlp")
+
+
+@pytest.fixture(scope="session")
+def runs(default_data):
+    """Return scenario runs on the default dataset."""
+    return Runs(default_data)

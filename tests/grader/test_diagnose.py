@@ -1,0 +1,96 @@
+"""Naming the misconception behind a wrong tensor: shape, sign, factor, consumers, places."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from grader import diagnose, feedback
+
+g = torch.Generator().manual_seed(0)
+REF = torch.randn((32, 27), generator=g)
+COL = torch.randn((32, 1), generator=g)
+ROW = torch.randn((1, 64), generator=g)
+VEC = torch.randn((27,), generator=g)
+
+
+@pytest.mark.parametrize(
+    ("case", "got", "expected", "hint"),
+    [
+        ("forgot to sum a broadcast column", REF, COL, feedback.hint_sum_dims((1,), True)),
+        ("forgot to sum into a bias", REF, VEC, feedback.hint_sum_dims((0,), False)),
+        ("dropped the kept dim", COL.squeeze(1), COL, feedback.hint_keepdim()),
+        ("row flattened", ROW.squeeze(0), ROW, feedback.hint_keepdim()),
+        ("transposed", REF.T.contiguous(), REF, feedback.hint_transpose()),
+        ("extra dim", ROW.view(1, 1, 64), ROW, feedback.hint_values_right_shape_wrong((1, 64))),
+        ("unrelated shape", torch.zeros(5, 5), REF, ""),
+    ],
+)
+def test_shape_hint(case, got, expected, hint):
+    assert diagnose.shape_hint(got, expected) == hint, case
+
+
+def _hint(got, expected=REF, mistakes=(), partials=(), n=32):
+    return diagnose.value_hint(got, expected, list(mistakes), list(partials), "counts", n)
+
+
+@pytest.mark.parametrize(
+    ("case", "got", "hint"),
+    [
+        ("sign", -REF, feedback.hint_sign()),
+        ("times n", REF * 32, feedback.hint_factor("n")),
+        ("over n", REF / 32, feedback.hint_factor("1/n")),
+        ("bessel", REF * 32 / 31, feedback.hint_factor("n/(n-1)")),
+        ("inverse bessel", REF * 31 / 32, feedback.hint_factor("(n-1)/n")),
+        ("n-1", REF * 31, feedback.hint_factor("n-1")),
+        ("twice", REF * 2, feedback.hint_factor("2")),
+        ("half", REF / 2, feedback.hint_factor("1/2")),
+        ("noise", REF + 0.5, ""),
+    ],
+)
+def test_value_hint_names_sign_and_factors(case, got, hint):
+    assert _hint(got) == hint, case
+
+
+def test_value_hint_prefers_instructor_mistakes_then_consumers():
+    wrong = REF * 0.3
+    mistake = [("Hint: custom.", lambda: wrong)]
+    partial = [(("counts_sum",), lambda: wrong)]
+    assert _hint(wrong, mistakes=mistake, partials=partial) == "Hint: custom."
+    expected = feedback.hint_missing_consumer("counts", ("counts_sum",))
+    assert _hint(wrong, partials=partial) == expected
+
+
+def test_value_hint_stays_quiet_on_tiny_gradients():
+    tiny = torch.full((32, 1), 1e-9)
+    assert _hint(torch.zeros(32, 1), expected=tiny) == ""
+
+
+def test_compare_is_the_lecture_cmp():
+    cmp = diagnose.compare("dx", REF.clone(), REF)
+    assert (cmp.exact, cmp.approx, cmp.maxdiff) == (True, True, 0.0)
+    nudged = REF.clone()
+    nudged[3, 4] += 1e-3
+    cmp = diagnose.compare("dx", nudged, REF)
+    assert (cmp.exact, cmp.approx) == (False, False)
+    assert cmp.maxdiff == pytest.approx(1e-3, rel=1e-2)
+    assert diagnose.worst_index(nudged, REF) == (3, 4)
+
+
+def test_wrong_places_and_heatmap():
+    wrong = REF.clone()
+    wrong[5, :] += 1
+    wrong[:, 2] += 1
+    rows, cols = diagnose.wrong_places(wrong, REF)
+    assert rows == tuple(range(32))
+    assert 2 in cols and len(cols) == 27
+    heat = diagnose.heatmap(wrong, REF)
+    assert len(heat.diff) == 32 and len(heat.diff[0]) == 27
+    assert heat.diff[5][0] == pytest.approx(1.0)
+    assert diagnose.heatmap(torch.zeros(2, 3, 4), torch.zeros(2, 3, 4)) is None
+
+
+def test_missing_subsets():
+    pairs = diagnose.missing_subsets(("a", "b"))
+    assert pairs == [(("a",), ("b",)), (("b",), ("a",))]
+    assert diagnose.missing_subsets(("a",)) == []

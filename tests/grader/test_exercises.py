@@ -1,0 +1,92 @@
+"""Exercise files: discovery in teaching order, defaults, and schema errors by file and field."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from grader.exercises import EXERCISES_DIR, discover
+
+ORDER = (
+    "dlogprobs dprobs dcounts_sum_inv dcounts_sum dcounts dnorm_logits dlogit_maxes dlogits dh "
+    "dW2 db2 dhpreact dbngain dbnbias dbnraw dbnvar_inv dbnvar dbndiff2 dbndiff dbnmeani dhprebn "
+    "dembcat dW1 db1 demb dC dlogits_fused dhprebn_fused"
+).split()
+
+
+def test_the_lecture_exercises_in_teaching_order(catalog):
+    ids = [e.id for e in catalog.exercises if e.scenario.slug == "01_mlp"]
+    assert ids == ORDER
+    assert not catalog.errors
+
+
+def test_every_exercise_is_complete(catalog):
+    for exercise in catalog.exercises:
+        assert exercise.prompt and exercise.starter.strip(), exercise.id
+        assert len(exercise.hints) >= 2, exercise.id
+        assert exercise.solution_path.exists(), exercise.id
+
+
+def test_defaults_come_from_the_scenario(catalog):
+    counts = catalog.get("dcounts")
+    assert counts.answer == "dcounts" and counts.given == ("counts_sum", "probs")
+    fused = catalog.get("dlogits_fused")
+    assert fused.answer == "dlogits" and fused.given == ("loss",)
+
+
+@pytest.fixture
+def copy(tmp_path):
+    """Copy the lecture scenario and two exercises into a scratch exercises folder."""
+    folder = tmp_path / "01_mlp"
+    folder.mkdir()
+    for name in ("scenario.toml", "01_dlogprobs.toml", "05_dcounts.toml"):
+        shutil.copy(EXERCISES_DIR / "01_mlp" / name, folder / name)
+    return folder
+
+
+@pytest.mark.parametrize(
+    ("edit", "field", "problem"),
+    [
+        (lambda t: t + 'difficulty = "hard"\n', "difficulty", "unknown key"),
+        (lambda t: t.replace('target = "counts"', 'target = "cnts"'), "target", "not in the"),
+        (lambda t: t.replace("hints = [", "hints = [] \nold = ["), "old", "unknown key"),
+        (lambda t: t.replace('title = "dcounts', 'title = 3 #'), "title", "must be a string"),
+        (lambda t: t.replace("[[mistakes]]", "[[mistakes]]\nwhy = 1"), "mistakes[0]: why", ""),
+        (lambda t: t + "[[", "", "is not valid TOML"),
+    ],
+)
+def test_a_malformed_file_is_reported_and_the_rest_load(copy, edit, field, problem):
+    path = copy / "05_dcounts.toml"
+    path.write_text(edit(path.read_text()))
+    catalog = discover(copy.parent)
+    assert [e.id for e in catalog.exercises] == ["dlogprobs"]
+    (error,) = catalog.errors
+    assert error.where.startswith(str(path))
+    assert error.where.endswith(field) and problem in error.problem
+
+
+def test_one_hint_is_not_enough(copy):
+    path = copy / "01_dlogprobs.toml"
+    text = path.read_text()
+    start = text.index("hints = [")
+    end = text.index("]\n", start) + 2
+    path.write_text(text[:start] + 'hints = ["only one"]\n' + text[end:])
+    (error,) = discover(copy.parent).errors
+    assert error.where.endswith("hints") and "two hints" in error.problem
+
+
+def test_bad_file_names_and_duplicate_ids(copy):
+    (copy / "dcounts.toml").write_text((copy / "05_dcounts.toml").read_text())
+    (copy / "06_dcounts.toml").write_text((copy / "05_dcounts.toml").read_text())
+    catalog = discover(copy.parent)
+    problems = sorted(e.problem for e in catalog.errors)
+    assert any("NN_id.toml" in p for p in problems)
+    assert any("id `dcounts` is also used" in p for p in problems)
+
+
+def test_a_broken_scenario_hides_only_its_folder(copy):
+    (copy / "scenario.toml").write_text('title = "x"\n')
+    catalog = discover(copy.parent)
+    assert catalog.exercises == () and len(catalog.errors) == 1
+    assert catalog.errors[0].where.endswith("output")

@@ -1,0 +1,61 @@
+"""Autograd runs of a scenario, and vector-Jacobian products rebuilt from its statements."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from grader.cases import ALT, LECTURE
+from grader.reference import path_statements, run_forward, vjp
+
+
+def test_lecture_figures_on_names(mlp, names_dataset):
+    sizes = mlp.sizes | {"vocab_size": names_dataset.vocab_size}
+    run = run_forward(mlp, sizes, (names_dataset.Xtr, names_dataset.Ytr))
+    assert sum(run.values[p].numel() for p in mlp.params) == 4137
+    wide = run_forward(mlp, sizes | {"n_hidden": 200}, (names_dataset.Xtr, names_dataset.Ytr))
+    assert sum(wide.values[p].numel() for p in mlp.params) == 12297
+
+
+def test_every_parameter_is_non_zero_and_seeded(mlp, runs):
+    run = runs.get(mlp, LECTURE)
+    for name in mlp.params:
+        assert bool((run.values[name] != 0).all()), name
+    again = run_forward(mlp, run.sizes, (runs.dataset.Xtr, runs.dataset.Ytr))
+    assert torch.equal(again.values["W1"], run.values["W1"])
+    assert torch.equal(again.values["Xb"], run.values["Xb"])
+
+
+def test_the_other_configuration_changes_every_size(mlp, runs):
+    lecture, alt = runs.get(mlp, LECTURE), runs.get(mlp, ALT)
+    for key in ("n", "n_embd", "n_hidden", "block_size", "vocab_size"):
+        assert lecture.sizes[key] != alt.sizes[key], key
+    assert alt.values["logits"].shape == (alt.sizes["n"], alt.sizes["vocab_size"])
+
+
+@pytest.mark.parametrize("config", [LECTURE, ALT])
+def test_vjp_through_the_consumers_equals_autograd(mlp, runs, config):
+    run = runs.get(mlp, config)
+    for target in mlp.whole_pass:
+        given = {c: run.grads[c] for c in mlp.consumers(target)}
+        assert torch.allclose(vjp(mlp, run, target, given), run.grads[target], atol=1e-7), target
+
+
+def test_vjp_with_one_consumer_misses_the_other(mlp, runs):
+    run = runs.get(mlp, LECTURE)
+    partial = vjp(mlp, run, "counts", {"probs": run.grads["probs"]})
+    assert not torch.allclose(partial, run.grads["counts"])
+
+
+def test_fused_paths_stop_at_the_given_tensor(mlp):
+    names = [s.target for s in path_statements(mlp, "hprebn", ("hpreact",))]
+    assert names == ["bnmeani", "bndiff", "bndiff2", "bnvar", "bnvar_inv", "bnraw", "hpreact"]
+    names = [s.target for s in path_statements(mlp, "counts", ("probs", "counts_sum"))]
+    assert names == ["counts_sum", "probs"]
+
+
+def test_fused_cross_entropy_reference(mlp, runs):
+    run = runs.get(mlp, LECTURE)
+    loss = run.values["loss"]
+    d = vjp(mlp, run, "logits", {"loss": torch.ones_like(loss)})
+    assert torch.allclose(d, run.grads["logits"], atol=1e-9)
