@@ -83,6 +83,8 @@ def contexts(
     words: Sequence[str], stoi: dict[str, int], block_size: int
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Return the lecture's (X, Y) for words in order, vectorised instead of its Python loop."""
+    # Lay each word out as block_size dots, its characters, one dot: every position after the
+    # leading dots is a target, and its context is the block_size ids just before it.
     pad = BOUNDARY * block_size
     text = "".join(pad + w + BOUNDARY for w in words)
     codes = torch.frombuffer(bytearray(text.encode("utf-32-le")), dtype=torch.int32)

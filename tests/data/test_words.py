@@ -110,3 +110,10 @@ def test_load_words_checks_size_before_reading(tmp_path):
         DatasetError, match="`big.txt` is too large: got 20.1 MB, expected at most 20.0 MB"
     ):
         load_words(path)
+
+
+def test_load_words_treats_a_short_csv_row_as_empty():
+    data = b"id,name\n" + b"".join(b"%d,n%c\n" % (i, 97 + i) for i in range(10)) + b"11\n"
+    result = load_words(data, column="name")
+    assert len(result.words) == 10
+    assert result.report.empty_dropped == 1
