@@ -1,0 +1,1 @@
+dW1 = embcat.T @ dhprebn

@@ -1,0 +1,1 @@
+dW2 = h.T @ dlogits

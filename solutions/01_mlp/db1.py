@@ -1,0 +1,1 @@
+db1 = dhprebn.sum(0)

@@ -1,0 +1,1 @@
+db2 = dlogits.sum(0)

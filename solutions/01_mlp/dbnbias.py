@@ -1,0 +1,1 @@
+dbnbias = dhpreact.sum(0, keepdim=True)

@@ -1,0 +1,2 @@
+dbndiff = bnvar_inv * dbnraw
+dbndiff += (2 * bndiff) * dbndiff2

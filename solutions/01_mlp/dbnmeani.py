@@ -1,0 +1,1 @@
+dbnmeani = (-dbndiff).sum(0, keepdim=True)

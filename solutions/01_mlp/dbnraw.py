@@ -1,0 +1,1 @@
+dbnraw = bngain * dhpreact

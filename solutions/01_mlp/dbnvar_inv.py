@@ -1,0 +1,1 @@
+dbnvar_inv = (bndiff * dbnraw).sum(0, keepdim=True)

@@ -1,0 +1,1 @@
+demb = dembcat.view(emb.shape)

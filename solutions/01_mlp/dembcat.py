@@ -1,0 +1,1 @@
+dembcat = dhprebn @ W1.T

@@ -1,0 +1,1 @@
+dh = dlogits @ W2.T

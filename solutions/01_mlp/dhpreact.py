@@ -1,0 +1,1 @@
+dhpreact = (1.0 - h**2) * dh

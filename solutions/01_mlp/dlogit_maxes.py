@@ -1,0 +1,1 @@
+dlogit_maxes = (-dnorm_logits).sum(1, keepdim=True)

@@ -1,0 +1,1 @@
+dnorm_logits = counts * dcounts

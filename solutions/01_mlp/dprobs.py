@@ -1,0 +1,1 @@
+dprobs = (1.0 / probs) * dlogprobs

@@ -1,0 +1,1 @@
+drstd = (xc * dxhat).sum(-1, keepdim=True)

@@ -1,0 +1,1 @@
+dxhat = gamma * dy
