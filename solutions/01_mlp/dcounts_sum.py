@@ -1,1 +1,1 @@
-dcounts_sum = (-counts_sum**-2) * dcounts_sum_inv
+dcounts_sum = (-(counts_sum**-2)) * dcounts_sum_inv
