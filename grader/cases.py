@@ -80,7 +80,8 @@ def prepare(exercise: Exercise, runs: Runs) -> Prepared:
         ALT: alt.grads[exercise.target],
     }
     cases = tuple(
-        make_case(name, exercise, forward[name], cotangents[name]) for name in (LECTURE, RANDOM, ALT)
+        make_case(name, exercise, forward[name], cotangents[name])
+        for name in (LECTURE, RANDOM, ALT)
     )
     return Prepared(exercise, cases, expected, forward, cotangents)
 
@@ -91,7 +92,10 @@ def upstream(exercise: Exercise, run: ForwardRun) -> dict[str, torch.Tensor]:
 
 
 def random_upstream(exercise: Exercise, run: ForwardRun) -> dict[str, torch.Tensor]:
-    """Return random upstream gradients (the scenario's output keeps gradient 1)."""
+    """Return random upstream gradients on the scale of the true ones (the output keeps 1).
+
+    Matching the scale keeps float32 round-off, and so the tolerance, as on the lecture batch.
+    """
     g = torch.Generator().manual_seed(exercise.scenario.seed + len(exercise.id))
     out = {}
     for name in exercise.given:
@@ -99,7 +103,9 @@ def random_upstream(exercise: Exercise, run: ForwardRun) -> dict[str, torch.Tens
         if name == exercise.scenario.output:
             out[name] = torch.ones_like(like)
         else:
-            out[name] = torch.randn(like.shape, generator=g, dtype=like.dtype)
+            scale = float(like.std()) if like.numel() > 1 else float(like.abs())
+            noise = torch.randn(like.shape, generator=g, dtype=like.dtype)
+            out[name] = noise * (scale or 1.0)
     return out
 
 

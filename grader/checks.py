@@ -86,14 +86,21 @@ def check_lecture(name: str, got: torch.Tensor, expected: torch.Tensor, hint: st
         message = feedback.exact(name) if cmp.exact else feedback.looks_good(name, cmp.maxdiff)
         return Check("lecture", PASS, message)
     index = diagnose.worst_index(got, expected)
-    return Check("lecture", FAIL, feedback.inaccurate(name, cmp.maxdiff, index, diagnose.ATOL), hint)
+    return Check(
+        "lecture", FAIL, feedback.inaccurate(name, cmp.maxdiff, index, diagnose.ATOL), hint
+    )
 
 
 def check_random(name: str, got: torch.Tensor | None, expected: torch.Tensor, hint: str) -> Check:
     """Check 5: arbitrary upstream gradients, which defeat answers right by coincidence."""
     if got is None or got.shape != expected.shape:
-        return Check("random", FAIL, feedback.not_defined(name) if got is None else
-                     feedback.wrong_shape(name, got.shape, expected.shape))
+        return Check(
+            "random",
+            FAIL,
+            feedback.not_defined(name)
+            if got is None
+            else feedback.wrong_shape(name, got.shape, expected.shape),
+        )
     cmp = diagnose.compare(name, got.to(expected.dtype), expected)
     if cmp.approx:
         return Check("random", PASS, feedback.random_ok(name))

@@ -24,7 +24,9 @@ ORDER = ("runs", "rules", "form", "lecture", "random", "sizes")
 class Grader:
     """Grades answers on one dataset; references and mistake outputs are computed once."""
 
-    def __init__(self, dataset=None, catalog: Catalog | None = None, sandbox: Sandbox | None = None):
+    def __init__(
+        self, dataset=None, catalog: Catalog | None = None, sandbox: Sandbox | None = None
+    ):
         self.dataset = dataset
         self.catalog = catalog or discover()
         self._sandbox = sandbox
@@ -68,8 +70,9 @@ class Grader:
             return PassResult(False, info, (), None, message)
         problem = rules.autograd_use(tree)
         if problem:
-            return PassResult(False, info, (), None,
-                              feedback.uses_autograd(problem.what, problem.line))
+            return PassResult(
+                False, info, (), None, feedback.uses_autograd(problem.what, problem.line)
+            )
         return grade_pass(chosen, self.runs, self.sandbox, code)
 
     def describe(self, exercise_id: str) -> ExerciseView:
@@ -89,8 +92,10 @@ class Grader:
             return _result(exercise, [Check("runs", FAIL, message)], "it does not parse")
         problem = rules.autograd_use(tree)
         if problem:
-            failed = [Check("runs", PASS, feedback.skipped("autograd found")),
-                      checks.check_rules(problem, None)]
+            failed = [
+                Check("runs", PASS, feedback.skipped("autograd found")),
+                checks.check_rules(problem, None),
+            ]
             return _result(exercise, failed, "it uses autograd")
         prepared = self.prepared(exercise)
         outcome = self.sandbox.run(code, prepared.cases)
@@ -130,29 +135,41 @@ class Grader:
         done.append(checks.check_lecture(name, got, expected, hint))
         if done[-1].status == PASS:
             rnd = checks.answer(outcome, RANDOM, name)
-            hint = self._value_hint(prepared, rnd, RANDOM) if _same_shape(rnd, prepared, RANDOM) else ""
+            hint = (
+                self._value_hint(prepared, rnd, RANDOM)
+                if _same_shape(rnd, prepared, RANDOM)
+                else ""
+            )
             done.append(checks.check_random(name, rnd, prepared.expected[RANDOM], hint))
         if done[-1].status == PASS:
             alt = checks.answer(outcome, ALT, name)
             sizes = prepared.runs[ALT].sizes
             done.append(checks.check_sizes(name, alt, prepared.expected[ALT], sizes))
-        return _result(exercise, done, "an earlier check failed", cmp=cmp, heatmap=heat,
-                       stdout=stdout)
+        return _result(
+            exercise, done, "an earlier check failed", cmp=cmp, heatmap=heat, stdout=stdout
+        )
 
     def _value_hint(self, prepared: Prepared, got: torch.Tensor, case: str) -> str:
         """Name the misconception behind wrong values on one case."""
         exercise = prepared.exercise
         expected = prepared.expected[case]
-        mistakes = [(m.message, self._mistake_output(prepared, i)) for i, m in
-                    enumerate(exercise.mistakes)] if case == LECTURE else []
+        mistakes = (
+            [
+                (m.message, self._mistake_output(prepared, i))
+                for i, m in enumerate(exercise.mistakes)
+            ]
+            if case == LECTURE
+            else []
+        )
         run, cots = prepared.runs[case], prepared.cotangents[case]
         partials = [
             (missing, _partial(exercise, run, {k: cots[k] for k in kept}))
             for kept, missing in diagnose.missing_subsets(exercise.given)
         ]
         n = int(run.sizes.get("n", 1))
-        return diagnose.value_hint(got.to(expected.dtype), expected, mistakes, partials,
-                                   exercise.target, n)
+        return diagnose.value_hint(
+            got.to(expected.dtype), expected, mistakes, partials, exercise.target, n
+        )
 
     def _mistake_output(self, prepared: Prepared, index: int):
         """Return a thunk giving the output of an instructor-listed mistake (run sandboxed)."""

@@ -128,8 +128,11 @@ def _duplicate_ids(exercises: list[Exercise]) -> list[SchemaError]:
     errors = []
     for exercise in exercises:
         if exercise.id in seen:
-            errors.append(SchemaError(str(exercise.path), f"id `{exercise.id}` is also used by "
-                                      f"{seen[exercise.id]}"))
+            errors.append(
+                SchemaError(
+                    str(exercise.path), f"id `{exercise.id}` is also used by {seen[exercise.id]}"
+                )
+            )
         seen.setdefault(exercise.id, exercise.path)
     return errors
 
@@ -183,6 +186,10 @@ def _check_exercise(exercise: Exercise, where: str) -> None:
     require(exercise.given, f"{where}: given", f"`{exercise.target}` has no consumers")
     for name in exercise.given:
         require(name in names, f"{where}: given", f"`{name}` is not in the scenario")
+    sizes = exercise.scenario.sizes | exercise.scenario.alt_sizes
     for name in exercise.scope or ():
-        require(name in names or name in exercise.scenario.sizes, f"{where}: scope",
-                f"`{name}` is not in the scenario")
+        require(
+            name in names or name in sizes,
+            f"{where}: scope",
+            f"`{name}` is not in the scenario",
+        )

@@ -24,19 +24,24 @@ def result(res: Result) -> str:
 
 def cmp_line(cmp) -> str:
     """Render the lecture's cmp line."""
-    return (f"{cmp.name:15s} | exact: {str(cmp.exact):5s} | approximate: {str(cmp.approx):5s}"
-            f" | maxdiff: {cmp.maxdiff:.1e}")
+    return (
+        f"{cmp.name:15s} | exact: {str(cmp.exact):5s} | approximate: {str(cmp.approx):5s}"
+        f" | maxdiff: {cmp.maxdiff:.1e}"
+    )
 
 
 def header(info: dict) -> list[str]:
     """Render the dataset and model figures."""
     lines = []
     if "words" in info:
-        lines.append(f"dataset {info['name']}: {info['words']:,} words, vocabulary "
-                     f"{info['vocab_size']}, examples train {info['train']:,} / dev "
-                     f"{info['dev']:,} / test {info['test']:,}")
-    lines.append(f"{info['scenario']}: {info['parameters']:,} parameters, batch loss "
-                 f"{info['loss']:.4f}")
+        lines.append(
+            f"dataset {info['name']}: {info['words']:,} words, vocabulary "
+            f"{info['vocab_size']}, examples train {info['train']:,} / dev "
+            f"{info['dev']:,} / test {info['test']:,}"
+        )
+    lines.append(
+        f"{info['scenario']}: {info['parameters']:,} parameters, batch loss {info['loss']:.4f}"
+    )
     return lines
 
 

@@ -61,4 +61,6 @@ def _autograd_node(node: ast.AST) -> str:
 
 def assigned_names(tree: ast.Module) -> set[str]:
     """Return every name the code assigns at any level."""
-    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return {
+        n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }

@@ -44,8 +44,9 @@ def prove(exercise: Exercise, grader: Grader) -> list[Finding]:
         shown = [c.hint for c in result.checks] + [c.message for c in result.checks]
         if result.solved or mistake.message not in shown:
             got = "it passes" if result.solved else f"feedback was: {_explain(result)}"
-            findings.append(Finding(f"{where}: mistakes[{i}]", f"is not caught with its message; "
-                                                               f"{got}"))
+            findings.append(
+                Finding(f"{where}: mistakes[{i}]", f"is not caught with its message; {got}")
+            )
     return findings
 
 

@@ -44,14 +44,22 @@ def describe(exercise: Exercise, runs: Runs) -> ExerciseView:
     reads = [r for s in statements for r in s.reads if r in run.values]
     names = list(dict.fromkeys([exercise.target, *reads, *exercise.given]))
     if exercise.scope is not None:
-        names = [n for n in names if n in exercise.scope or n in (exercise.target,
-                                                                   *exercise.given)]
+        names = [n for n in names if n in exercise.scope or n in (exercise.target, *exercise.given)]
     tensors = [_info(scenario, run, n, "forward") for n in names]
     tensors += [_info(scenario, run, g, "given", f"d{g}") for g in exercise.given]
     tensors.append(_info(scenario, run, exercise.target, "answer", exercise.answer))
-    return ExerciseView(exercise.id, exercise.title, exercise.group, scenario.title,
-                        exercise.prompt, exercise.starter, exercise.hints, exercise.answer,
-                        lines, tuple(tensors))
+    return ExerciseView(
+        exercise.id,
+        exercise.title,
+        exercise.group,
+        scenario.title,
+        exercise.prompt,
+        exercise.starter,
+        exercise.hints,
+        exercise.answer,
+        lines,
+        tuple(tensors),
+    )
 
 
 def _line(stmt) -> str:

@@ -48,8 +48,15 @@ def grade_pass(scenario: Scenario, runs: Runs, sandbox: Sandbox, code: str) -> P
         message = feedback.whole_pass_root(f"d{root}")
     else:
         message = sizes_message or feedback.whole_pass_solved(len(rows))
-    return PassResult(solved, info, rows, root and f"d{root}", message,
-                      stdout=_stdout(outcome), sizes_message=sizes_message)
+    return PassResult(
+        solved,
+        info,
+        rows,
+        root and f"d{root}",
+        message,
+        stdout=_stdout(outcome),
+        sizes_message=sizes_message,
+    )
 
 
 def _failure(outcome: RunOutcome) -> tuple[str, CodeError | None] | None:
@@ -59,8 +66,9 @@ def _failure(outcome: RunOutcome) -> tuple[str, CodeError | None] | None:
     err = outcome.cases[0].error
     if err is None:
         return None
-    return feedback.raised(err.type, err.line), CodeError(err.type, err.message, err.line,
-                                                          err.traceback)
+    return feedback.raised(err.type, err.line), CodeError(
+        err.type, err.message, err.line, err.traceback
+    )
 
 
 def _stdout(outcome: RunOutcome) -> str:

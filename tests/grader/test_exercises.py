@@ -8,11 +8,36 @@ import pytest
 
 from grader.exercises import EXERCISES_DIR, discover
 
-ORDER = (
-    "dlogprobs dprobs dcounts_sum_inv dcounts_sum dcounts dnorm_logits dlogit_maxes dlogits dh "
-    "dW2 db2 dhpreact dbngain dbnbias dbnraw dbnvar_inv dbnvar dbndiff2 dbndiff dbnmeani dhprebn "
-    "dembcat dW1 db1 demb dC dlogits_fused dhprebn_fused"
-).split()
+ORDER = [
+    "dlogprobs",
+    "dprobs",
+    "dcounts_sum_inv",
+    "dcounts_sum",
+    "dcounts",
+    "dnorm_logits",
+    "dlogit_maxes",
+    "dlogits",
+    "dh",
+    "dW2",
+    "db2",
+    "dhpreact",
+    "dbngain",
+    "dbnbias",
+    "dbnraw",
+    "dbnvar_inv",
+    "dbnvar",
+    "dbndiff2",
+    "dbndiff",
+    "dbnmeani",
+    "dhprebn",
+    "dembcat",
+    "dW1",
+    "db1",
+    "demb",
+    "dC",
+    "dlogits_fused",
+    "dhprebn_fused",
+]
 
 
 def test_the_lecture_exercises_in_teaching_order(catalog):
@@ -51,7 +76,7 @@ def copy(tmp_path):
         (lambda t: t + 'difficulty = "hard"\n', "difficulty", "unknown key"),
         (lambda t: t.replace('target = "counts"', 'target = "cnts"'), "target", "not in the"),
         (lambda t: t.replace("hints = [", "hints = [] \nold = ["), "old", "unknown key"),
-        (lambda t: t.replace('title = "dcounts', 'title = 3 #'), "title", "must be a string"),
+        (lambda t: t.replace('title = "dcounts', "title = 3 #"), "title", "must be a string"),
         (lambda t: t.replace("[[mistakes]]", "[[mistakes]]\nwhy = 1"), "mistakes[0]: why", ""),
         (lambda t: t + "[[", "", "is not valid TOML"),
     ],

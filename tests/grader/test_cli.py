@@ -1,0 +1,102 @@
+"""The command line: check (one exercise or a whole pass), validate, list; exit codes."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+LECTURE_PASS = Path(__file__).parent / "fixtures" / "lecture_pass.py"
+
+
+def cli(*args, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "grader", *map(str, args)],
+        cwd=ROOT,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_check_one_exercise_exit_codes(tmp_path):
+    right = tmp_path / "right.py"
+    right.write_text((ROOT / "solutions/01_mlp/dlogprobs.py").read_text())
+    done = cli("check", right, "--exercise", "dlogprobs")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "dlogprobs: solved" in done.stdout
+    wrong = cli(
+        "check",
+        "-",
+        "--exercise",
+        "dcounts_sum_inv",
+        stdin="dcounts_sum_inv = (counts * dprobs).sum(1)\n",
+    )
+    assert wrong.returncode == 1
+    assert "got (32,), expected (32, 1)" in wrong.stdout
+
+
+def test_check_json_is_data():
+    done = cli("check", "-", "--exercise", "dprobs", "--json", stdin="dprobs = 1 / 0\n")
+    payload = json.loads(done.stdout)
+    assert done.returncode == 1 and payload["solved"] is False
+    assert payload["error"]["type"] == "ZeroDivisionError" and payload["error"]["line"] == 1
+
+
+def test_check_whole_pass_on_names(names_dataset, tmp_path):
+    names = ROOT.parent / "shared" / "data" / "names.txt"
+    done = cli("check", LECTURE_PASS, "--data", names)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "182,625 / dev 22,655 / test 22,866" in done.stdout
+    assert "vocabulary 27" in done.stdout and "4,137 parameters" in done.stdout
+    assert done.stdout.count("exact:") == 26
+    assert "All 26 gradients match autograd." in done.stdout
+
+
+def test_check_whole_pass_names_the_root_cause():
+    code = LECTURE_PASS.read_text().replace("dh = dlogits @ W2.T", "dh = dlogits @ W2.T * 0.5")
+    done = cli("check", "-", stdin=code)
+    assert done.returncode == 1
+    assert "`dh` is the first wrong gradient in backward order" in done.stdout
+
+
+def test_check_bad_data_is_a_clear_error(tmp_path):
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    done = cli("check", LECTURE_PASS, "--data", empty)
+    assert done.returncode == 2 and done.stderr.startswith("error: ")
+
+
+def test_list_names_every_exercise():
+    done = cli("list")
+    assert done.returncode == 0
+    assert done.stdout.splitlines()[0].split()[0] == "dlogprobs"
+    assert "dhprebn_fused" in done.stdout
+
+
+@pytest.fixture
+def broken_copy(tmp_path):
+    folder = tmp_path / "01_mlp"
+    folder.mkdir()
+    shutil.copy(ROOT / "exercises/01_mlp/scenario.toml", folder)
+    text = (ROOT / "exercises/01_mlp/01_dlogprobs.toml").read_text()
+    (folder / "01_dlogprobs.toml").write_text(text + 'level = "easy"\n')
+    return folder
+
+
+def test_validate_names_file_and_field(broken_copy):
+    done = cli("validate", broken_copy)
+    assert done.returncode == 1
+    assert f"{broken_copy / '01_dlogprobs.toml'}: level: unknown key" in done.stdout
+
+
+def test_validate_one_good_file():
+    done = cli("validate", ROOT / "exercises/01_mlp/01_dlogprobs.toml")
+    assert done.returncode == 0, done.stdout
+    assert "1 exercises checked, 0 problems." in done.stdout

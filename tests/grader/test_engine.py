@@ -1,0 +1,136 @@
+"""Grading one answer end to end: the feedback table, isolation, and the proofs per exercise."""
+
+from __future__ import annotations
+
+import pytest
+
+from grader import Grader, feedback
+from grader.validate import prove
+
+
+@pytest.fixture(scope="module")
+def grader(default_data, catalog):
+    return Grader(default_data, catalog)
+
+
+def _text(result) -> str:
+    """Return every message and hint of a result, joined."""
+    return "\n".join(f"{c.message} {c.hint}" for c in result.checks)
+
+
+# (case, exercise, answer, failing check, expected text)
+FEEDBACK = [
+    ("syntax", "dprobs", "dprobs = (1.0 /", "runs", "syntax error on line 1, column"),
+    (
+        "exception",
+        "dprobs",
+        "x = 1\ny = x / 0",
+        "runs",
+        "Your code raised ZeroDivisionError on line 2:",
+    ),
+    ("unknown name", "dprobs", "dprobs = dlogprob / probs", "runs", "you can use C, W1"),
+    ("autograd", "dprobs", "loss.backward()\ndprobs = probs.grad", "rules", "uses autograd"),
+    ("not defined", "dprobs", "x = 1", "form", feedback.not_defined("dprobs")),
+    ("a list", "dprobs", "dprobs = [1, 2]", "form", "`dprobs` is a list"),
+    ("integers", "dprobs", "dprobs = (dlogprobs / probs).long()", "form", "wrong dtype"),
+    (
+        "no keepdim",
+        "dcounts_sum_inv",
+        "dcounts_sum_inv = (counts * dprobs).sum(1)",
+        "form",
+        feedback.wrong_shape("dcounts_sum_inv", (32,), (32, 1)) + " " + feedback.hint_keepdim(),
+    ),
+    (
+        "no sum",
+        "dcounts_sum_inv",
+        "dcounts_sum_inv = counts * dprobs",
+        "form",
+        feedback.hint_sum_dims((1,), True),
+    ),
+    ("bias not summed", "db2", "db2 = dlogits", "form", feedback.hint_sum_dims((0,), False)),
+    ("transpose", "dW2", "dW2 = dlogits.T @ h", "form", feedback.hint_transpose()),
+    ("non-finite", "dprobs", "dprobs = dlogprobs / (probs * 0)", "form", "non-finite"),
+    ("sign", "dprobs", "dprobs = -(1.0 / probs) * dlogprobs", "lecture", feedback.hint_sign()),
+    (
+        "missing consumer",
+        "dbndiff",
+        "dbndiff = bnvar_inv * dbnraw",
+        "lecture",
+        feedback.hint_missing_consumer("bndiff", ("bndiff2",)),
+    ),
+    (
+        "bessel",
+        "dbndiff2",
+        "dbndiff2 = 1.0 / n * torch.ones_like(bndiff2) * dbnvar",
+        "lecture",
+        feedback.hint_factor("(n-1)/n"),
+    ),
+    (
+        "hard-coded n",
+        "dlogprobs",
+        "dlogprobs = torch.zeros_like(logprobs)\ndlogprobs[range(32), Yb] = -1.0 / 32",
+        "sizes",
+        feedback.hint_hard_coded(),
+    ),
+    (
+        "coincidence",
+        "dlogit_maxes",
+        "dlogit_maxes = torch.zeros_like(logit_maxes)",
+        "random",
+        feedback.hint_random_only(),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("case", "exercise", "code", "kind", "text"), FEEDBACK, ids=[row[0] for row in FEEDBACK]
+)
+def test_feedback_names_the_problem(grader, case, exercise, code, kind, text):
+    result = grader.grade(exercise, code)
+    assert not result.solved
+    failed = next(c for c in result.checks if c.status == "fail")
+    assert failed.kind == kind, _text(result)
+    assert text in f"{failed.message} {failed.hint}", _text(result)
+
+
+def test_a_correct_answer_passes_every_check(grader, catalog):
+    result = grader.grade("dcounts", catalog.get("dcounts").solution())
+    assert result.solved, _text(result)
+    assert [c.status for c in result.checks] == ["pass"] * 6
+    assert result.cmp.approx and result.cmp.maxdiff < 1e-6
+
+
+def test_an_exception_shows_only_the_learners_lines(grader):
+    result = grader.grade("dprobs", "a = 1\n\ndef f():\n    return 1 / 0\n\ndprobs = f()\n")
+    assert result.error.type == "ZeroDivisionError" and result.error.line == 4
+    assert "<your code>" in result.error.traceback and "grader" not in result.error.traceback
+
+
+def test_wrong_values_come_with_heatmap_data(grader):
+    result = grader.grade("dprobs", "dprobs = dlogprobs / probs\ndprobs[3] += 1.0\n")
+    assert result.heatmap is not None and result.heatmap.rows == (3,)
+    assert len(result.heatmap.learner) == 32
+
+
+def test_mutating_the_inputs_changes_nothing_later(grader, catalog):
+    hostile = (
+        "dprobs = (1.0 / probs) * dlogprobs\n"
+        "for t in (probs, dlogprobs, counts, logits, W1, C):\n"
+        "    t.mul_(0).add_(7)\n"
+    )
+    assert grader.grade("dprobs", hostile).solved
+    assert grader.grade("dprobs", catalog.get("dprobs").solution()).solved
+    assert grader.grade("dcounts", catalog.get("dcounts").solution()).solved
+
+
+def test_each_exercise_is_proved(grader, exercise_id, catalog):
+    findings = prove(catalog.get(exercise_id), grader)
+    assert findings == [], "\n".join(f"{f.where}: {f.problem}" for f in findings)
+
+
+def pytest_generate_tests(metafunc):
+    if "exercise_id" in metafunc.fixturenames:
+        from grader.exercises import discover
+
+        ids = [e.id for e in discover().exercises]
+        metafunc.parametrize("exercise_id", ids, ids=ids)

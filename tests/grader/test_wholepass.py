@@ -1,0 +1,67 @@
+"""Grading the lecture's whole Exercise 1 cell: the cmp table and the root cause."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from grader import Grader, feedback
+
+LECTURE_PASS = (Path(__file__).parent / "fixtures" / "lecture_pass.py").read_text()
+
+
+@pytest.fixture(scope="module")
+def grader(default_data, catalog):
+    return Grader(default_data, catalog)
+
+
+def test_the_lecture_cell_passes_all_26(grader):
+    result = grader.grade_pass(LECTURE_PASS)
+    assert result.solved, result.message
+    assert len(result.rows) == 26 and all(r.status == "pass" for r in result.rows)
+    assert result.rows[0].name == "dlogprobs" and result.rows[-1].name == "dC"
+    assert result.message == feedback.whole_pass_solved(26)
+
+
+def test_the_solutions_chained_in_backward_order_pass(grader, catalog, mlp):
+    code = "\n".join(catalog.get(f"d{t}").solution() for t in mlp.whole_pass)
+    assert grader.grade_pass(code).solved
+
+
+def test_the_first_wrong_gradient_is_the_root_cause(grader):
+    broken = LECTURE_PASS.replace(
+        "dcounts = counts_sum_inv * dprobs", "dcounts = counts_sum_inv * dprobs * 2"
+    )
+    result = grader.grade_pass(broken)
+    assert not result.solved and result.root_cause == "dcounts"
+    assert result.message == feedback.whole_pass_root("dcounts")
+    statuses = {r.name: r.status for r in result.rows}
+    assert statuses["dprobs"] == "pass" and statuses["dnorm_logits"] == "fail"
+
+
+def test_the_lectures_dropped_keepdim_is_named(grader):
+    lecture = LECTURE_PASS.replace("(-dbndiff).sum(0, keepdim=True)", "(-dbndiff).sum(0)")
+    result = grader.grade_pass(lecture)
+    assert result.root_cause == "dbnmeani"
+    row = next(r for r in result.rows if r.name == "dbnmeani")
+    assert "got (64,), expected (1, 64)" in row.message and "keepdim=True" in row.message
+
+
+def test_hard_coded_sizes_fail_the_other_configuration(grader):
+    code = LECTURE_PASS.replace("-1.0 / n", "-1.0 / 32")
+    result = grader.grade_pass(code)
+    assert not result.solved and result.root_cause is None
+    assert "dlogprobs" in result.sizes_message
+    assert feedback.hint_hard_coded() in result.sizes_message
+
+
+def test_an_exception_stops_the_pass_with_its_line(grader):
+    result = grader.grade_pass("dlogprobs = torch.zeros_like(logprobs)\nboom()\n")
+    assert not result.solved and result.error.line == 2 and result.error.type == "NameError"
+
+
+def test_header_shows_the_lecture_figures(names_dataset, catalog):
+    info = Grader(names_dataset, catalog).header()
+    assert (info["train"], info["dev"], info["test"]) == (182625, 22655, 22866)
+    assert info["vocab_size"] == 27 and info["parameters"] == 4137
