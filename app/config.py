@@ -1,0 +1,69 @@
+"""The app's configuration: a frozen dataclass read once from `NINJA_*` environment variables.
+
+Only app/ reads the environment; everything below it receives plain values.
+
+    >>> from_env({"NINJA_DATA_DIR": "/tmp/ninja"}).database_url
+    'sqlite:////tmp/ninja/progress.sqlite3'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+PREFIX = "NINJA_"
+EDITORS = ("ace", "plain")
+
+
+class ConfigError(ValueError):
+    """A `NINJA_*` variable names no field or holds an unusable value."""
+
+
+@dataclass(frozen=True)
+class AppConfig:
+    """Where the app keeps its files, which editor it shows, and where exercises live."""
+
+    data_dir: Path = Path("var")
+    database_url: str = ""
+    editor: str = "ace"
+    exercises_dir: Path | None = None
+
+    @property
+    def cache_dir(self) -> Path:
+        """Return where downloaded word lists are kept."""
+        return self.data_dir / "cache"
+
+    @property
+    def uploads_dir(self) -> Path:
+        """Return where cleaned uploaded word lists are kept."""
+        return self.data_dir / "uploads"
+
+
+def from_env(environ: Mapping[str, str]) -> AppConfig:
+    """Return the configuration, overriding defaults with `NINJA_<FIELD>` variables."""
+    known = {f.name: f for f in fields(AppConfig)}
+    values: dict = {}
+    for key, raw in environ.items():
+        if not key.startswith(PREFIX):
+            continue
+        name = key[len(PREFIX) :].lower()
+        if name not in known:
+            names = ", ".join(PREFIX + n.upper() for n in known)
+            raise ConfigError(f"`{key}` is not a setting; known settings: {names}.")
+        values[name] = _convert(name, raw)
+    config = AppConfig(**values)
+    if config.editor not in EDITORS:
+        choices = ", ".join(EDITORS)
+        raise ConfigError(f"`NINJA_EDITOR` must be one of {choices}: got {config.editor!r}.")
+    if not config.database_url:
+        path = (config.data_dir / "progress.sqlite3").resolve()
+        config = AppConfig(**{**values, "database_url": f"sqlite:///{path}"})
+    return config
+
+
+def _convert(name: str, raw: str):
+    """Return raw converted to the type of field `name`."""
+    if name in ("data_dir", "exercises_dir"):
+        return Path(raw).expanduser()
+    return raw

@@ -1,0 +1,153 @@
+"""Choose the dataset on Home: the embedded default, the lecture's names.txt, or an upload."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from app import services, session
+
+CHOICES = {
+    services.DEFAULT_SOURCE: "Embedded default (US baby names, works offline)",
+    services.NAMES_SOURCE: "The lecture's names.txt (downloaded once, verified)",
+    "upload": "My own word list (.txt or .csv)",
+}
+
+
+def show() -> None:
+    """Show the dataset in use and the controls to change it."""
+    source = session.dataset_source()
+    with st.spinner("Loading PyTorch and the dataset…"):
+        header = session.grader().header()
+    st.markdown(describe(header))
+    kind = "upload" if source.startswith(services.UPLOAD_PREFIX) else source
+    with st.expander("Change the dataset", icon=":material/dataset:"):
+        picked = st.radio(
+            "Words to train on",
+            list(CHOICES),
+            format_func=CHOICES.get,
+            index=list(CHOICES).index(kind),
+            key="dataset:kind",
+        )
+        if picked == services.DEFAULT_SOURCE:
+            _offer(services.DEFAULT_SOURCE, source)
+        elif picked == services.NAMES_SOURCE:
+            _names(source)
+        else:
+            _upload()
+
+
+def describe(header: dict) -> str:
+    """Return the dataset and model figures as one Markdown paragraph."""
+    lines = []
+    if "words" in header:
+        lines.append(
+            f"**Dataset:** `{header['name']}` — {header['words']:,} words, vocabulary "
+            f"{header['vocab_size']}, examples train {header['train']:,} / dev "
+            f"{header['dev']:,} / test {header['test']:,}."
+        )
+    lines.append(
+        f"**Model:** {header['scenario']}, {header['parameters']:,} parameters; "
+        f"loss on the lecture batch {header['loss']:.4f}."
+    )
+    return "  \n".join(lines)
+
+
+def _offer(source: str, current: str) -> None:
+    """Offer a button that switches to source, unless it is already in use."""
+    if source == current:
+        st.caption("This is the dataset in use.")
+    elif st.button("Use this dataset", key=f"dataset:use:{source}", type="primary"):
+        session.use_dataset(source)
+        st.rerun()
+
+
+def _names(current: str) -> None:
+    """Offer the lecture's names.txt: download it (with progress) unless it is cached."""
+    import data
+
+    cache = services.config().cache_dir
+    if data.cached_names(cache) is None:
+        st.caption("Downloads 228 kB once from the makemore repository and checks its SHA-256.")
+        if not st.button("Download names.txt", key="dataset:download"):
+            return
+        if not _download(cache):
+            return
+    words = data.cached_names(cache).read_text(encoding="utf-8").split()
+    preview(tuple(words))  # used verbatim, as in the lecture
+    _offer(services.NAMES_SOURCE, current)
+
+
+def _download(cache: Path) -> bool:
+    """Download names.txt with a progress bar; return whether it worked."""
+    import data
+
+    bar = st.progress(0.0, text="Downloading names.txt…")
+
+    def progress(done: int, total: int | None) -> None:
+        bar.progress(min(done / total, 1.0) if total else 0.0, text=f"{done / 1000:.0f} kB")
+
+    try:
+        data.download_names(cache_dir=cache, progress=progress)
+    except data.DatasetError as err:
+        bar.empty()
+        st.error(err.message)
+        return False
+    bar.progress(1.0, text="Downloaded and verified.")
+    return True
+
+
+def _upload() -> None:
+    """Clean an uploaded word list, show what cleaning did, and offer to use it."""
+    import data
+
+    upload = st.file_uploader(
+        "Word list: one word per line, or a CSV file with a header row",
+        type=["txt", "csv", "tsv"],
+        key="dataset:upload",
+    )
+    column = st.text_input("CSV column (default: the first)", key="dataset:column") or None
+    if upload is None:
+        return
+    try:
+        words = data.load_words(upload.getvalue(), filename=upload.name, column=column)
+    except data.DatasetError as err:
+        st.error(err.message)
+        return
+    preview(words.words, words.report)
+    if st.button("Use this word list", key="dataset:use:upload", type="primary"):
+        session.use_dataset(services.UPLOAD_PREFIX + str(_save(words.words, upload.name)))
+        st.rerun()
+
+
+def _save(words: tuple[str, ...], filename: str) -> Path:
+    """Keep the cleaned words under the data directory; return the file's path."""
+    text = "\n".join(words) + "\n"
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+    path = services.config().uploads_dir / digest / f"{Path(filename).stem or 'words'}.txt"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def preview(words: tuple[str, ...], report=None) -> None:
+    """Show the words after cleaning: counts, a length histogram and the changes made."""
+    chars = sorted(set("".join(words)))
+    st.markdown(
+        f"**{len(words):,} words**, {len(chars)} distinct characters "
+        f"(`{''.join(chars)}`), e.g. {', '.join(words[:5])}."
+    )
+    lengths = Counter(len(w) for w in words)
+    frame = pd.DataFrame({"words": lengths}).sort_index().rename_axis("length")
+    st.bar_chart(frame, height=160, x_label="word length", y_label="words")
+    if report is not None:
+        for line in report.describe() or ["Cleaning changed nothing."]:
+            st.markdown(f"- {line}")
+        if report.examples:
+            st.dataframe(
+                pd.DataFrame(report.examples, columns=["original", "cleaned"]), hide_index=True
+            )

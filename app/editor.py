@@ -1,0 +1,82 @@
+"""The code editor, behind one function: Ace in the browser, a plain text area in tests.
+
+`code_input` returns an EditorEvent when the learner changed the code (for drafts) or submitted
+it (Ctrl/Cmd+Enter, or the Submit button). The Ace editor (streamlit-code-editor) ships its
+JavaScript in its wheel, so it works offline; NINJA_EDITOR=plain swaps in `st.text_area`, which
+AppTest can drive.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+SUBMIT_LABEL = "Submit (Ctrl+Enter)"
+SUBMIT_BUTTON = {
+    "name": SUBMIT_LABEL,
+    "feather": "Play",
+    "primary": True,
+    "hasText": True,
+    "showWithIcon": True,
+    "alwaysOn": True,
+    "commands": ["submit"],
+    "style": {"bottom": "0.4rem", "right": "0.4rem"},
+}
+ACE_OPTIONS = {"tabSize": 4, "useSoftTabs": True, "showLineNumbers": True, "wrap": False}
+# No completion pop-ups: Enter must always start a new line, never accept a keyword.
+ACE_PROPS = {
+    "enableLiveAutocompletion": False,
+    "enableBasicAutocompletion": False,
+    "enableSnippets": False,
+    "debounceChangePeriod": 800,
+    "scrollMargin": [8, 8, 0, 0],
+}
+
+
+@dataclass(frozen=True)
+class EditorEvent:
+    """The code in the editor, and whether the learner asked for it to be graded."""
+
+    code: str
+    submitted: bool
+
+
+def code_input(key: str, initial: str, *, kind: str = "ace", lines: int = 8) -> EditorEvent | None:
+    """Show an editor holding initial; return the learner's latest change or submission."""
+    if kind == "plain":
+        return _plain(key, initial, lines)
+    return _ace(key, initial, lines)
+
+
+def _ace(key: str, initial: str, lines: int) -> EditorEvent | None:
+    """Render the Ace editor; report each response once (the component repeats its last)."""
+    from code_editor import code_editor
+
+    response = code_editor(
+        initial,
+        lang="python",
+        key=key,
+        height=[lines, 2 * lines + 14],
+        response_mode=["debounce", "blur"],
+        buttons=[SUBMIT_BUTTON],
+        options=ACE_OPTIONS,
+        props=ACE_PROPS,
+    )
+    if not response or not response.get("id"):
+        return None
+    seen = f"{key}:seen"
+    if st.session_state.get(seen) == response["id"]:
+        return None
+    st.session_state[seen] = response["id"]
+    return EditorEvent(response.get("text", ""), response.get("type") == "submit")
+
+
+def _plain(key: str, initial: str, lines: int) -> EditorEvent | None:
+    """Render a text area and a Submit button (for AppTest and for browsers without JS)."""
+    code = st.text_area("Your code", value=initial, key=key, height=24 * lines + 16)
+    submitted = st.button(SUBMIT_LABEL, key=f"{key}:submit", type="primary")
+    seen = f"{key}:seen"
+    changed = st.session_state.get(seen, initial) != code
+    st.session_state[seen] = code
+    return EditorEvent(code, submitted) if submitted or changed else None

@@ -1,0 +1,54 @@
+"""Pictures of a wrong gradient, drawn from the plain lists that the grader returns."""
+
+from __future__ import annotations
+
+from matplotlib.figure import Figure
+
+MAX_TICKS = 12
+
+
+def heatmap_figure(heatmap, name: str) -> Figure:
+    """Return three panels, like the lecture's dlogits image: yours, autograd's, the difference.
+
+    Yours and autograd's share one colour scale so that they can be compared by eye; the
+    difference has its own scale, centred on zero.
+    """
+    panels = [
+        (heatmap.learner, f"your {name}"),
+        (heatmap.reference, "autograd"),
+        (heatmap.diff, "yours − autograd"),
+    ]
+    figure = Figure(figsize=(11, 3.4), layout="constrained")
+    axes = figure.subplots(1, 3)
+    low, high = _range([heatmap.learner, heatmap.reference])
+    for ax, (values, title) in zip(axes[:2], panels[:2], strict=True):
+        image = ax.imshow(values, cmap="gray", vmin=low, vmax=high, aspect="auto")
+        _label(ax, title, heatmap)
+    figure.colorbar(image, ax=axes[:2], shrink=0.9)
+    spread = max(abs(v) for row in heatmap.diff for v in row) or 1.0
+    image = axes[2].imshow(heatmap.diff, cmap="RdBu_r", vmin=-spread, vmax=spread, aspect="auto")
+    _label(axes[2], panels[2][1], heatmap)
+    figure.colorbar(image, ax=axes[2], shrink=0.9)
+    return figure
+
+
+def _range(grids: list[list]) -> tuple[float, float]:
+    """Return the smallest and largest value across grids."""
+    values = [v for grid in grids for row in grid for v in row]
+    return min(values), max(values)
+
+
+def _label(ax, title: str, heatmap) -> None:
+    """Title a panel and label a readable subset of its rows and columns."""
+    ax.set_title(title, fontsize=10)
+    ax.set_yticks(*_ticks(heatmap.rows), fontsize=7)
+    ax.set_xticks(*_ticks(heatmap.cols), fontsize=7)
+    ax.set_xlabel("column", fontsize=8)
+    ax.set_ylabel("row", fontsize=8)
+
+
+def _ticks(labels: tuple[int, ...]) -> tuple[list[int], list[str]]:
+    """Return at most about MAX_TICKS tick positions and their labels."""
+    step = max(1, len(labels) // MAX_TICKS)
+    positions = list(range(0, len(labels), step))
+    return positions, [str(labels[i]) for i in positions]

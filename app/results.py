@@ -1,0 +1,103 @@
+"""Render what the grader returns: one exercise's Result, or a whole pass's PassResult."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from app.plots import heatmap_figure
+
+MARKS = {"pass": ":green[✓]", "fail": ":red[✗]", "skipped": ":gray[·]"}
+SOLVED_ICON, FAILED_ICON = ":material/check_circle:", ":material/cancel:"
+ROOT_STYLE = "background-color: rgba(255, 75, 75, 0.18); font-weight: bold"
+
+
+def show_result(result) -> None:
+    """Show the verdict, every check, the cmp line, the exception and the heatmaps."""
+    if result.solved:
+        st.success(f"**Solved.** {result.summary()}", icon=SOLVED_ICON)
+    else:
+        st.error(f"**Not yet.** {result.summary()}", icon=FAILED_ICON)
+    if result.error is not None:
+        show_error(result.error)
+    show_checks(result.checks)
+    if result.cmp is not None:
+        st.code(cmp_text(result.cmp), language=None)
+    if result.heatmap is not None and not result.solved:
+        st.markdown("**Where the values differ**")
+        st.pyplot(heatmap_figure(result.heatmap, result.answer), width="stretch")
+    show_stdout(result.stdout)
+    st.caption(f"Graded in {result.elapsed * 1000:.0f} ms.")
+
+
+def show_checks(checks) -> None:
+    """List the checks, cheapest first, each with its mark, message and hint."""
+    lines = []
+    for check in checks:
+        lines.append(f"- {MARKS.get(check.status, '?')} **{check.title}:** {check.message}")
+        if check.hint:
+            lines.append(f"  \n  _{check.hint}_")
+    st.markdown("\n".join(lines))
+
+
+def show_error(error) -> None:
+    """Show the learner's exception: their own lines only, as the grader reports them."""
+    text = error.traceback.rstrip() or f"{error.type}: {error.message}"
+    st.code(text, language="python")
+
+
+def show_stdout(stdout: str) -> None:
+    """Show what the learner's code printed, folded away."""
+    if stdout:
+        with st.expander("What your code printed"):
+            st.code(stdout, language=None)
+
+
+def cmp_text(cmp) -> str:
+    """Return the lecture's cmp line."""
+    from grader.render import cmp_line
+
+    return cmp_line(cmp)
+
+
+def show_pass(result) -> None:
+    """Show a whole pass: the verdict, the cmp table with the root cause highlighted."""
+    if result.solved:
+        st.success(result.message, icon=SOLVED_ICON)
+    else:
+        st.error(result.message, icon=FAILED_ICON)
+    if result.error is not None:
+        show_error(result.error)
+    if result.rows:
+        st.dataframe(
+            pass_table(result), hide_index=True, width="stretch", height=38 + 35 * len(result.rows)
+        )
+    for note in (result.sizes_message, *result.notes):
+        if note and note != result.message:
+            st.info(note)
+    show_stdout(result.stdout)
+    st.caption(f"Graded in {result.elapsed * 1000:.0f} ms.")
+
+
+def pass_table(result) -> pd.io.formats.style.Styler:
+    """Return the cmp table, one row per gradient, the first wrong one (the root) highlighted."""
+    frame = pd.DataFrame([_pass_row(row) for row in result.rows])
+    root = next((row.name for row in result.rows if row.status == "fail"), None)
+
+    def highlight(row: pd.Series) -> list[str]:
+        return [ROOT_STYLE if row["gradient"] == root else ""] * len(row)
+
+    return frame.style.apply(highlight, axis=1).format({"maxdiff": "{:.1e}"}, na_rep="")
+
+
+def _pass_row(row) -> dict:
+    """Return one table row of a whole pass."""
+    cmp = row.cmp
+    return {
+        "gradient": row.name,
+        "": "✓" if row.status == "pass" else "✗",
+        "exact": cmp.exact if cmp else None,
+        "approximate": cmp.approx if cmp else None,
+        "maxdiff": cmp.maxdiff if cmp else None,
+        "feedback": row.message.replace("`", ""),
+    }

@@ -1,0 +1,121 @@
+"""Home: what this is, where the learner left off, the map of the backward pass, the dataset."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from app import datasets, nav, services, session
+from app.storage import ATTEMPTED, SOLVED
+
+INTRO = """
+Write, by hand, every gradient of the backward pass of Karpathy's makemore MLP
+(*"Building makemore Part 4: Becoming a Backprop Ninja"*). Each answer is checked against
+PyTorch autograd — on the lecture's batch, on random upstream gradients and on other sizes —
+and the feedback says what is wrong, not only that it is. Press **Ctrl+Enter** (Cmd+Enter on a
+Mac) in the editor to submit.
+"""
+ICONS = {SOLVED: ":material/check_circle:", ATTEMPTED: ":material/pending:"}
+UNTOUCHED = ":material/radio_button_unchecked:"
+LEGEND = (
+    ":green[:material/check_circle:] solved · :orange[:material/pending:] attempted · "
+    ":material/radio_button_unchecked: not yet"
+)
+
+
+def render() -> None:
+    """Render Home for the current profile."""
+    st.title("Backprop Ninja")
+    st.markdown(INTRO)
+    catalog = services.catalog()
+    statuses = services.store().statuses(session.profile())
+    _continue(catalog, statuses)
+    _errors(catalog.errors)
+    st.header("Your map of the backward pass")
+    st.caption(LEGEND)
+    for scenario in catalog.scenarios:
+        _scenario_map(catalog, scenario, statuses)
+    st.subheader("Exercise 4: train the MLP")
+    st.page_link(nav.page(nav.TRAINING), label="Train with your own backward pass (coming soon)")
+    st.header("Dataset")
+    datasets.show()
+
+
+def _continue(catalog, statuses: dict[str, str]) -> None:
+    """Offer the exercise to work on next: the last one touched if unsolved, else the next."""
+    target = next_exercise(catalog, services.store().progress(session.profile()), statuses)
+    if target is None:
+        st.success("Every exercise is solved. Try the whole pass in one go, or train the MLP.")
+        return
+    label = "Continue where I left off" if statuses else "Start with the first exercise"
+    if st.button(
+        f"{label}: {target}", type="primary", icon=":material/play_arrow:", key="home:continue"
+    ):
+        st.switch_page(nav.exercise_page(target))
+
+
+def next_exercise(catalog, progress, statuses: dict[str, str]) -> str | None:
+    """Return the exercise to continue with, or None when all are solved."""
+    ids = [e.id for e in catalog.exercises]
+    touched = sorted((p for p in progress if p.exercise_id in ids), key=lambda p: p.last_at or 0)
+    if touched and statuses.get(touched[-1].exercise_id) != SOLVED:
+        return touched[-1].exercise_id
+    start = ids.index(touched[-1].exercise_id) if touched else 0
+    unsolved = [i for i in ids[start:] + ids[:start] if statuses.get(i) != SOLVED]
+    return unsolved[0] if unsolved else None
+
+
+def _errors(errors) -> None:
+    """List the exercise files that could not be read; the rest keep working."""
+    if not errors:
+        return
+    with st.expander(f"{len(errors)} exercise file(s) could not be read", icon=":material/error:"):
+        for err in errors:
+            st.markdown(f"- `{err.where}`: {err.problem}")
+
+
+def _scenario_map(catalog, scenario, statuses: dict[str, str]) -> None:
+    """Show a scenario's forward lines with their gradients, then its other groups."""
+    exercises = [e for e in catalog.exercises if e.scenario.slug == scenario.slug]
+    groups: dict[str, list] = {}
+    for exercise in exercises:
+        groups.setdefault(exercise.group or scenario.title, []).append(exercise)
+    for i, (group, members) in enumerate(groups.items()):
+        solved = sum(statuses.get(e.id) == SOLVED for e in members)
+        st.subheader(group)
+        st.caption(f"{solved} of {len(members)} solved")
+        if i > 0:
+            for exercise in members:
+                _link(exercise, statuses, exercise.title)
+            continue
+        _forward_lines(scenario, members, statuses)
+        if scenario.whole_pass:
+            _whole_pass_link(catalog, scenario, statuses)
+
+
+def _whole_pass_link(catalog, scenario, statuses: dict[str, str]) -> None:
+    """Link to the scenario's whole-pass page, marked with its status."""
+    icon = ICONS.get(statuses.get(nav.whole_pass_id(scenario.slug)), UNTOUCHED)
+    label = f"**The whole pass:** all {len(scenario.whole_pass)} gradients in one program"
+    st.page_link(nav.whole_pass_page(scenario.slug, catalog), label=label, icon=icon)
+
+
+def _forward_lines(scenario, exercises, statuses: dict[str, str]) -> None:
+    """List the gradients in teaching order, each beside the forward line of its tensor."""
+    forward = {stmt.target for stmt in scenario.forward}
+    columns = st.columns(2)
+    half = (len(exercises) + 1) // 2
+    for i, exercise in enumerate(exercises):
+        target = exercise.target
+        if target in forward:
+            line = f"`{scenario.statement(target).source}`"
+        else:
+            users = [s.source for s in scenario.forward if target in s.reads]
+            line = f"used in `{users[0]}`" if users else "a parameter"
+        with columns[i // half]:
+            _link(exercise, statuses, f"`{exercise.answer}` · {line}")
+
+
+def _link(exercise, statuses: dict[str, str], text: str) -> None:
+    """Link to an exercise, marked with its status."""
+    icon = ICONS.get(statuses.get(exercise.id), UNTOUCHED)
+    st.page_link(nav.exercise_page(exercise.id), label=text, icon=icon)

@@ -1,0 +1,67 @@
+"""The whole pass: paste the lecture's entire Exercise 1 cell and get the cmp table of all 26."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+import streamlit as st
+
+from app import datasets, nav, results, services, session, workbench
+from app.storage import SOLVED
+
+
+def starter(scenario) -> str:
+    """Return a template with one line per gradient, in backward order, with its shape."""
+    lines = [
+        "# Exercise 1: backprop through the whole thing manually.",
+        "# Replace each `...` with the gradient, in this order (backward).",
+    ]
+    for name in scenario.whole_pass:
+        shape = scenario.statement(name).shape
+        lines.append(f"d{name} = ...  # {shape}" if shape else f"d{name} = ...")
+    return "\n".join(lines) + "\n"
+
+
+def render(slug: str) -> None:
+    """Render the whole-pass page of one scenario."""
+    scenario = services.catalog().scenario(slug)
+    grader = session.grader()
+    key = nav.whole_pass_id(slug)
+    st.title(f"The whole pass: all {len(scenario.whole_pass)} gradients")
+    _status(key)
+    st.markdown(
+        "Paste the lecture's entire Exercise 1 cell, or write it here: every gradient from "
+        "`dlogprobs` back to `dC`, in one program. Each is compared with autograd on the "
+        "lecture batch (the lecture's `cmp` table); the first wrong one in backward order is "
+        "the root cause, since everything after it inherits its error."
+    )
+    with st.expander("The forward pass", icon=":material/arrow_forward:"):
+        st.code("\n".join(s.source for s in scenario.forward), language="python")
+    code = workbench.submission(key, workbench.editor_event(key, starter(scenario), lines=36))
+    if code is not None:
+        _grade(grader, slug, key, code)
+    result = st.session_state.get(f"result:{key}")
+    if result is not None:
+        st.markdown(datasets.describe(result.header))
+        results.show_pass(result)
+
+
+def _status(key: str) -> None:
+    """Show whether the profile has passed the whole thing."""
+    status = services.store().statuses(session.profile()).get(key)
+    if status == SOLVED:
+        st.badge("Solved", icon=":material/check_circle:", color="green")
+    elif status:
+        st.badge("Attempted, not solved yet", icon=":material/pending:", color="orange")
+
+
+def _grade(grader, slug: str, key: str, code: str) -> None:
+    """Grade a whole pass, record it, and keep the result to show."""
+    start = time.perf_counter()
+    with st.spinner("Grading all gradients…"):
+        result = grader.grade_pass(code, slug)
+        if not result.elapsed:  # the whole-pass grader does not time itself
+            result = replace(result, elapsed=time.perf_counter() - start)
+        workbench.record(key, code, result.solved, result.message, result.elapsed)
+        st.session_state[f"result:{key}"] = result

@@ -1,0 +1,102 @@
+"""The app's one door to grader/, data/ and storage: shared, cached objects per server process.
+
+Pages call these functions and never build a Grader, a Dataset or a Store themselves, so tests
+can patch one function here. A Grader caches references per dataset, so there is one per
+dataset fingerprint (and per version of the exercise files).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import streamlit as st
+
+from app.config import AppConfig, from_env
+from app.storage import Store, open_store
+
+if TYPE_CHECKING:
+    from data import Dataset
+    from grader import Catalog, Grader
+
+DEFAULT_SOURCE = "default"
+NAMES_SOURCE = "names"
+UPLOAD_PREFIX = "upload:"
+
+
+def config() -> AppConfig:
+    """Return the configuration from the environment (cheap; read on every call)."""
+    return from_env(os.environ)
+
+
+def store() -> Store:
+    """Return the progress store named by the configured database URL."""
+    return _store(config().database_url)
+
+
+@st.cache_resource(show_spinner=False)
+def _store(url: str) -> Store:
+    """Open a store once per URL."""
+    return open_store(url)
+
+
+def catalog() -> Catalog:
+    """Return every exercise, re-read when a file under the exercises folder changes."""
+    return _catalog(*_version())
+
+
+def _version() -> tuple[str, tuple]:
+    """Return the exercises folder and the signature of its files."""
+    root = exercises_root()
+    return str(root), _signature(root)
+
+
+def exercises_root() -> Path:
+    """Return the exercises folder: the configured one, or the grader's default."""
+    from grader.exercises import EXERCISES_DIR
+
+    return config().exercises_dir or EXERCISES_DIR
+
+
+def _signature(root: Path) -> tuple:
+    """Return the names, sizes and times of every file under root, to notice edits."""
+    files = sorted(p for p in root.rglob("*") if p.is_file())
+    return tuple((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in files)
+
+
+@st.cache_resource(max_entries=2, show_spinner=False)
+def _catalog(root: str, signature: tuple) -> Catalog:
+    """Discover the exercises once per version of the folder."""
+    from grader import discover
+
+    return discover(Path(root))
+
+
+def dataset(source: str) -> Dataset:
+    """Return the dataset for a source: "default", "names" or "upload:<path>"."""
+    return _dataset(source, str(config().cache_dir))
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _dataset(source: str, cache_dir: str) -> Dataset:
+    """Build a dataset once per source."""
+    import data
+
+    if source.startswith(UPLOAD_PREFIX):
+        return data.load_dataset(source[len(UPLOAD_PREFIX) :])
+    return data.load_dataset(source, cache_dir=cache_dir)
+
+
+def grader(source: str) -> Grader:
+    """Return the grader for a dataset source, shared by every session that uses it."""
+    chosen = dataset(source)
+    return _grader(chosen.fingerprint, *_version(), _dataset=chosen)
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _grader(fingerprint: str, root: str, signature: tuple, *, _dataset: Dataset) -> Grader:
+    """Build a grader once per dataset fingerprint and version of the exercise files."""
+    from grader import Grader
+
+    return Grader(_dataset, _catalog(root, signature))

@@ -1,0 +1,285 @@
+"""Progress storage: learner profiles, drafts, attempts, hints and reveals, behind one URL.
+
+`open_store("sqlite:///var/progress.sqlite3")` returns a Store; a server database can replace
+SQLite later by adding a scheme here, without touching the pages. Each call opens its own
+connection, so Streamlit's session threads never share one. Finished training runs (issue 4)
+will be one more table in SCHEMA.
+
+    >>> store = open_store("sqlite:////tmp/ninja.sqlite3")
+    >>> me = store.add_profile("ada")
+    >>> store.save_draft(me, "dlogprobs", "dlogprobs = ...")
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+SCHEMA_VERSION = 1
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS profiles (
+    id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, created_at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS settings (
+    profile_id INTEGER NOT NULL REFERENCES profiles(id) ON DELETE CASCADE,
+    key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (profile_id, key));
+CREATE TABLE IF NOT EXISTS drafts (
+    profile_id INTEGER NOT NULL REFERENCES profiles(id) ON DELETE CASCADE,
+    exercise_id TEXT NOT NULL, code TEXT NOT NULL, updated_at REAL NOT NULL,
+    PRIMARY KEY (profile_id, exercise_id));
+CREATE TABLE IF NOT EXISTS attempts (
+    id INTEGER PRIMARY KEY,
+    profile_id INTEGER NOT NULL REFERENCES profiles(id) ON DELETE CASCADE,
+    exercise_id TEXT NOT NULL, code TEXT NOT NULL, solved INTEGER NOT NULL,
+    summary TEXT NOT NULL, elapsed REAL NOT NULL, time_spent REAL NOT NULL,
+    dataset TEXT NOT NULL, created_at REAL NOT NULL);
+CREATE INDEX IF NOT EXISTS attempts_by_exercise ON attempts (profile_id, exercise_id);
+CREATE TABLE IF NOT EXISTS events (
+    id INTEGER PRIMARY KEY,
+    profile_id INTEGER NOT NULL REFERENCES profiles(id) ON DELETE CASCADE,
+    exercise_id TEXT NOT NULL, kind TEXT NOT NULL CHECK (kind IN ('hint', 'reveal')),
+    created_at REAL NOT NULL);
+"""
+MAX_NAME = 40
+SOLVED, ATTEMPTED = "solved", "attempted"
+
+
+class StorageError(ValueError):
+    """A database URL or a profile name cannot be used; the message says why."""
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A local learner: progress belongs to one profile."""
+
+    id: int
+    name: str
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One graded submission, as recorded."""
+
+    exercise_id: str
+    code: str
+    solved: bool
+    summary: str
+    elapsed: float
+    time_spent: float
+    dataset: str
+    created_at: float = 0.0
+
+
+@dataclass(frozen=True)
+class ExerciseProgress:
+    """One exercise's totals for a profile."""
+
+    exercise_id: str
+    attempts: int
+    solved: bool
+    time_spent: float
+    hints: int
+    revealed: bool
+    last_at: float
+
+
+def open_store(url: str) -> Store:
+    """Return the store for a database URL; only `sqlite:///<path>` exists so far."""
+    prefix = "sqlite:///"
+    if not url.startswith(prefix) or url == prefix or url.endswith(":memory:"):
+        raise StorageError(f"The database URL must look like `sqlite:///<path>`: got {url!r}.")
+    return Store(Path(url[len(prefix) :]))
+
+
+class Store:
+    """Progress of every local profile, in one SQLite file (created on first use)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with self._db() as db:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.executescript(SCHEMA)
+            db.execute(
+                "INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
+            )
+
+    @contextmanager
+    def _db(self) -> Iterator[sqlite3.Connection]:
+        """Yield a connection inside one transaction; commit on success."""
+        with closing(sqlite3.connect(self.path, timeout=10)) as db:
+            db.execute("PRAGMA foreign_keys=ON")
+            with db:
+                yield db
+
+    # Profiles -----------------------------------------------------------------------------
+
+    def profiles(self) -> list[Profile]:
+        """Return every profile, oldest first."""
+        with self._db() as db:
+            rows = db.execute("SELECT id, name FROM profiles ORDER BY id").fetchall()
+        return [Profile(*row) for row in rows]
+
+    def add_profile(self, name: str) -> Profile:
+        """Return the profile called name, creating it if new."""
+        name = " ".join(name.split())
+        if not name or len(name) > MAX_NAME:
+            raise StorageError(f"A profile name needs 1 to {MAX_NAME} characters: got {len(name)}.")
+        with self._db() as db:
+            db.execute(
+                "INSERT OR IGNORE INTO profiles (name, created_at) VALUES (?, ?)",
+                (name, time.time()),
+            )
+            row = db.execute("SELECT id, name FROM profiles WHERE name = ?", (name,)).fetchone()
+        return Profile(*row)
+
+    def last_profile(self) -> Profile | None:
+        """Return the profile used most recently on this machine, if any."""
+        chosen = self._meta("last_profile")
+        return next((p for p in self.profiles() if str(p.id) == chosen), None)
+
+    def use_profile(self, profile: Profile) -> None:
+        """Remember profile as the one to open next time."""
+        with self._db() as db:
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('last_profile', ?)", (str(profile.id),))
+
+    def _meta(self, key: str) -> str | None:
+        """Return a meta value."""
+        with self._db() as db:
+            row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    # Settings and drafts ------------------------------------------------------------------
+
+    def setting(self, profile: Profile, key: str, default: str = "") -> str:
+        """Return one of the profile's settings."""
+        with self._db() as db:
+            row = db.execute(
+                "SELECT value FROM settings WHERE profile_id = ? AND key = ?", (profile.id, key)
+            ).fetchone()
+        return row[0] if row else default
+
+    def set_setting(self, profile: Profile, key: str, value: str) -> None:
+        """Store one of the profile's settings."""
+        with self._db() as db:
+            db.execute("INSERT OR REPLACE INTO settings VALUES (?, ?, ?)", (profile.id, key, value))
+
+    def draft(self, profile: Profile, exercise_id: str) -> str | None:
+        """Return the code last typed for an exercise, if any."""
+        with self._db() as db:
+            row = db.execute(
+                "SELECT code FROM drafts WHERE profile_id = ? AND exercise_id = ?",
+                (profile.id, exercise_id),
+            ).fetchone()
+        return row[0] if row else None
+
+    def save_draft(self, profile: Profile, exercise_id: str, code: str) -> None:
+        """Keep the code typed for an exercise."""
+        with self._db() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO drafts VALUES (?, ?, ?, ?)",
+                (profile.id, exercise_id, code, time.time()),
+            )
+
+    # Attempts and events ------------------------------------------------------------------
+
+    def record_attempt(self, profile: Profile, attempt: Attempt) -> None:
+        """Record one graded submission."""
+        a = attempt
+        with self._db() as db:
+            db.execute(
+                "INSERT INTO attempts (profile_id, exercise_id, code, solved, summary, elapsed,"
+                " time_spent, dataset, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    profile.id,
+                    a.exercise_id,
+                    a.code,
+                    int(a.solved),
+                    a.summary,
+                    a.elapsed,
+                    a.time_spent,
+                    a.dataset,
+                    a.created_at or time.time(),
+                ),
+            )
+
+    def attempts(self, profile: Profile, exercise_id: str | None = None) -> list[Attempt]:
+        """Return the profile's attempts (at one exercise, if given), oldest first."""
+        query = (
+            "SELECT exercise_id, code, solved, summary, elapsed, time_spent, dataset,"
+            " created_at FROM attempts WHERE profile_id = ?"
+        )
+        args: tuple = (profile.id,)
+        if exercise_id is not None:
+            query, args = query + " AND exercise_id = ?", (*args, exercise_id)
+        with self._db() as db:
+            rows = db.execute(query + " ORDER BY id", args).fetchall()
+        return [Attempt(r[0], r[1], bool(r[2]), *r[3:]) for r in rows]
+
+    def record_event(self, profile: Profile, exercise_id: str, kind: str) -> None:
+        """Record a hint shown or a solution revealed."""
+        with self._db() as db:
+            db.execute(
+                "INSERT INTO events (profile_id, exercise_id, kind, created_at)"
+                " VALUES (?, ?, ?, ?)",
+                (profile.id, exercise_id, kind, time.time()),
+            )
+
+    def count_events(self, profile: Profile, exercise_id: str, kind: str) -> int:
+        """Return how many hints (or reveals) the profile has had for an exercise."""
+        with self._db() as db:
+            row = db.execute(
+                "SELECT COUNT(*) FROM events WHERE profile_id = ? AND exercise_id = ? AND kind = ?",
+                (profile.id, exercise_id, kind),
+            )
+            return row.fetchone()[0]
+
+    def progress(self, profile: Profile) -> list[ExerciseProgress]:
+        """Return per-exercise totals for every exercise the profile has touched."""
+        with self._db() as db:
+            rows = db.execute(PROGRESS_QUERY, {"p": profile.id}).fetchall()
+        return [
+            ExerciseProgress(r[0], r[1], bool(r[2]), r[3], r[4], bool(r[5]), r[6]) for r in rows
+        ]
+
+    def statuses(self, profile: Profile) -> dict[str, str]:
+        """Return "solved" or "attempted" for every exercise the profile has submitted."""
+        return {
+            p.exercise_id: SOLVED if p.solved else ATTEMPTED
+            for p in self.progress(profile)
+            if p.attempts
+        }
+
+    def reset(self, profile: Profile) -> None:
+        """Delete the profile's drafts, attempts and events; keep the profile and its settings."""
+        with self._db() as db:
+            for table in ("drafts", "attempts", "events"):
+                db.execute(f"DELETE FROM {table} WHERE profile_id = ?", (profile.id,))
+
+
+PROGRESS_QUERY = """
+WITH touched AS (
+    SELECT exercise_id FROM attempts WHERE profile_id = :p
+    UNION SELECT exercise_id FROM events WHERE profile_id = :p
+    UNION SELECT exercise_id FROM drafts WHERE profile_id = :p)
+SELECT t.exercise_id,
+    (SELECT COUNT(*) FROM attempts a WHERE a.profile_id = :p AND a.exercise_id = t.exercise_id),
+    (SELECT COALESCE(MAX(solved), 0) FROM attempts a
+        WHERE a.profile_id = :p AND a.exercise_id = t.exercise_id),
+    (SELECT COALESCE(SUM(time_spent), 0) FROM attempts a
+        WHERE a.profile_id = :p AND a.exercise_id = t.exercise_id),
+    (SELECT COUNT(*) FROM events e WHERE e.profile_id = :p AND e.exercise_id = t.exercise_id
+        AND kind = 'hint'),
+    (SELECT COUNT(*) > 0 FROM events e WHERE e.profile_id = :p AND e.exercise_id = t.exercise_id
+        AND kind = 'reveal'),
+    (SELECT MAX(at) FROM (
+        SELECT MAX(created_at) AS at FROM attempts a
+            WHERE a.profile_id = :p AND a.exercise_id = t.exercise_id
+        UNION ALL SELECT MAX(updated_at) FROM drafts d
+            WHERE d.profile_id = :p AND d.exercise_id = t.exercise_id))
+FROM touched t
+"""
