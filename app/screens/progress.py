@@ -24,7 +24,7 @@ def render() -> None:
     st.dataframe(table, hide_index=True, width="stretch")
     st.download_button(
         "Download as CSV",
-        table.to_csv(index=False).encode("utf-8"),
+        csv_text(table).encode("utf-8"),
         file_name=f"backprop-ninja-{profile.name}.csv",
         mime="text/csv",
         icon=":material/download:",
@@ -46,6 +46,11 @@ def progress_table(catalog, progress) -> pd.DataFrame:
         [_row(key, title, by_id.get(key)) for key, title in rows],
         columns=["exercise", "title", "status", "attempts", "minutes", "hints", "revealed"],
     )
+
+
+def csv_text(table: pd.DataFrame) -> str:
+    """Return the progress table as CSV text."""
+    return table.to_csv(index=False)
 
 
 def _row(key: str, title: str, p) -> dict:

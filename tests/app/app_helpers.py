@@ -1,0 +1,204 @@
+"""Helpers for the app tests: a fake grader, AppTest builders, and page-text readers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from app.editor import SUBMIT_LABEL
+from grader import (
+    Check,
+    Cmp,
+    CodeError,
+    ExerciseView,
+    Heatmap,
+    PassResult,
+    PassRow,
+    Result,
+    TensorInfo,
+    discover,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+MAIN = ROOT / "app" / "main.py"
+TIMEOUT = 60
+ORDER = ("runs", "rules", "form", "lecture", "random", "sizes")
+HEADER = {
+    "name": "default",
+    "words": 30460,
+    "vocab_size": 27,
+    "block_size": 3,
+    "train": 175591,
+    "dev": 22023,
+    "test": 22002,
+    "scenario": "makemore MLP with batchnorm",
+    "parameters": 4137,
+    "loss": 3.3967,
+    "sizes": {"n": 32},
+}
+
+SOLVED, SHAPE, RAISES, VALUES = (
+    "# fake: solved",
+    "# fake: shape",
+    "# fake: raises",
+    "# fake: values",
+)
+
+
+class FakeGrader:
+    """Stands in for grader.Grader: canned results, chosen by a marker in the code."""
+
+    def __init__(self):
+        self.catalog = discover()
+        self.graded: list[tuple[str, str]] = []
+
+    def header(self, scenario=None) -> dict:
+        return dict(HEADER)
+
+    def describe(self, exercise_id: str) -> ExerciseView:
+        e = self.catalog.get(exercise_id)
+        tensors = (
+            TensorInfo("probs", (32, 27), "(n, vocab_size)", "forward"),
+            TensorInfo(f"d{e.given[0]}", (32, 27), "(n, vocab_size)", "given"),
+            TensorInfo(e.answer, (32, 27), "(n, vocab_size)", "answer"),
+        )
+        return ExerciseView(
+            e.id,
+            e.title,
+            e.group,
+            e.scenario.title,
+            e.prompt,
+            e.starter,
+            e.hints,
+            e.answer,
+            ("logprobs = probs.log()  # (n, vocab_size)",),
+            tensors,
+        )
+
+    def grade(self, exercise_id: str, code: str) -> Result:
+        self.graded.append((exercise_id, code))
+        name = self.catalog.get(exercise_id).answer
+        if SOLVED in code:
+            return _result(
+                exercise_id,
+                name,
+                {k: "pass" for k in ORDER},
+                f"`{name}` looks good.",
+                cmp=Cmp(name, True, True, 0.0),
+            )
+        if SHAPE in code:
+            return _result(
+                exercise_id,
+                name,
+                {"runs": "pass", "rules": "pass", "form": "fail"},
+                f"`{name}` has the wrong shape: got (32,), expected (32, 1).",
+                hint="Hint: the values are right but a dimension was dropped; sum "
+                "with keepdim=True.",
+            )
+        if RAISES in code:
+            error = CodeError(
+                "ZeroDivisionError",
+                "division by zero",
+                2,
+                'File "<your code>", line 2\nZeroDivisionError: division by zero',
+            )
+            return _result(
+                exercise_id,
+                name,
+                {"runs": "fail"},
+                "Your code raised ZeroDivisionError on line 2:",
+                error=error,
+            )
+        heat = Heatmap([[1.0, 2.0]], [[1.0, 3.0]], [[0.0, -1.0]], (0,), (0, 1))
+        return _result(
+            exercise_id,
+            name,
+            {"runs": "pass", "rules": "pass", "form": "pass", "lecture": "fail"},
+            f"`{name}` is inaccurate: max abs diff 1.0e+00 at (0, 1); tolerance 1e-08.",
+            cmp=Cmp(name, False, False, 1.0),
+            heatmap=heat,
+        )
+
+    def grade_pass(self, code: str, scenario=None) -> PassResult:
+        self.graded.append(("whole_pass", code))
+        rows = (
+            PassRow(
+                "dlogprobs",
+                "pass",
+                "`dlogprobs` looks good (max diff 0.0e+00).",
+                Cmp("dlogprobs", True, True, 0.0),
+            ),
+            PassRow(
+                "dprobs",
+                "fail",
+                "`dprobs` is inaccurate: max abs diff 2.0e-01 at (0, 0).",
+                Cmp("dprobs", False, False, 0.2),
+            ),
+            PassRow("dcounts", "fail", "`dcounts` is not defined: assign your answer."),
+        )
+        if SOLVED in code:
+            return PassResult(True, dict(HEADER), rows[:1], None, "All 26 gradients are right.")
+        return PassResult(
+            False,
+            dict(HEADER),
+            rows,
+            "dprobs",
+            "`dprobs` is the first wrong gradient in backward order; fix it first.",
+        )
+
+
+def _result(exercise_id, name, statuses, message, hint="", **extra) -> Result:
+    """Build a Result whose first failing check (or last check) carries message."""
+    checks = []
+    for kind in ORDER:
+        status = statuses.get(kind, "skipped")
+        text = message if status == "fail" or (kind == "sizes" and status == "pass") else "ok"
+        checks.append(Check(kind, status, text, hint if status == "fail" else ""))
+    solved = all(c.status == "pass" for c in checks)
+    return Result(exercise_id, name, solved, tuple(checks), elapsed=0.012, **extra)
+
+
+def page_test(exercise_id: str | None = None, page: str = "exercise") -> AppTest:
+    """Return an AppTest that renders one screen directly (no navigation, no sidebar)."""
+
+    def script(page: str, exercise_id: str | None) -> None:
+        import importlib
+
+        module = importlib.import_module(f"app.screens.{page}")
+        module.render(*([exercise_id] if exercise_id else []))
+
+    return AppTest.from_function(script, args=(page, exercise_id), default_timeout=TIMEOUT)
+
+
+def main_test() -> AppTest:
+    """Return an AppTest of the whole app, from app/main.py."""
+    return AppTest.from_file(str(MAIN), default_timeout=TIMEOUT)
+
+
+def submit(at: AppTest, code: str) -> AppTest:
+    """Type code into the plain editor and press its Submit button."""
+    at.text_area[0].input(code)
+    next(b for b in at.button if b.label == SUBMIT_LABEL).click()
+    return at.run()
+
+
+def texts(at: AppTest) -> str:
+    """Return every piece of text on the page, joined, for `in` checks."""
+    parts = [
+        e.value
+        for kind in (
+            "markdown",
+            "caption",
+            "title",
+            "header",
+            "subheader",
+            "code",
+            "error",
+            "success",
+            "info",
+            "warning",
+        )
+        for e in getattr(at, kind)
+    ]
+    return "\n".join(str(p) for p in parts)

@@ -1,0 +1,50 @@
+"""Fixtures for the app tests: a temporary data directory, the plain editor, a fake grader.
+
+Pages only render what the grader returns, so most tests replace `services.grader` with
+app_helpers.FakeGrader, whose answers are chosen by a marker comment in the submitted code.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from app import services
+from grader.exercises import EXERCISES_DIR
+
+# The suite imports test files with --import-mode=importlib, which adds no folder to sys.path;
+# put this one there so that the tests can import their helpers.
+sys.path.insert(0, str(Path(__file__).parent))
+
+from app_helpers import FakeGrader  # noqa: E402
+
+
+@pytest.fixture
+def app_env(tmp_path, monkeypatch):
+    """Point the app at a fresh data directory and the plain editor; return the directory."""
+    monkeypatch.setenv("NINJA_DATA_DIR", str(tmp_path / "var"))
+    monkeypatch.setenv("NINJA_EDITOR", "plain")
+    monkeypatch.delenv("NINJA_DATABASE_URL", raising=False)
+    monkeypatch.delenv("NINJA_EXERCISES_DIR", raising=False)
+    return tmp_path / "var"
+
+
+@pytest.fixture
+def fake(app_env, monkeypatch):
+    """Replace the grader with FakeGrader; return it (it records what was graded)."""
+    grader = FakeGrader()
+    monkeypatch.setattr(services, "grader", lambda source: grader)
+    return grader
+
+
+@pytest.fixture
+def broken_exercises(tmp_path, monkeypatch):
+    """Copy the exercises with one malformed file added; point the app at the copy."""
+    root = tmp_path / "exercises"
+    shutil.copytree(EXERCISES_DIR, root)
+    (root / "01_mlp" / "99_broken.toml").write_text('title = "broken"\nfavourite = 3\n')
+    monkeypatch.setenv("NINJA_EXERCISES_DIR", str(root))
+    return root

@@ -1,0 +1,40 @@
+"""The configuration: defaults in code, NINJA_* overrides, unknown names rejected."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.config import AppConfig, ConfigError, from_env
+
+
+def test_defaults_keep_progress_under_var():
+    config = from_env({})
+    assert config.data_dir == Path("var") and config.editor == "ace"
+    assert config.database_url == f"sqlite:///{Path('var').resolve()}/progress.sqlite3"
+    assert config.cache_dir == Path("var/cache")
+
+
+def test_variables_override_fields_and_other_variables_are_ignored():
+    config = from_env(
+        {
+            "NINJA_DATA_DIR": "/srv/ninja",
+            "NINJA_EDITOR": "plain",
+            "HOME": "/root",
+            "NINJA_DATABASE_URL": "sqlite:////db/x.sqlite3",
+        }
+    )
+    assert config == AppConfig(Path("/srv/ninja"), "sqlite:////db/x.sqlite3", "plain", None)
+
+
+def test_an_unknown_setting_is_an_error_that_lists_the_known_ones():
+    with pytest.raises(
+        ConfigError, match="`NINJA_DATADIR` is not a setting; known settings: NINJA_DATA_DIR"
+    ):
+        from_env({"NINJA_DATADIR": "/tmp"})
+
+
+def test_an_unknown_editor_is_an_error():
+    with pytest.raises(ConfigError, match="must be one of ace, plain: got 'vim'"):
+        from_env({"NINJA_EDITOR": "vim"})

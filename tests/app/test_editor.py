@@ -1,0 +1,33 @@
+"""The editor behind one function: the plain fallback reports changes and submissions."""
+
+from __future__ import annotations
+
+from streamlit.testing.v1 import AppTest
+
+from app.editor import ACE_PROPS, SUBMIT_LABEL
+
+
+def _script(kind: str) -> None:
+    import streamlit as st
+
+    from app.editor import code_input
+
+    event = code_input("ed", "x = 1\n", kind=kind)
+    if event is not None:
+        st.session_state.setdefault("events", []).append((event.code, event.submitted))
+
+
+def test_the_plain_editor_reports_a_change_then_a_submission():
+    at = AppTest.from_function(_script, args=("plain",)).run()
+    assert at.text_area[0].value == "x = 1\n" and "events" not in at.session_state
+    at.text_area[0].input("x = 2\n").run()
+    at.button(key="ed:submit").click().run()
+    assert at.session_state["events"] == [("x = 2\n", False), ("x = 2\n", True)]
+    assert at.button(key="ed:submit").label == SUBMIT_LABEL
+
+
+def test_the_ace_editor_renders_its_component_without_completion_popups():
+    at = AppTest.from_function(_script, args=("ace",)).run()
+    assert not at.exception
+    assert at.get("iframe") or at.get("component_instance") or at.get("custom_component")
+    assert ACE_PROPS["enableLiveAutocompletion"] is False

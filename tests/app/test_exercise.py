@@ -1,0 +1,148 @@
+"""The exercise page: prompt and tensors, submissions and feedback, hints, reveal, drafts."""
+
+from __future__ import annotations
+
+import pytest
+from app_helpers import RAISES, SHAPE, SOLVED, VALUES, page_test, submit, texts
+
+from app import services
+from app.storage import Profile
+
+
+def _profile() -> Profile:
+    return services.store().profiles()[0]
+
+
+def test_shows_prompt_forward_line_tensors_and_starter(fake):
+    at = page_test("dcounts").run()
+    assert not at.exception
+    assert at.title[0].value == "dcounts: a tensor with two consumers"
+    assert "`counts` is used twice" in texts(at)
+    assert "logprobs = probs.log()" in texts(at)
+    table = at.dataframe[0].value
+    assert list(table["role"]) == ["forward value", "given (upstream)", "you write this"]
+    assert at.text_area[0].value.startswith("dcounts = ...")
+
+
+@pytest.mark.parametrize("exercise", ["dlogprobs", "dcounts_sum_inv", "dW2"])
+def test_a_correct_submission_is_solved_and_recorded(fake, exercise):
+    at = page_test(exercise).run()
+    at = submit(at, f"{SOLVED}\nanswer = 1\n")
+    assert not at.exception
+    assert at.success[0].value.startswith("**Solved.**")
+    assert [a.solved for a in services.store().attempts(_profile(), exercise)] == [True]
+    assert fake.graded == [(exercise, f"{SOLVED}\nanswer = 1\n")]
+
+
+@pytest.mark.parametrize(
+    ("exercise", "marker", "expected"),
+    [
+        ("dcounts_sum_inv", SHAPE, "has the wrong shape: got (32,), expected (32, 1)."),
+        ("dprobs", RAISES, "Your code raised ZeroDivisionError on line 2:"),
+        ("dcounts", VALUES, "is inaccurate: max abs diff 1.0e+00"),
+    ],
+)
+def test_an_incorrect_submission_says_why(fake, exercise, marker, expected):
+    at = submit(page_test(exercise).run(), f"{marker}\n")
+    assert not at.exception
+    assert expected in at.error[0].value
+    assert at.error[0].value.startswith("**Not yet.**")
+    attempt = services.store().attempts(_profile(), exercise)[0]
+    assert not attempt.solved and expected in attempt.summary
+
+
+def test_the_shape_hint_sits_under_its_check(fake):
+    at = submit(page_test("dcounts_sum_inv").run(), f"{SHAPE}\n")
+    checks = at.markdown[-1].value if "keepdim" in at.markdown[-1].value else texts(at)
+    assert ":red[✗] **Plain float tensor, exact shape, finite:**" in checks
+    assert "_Hint: the values are right but a dimension was dropped" in checks
+    assert ":gray[·] **Lecture batch" in checks
+
+
+def test_an_exception_shows_the_learners_traceback(fake):
+    at = submit(page_test("dprobs").run(), f"{RAISES}\n")
+    assert any('File "<your code>", line 2' in c.value for c in at.code)
+
+
+def test_wrong_values_show_the_cmp_line_and_heatmaps(fake):
+    at = submit(page_test("dcounts").run(), f"{VALUES}\n")
+    assert any("exact: False" in c.value and "maxdiff: 1.0e+00" in c.value for c in at.code)
+    assert at.get("image"), "the heatmaps are drawn"
+
+
+def test_hints_are_revealed_one_at_a_time_and_remembered(fake):
+    at = page_test("dlogprobs").run()
+    assert not at.info
+    at.button(key="hint:dlogprobs").click().run()
+    assert len(at.info) == 1 and at.info[0].value.startswith("**Hint 1.**")
+    at.button(key="hint:dlogprobs").click().run()
+    assert len(at.info) == 2
+    assert not any(b.key == "hint:dlogprobs" for b in at.button), "no hints left"
+    assert len(page_test("dlogprobs").run().info) == 2, "a new session sees the same hints"
+
+
+def test_the_solution_is_revealed_only_after_an_attempt(fake):
+    at = page_test("dlogprobs").run()
+    assert not any(b.key == "reveal:dlogprobs" for b in at.button)
+    assert "after your first attempt" in texts(at)
+    at = submit(at, f"{VALUES}\n")
+    at.button(key="reveal:dlogprobs").click().run()
+    assert any("dlogprobs[range(n), Yb]" in c.value for c in at.code)
+    progress = services.store().progress(_profile())
+    assert [p.revealed for p in progress if p.exercise_id == "dlogprobs"] == [True]
+
+
+def test_typed_code_survives_a_new_session(fake):
+    at = page_test("dh").run()
+    at.text_area[0].input("dh = dlogits @ W2.T  # typed\n").run()
+    again = page_test("dh").run()
+    assert again.text_area[0].value == "dh = dlogits @ W2.T  # typed\n"
+
+
+def test_a_solved_exercise_stays_solved_in_a_new_session(fake):
+    submit(page_test("dlogprobs").run(), f"{SOLVED}\n")
+    again = page_test("dlogprobs").run()
+    assert "Your last attempt (1 so far): solved." in texts(again)
+    assert services.store().statuses(_profile()) == {"dlogprobs": "solved"}
+
+
+def test_an_interrupted_submission_is_graded_on_the_next_run(fake):
+    at = page_test("dlogprobs").run()
+    at.session_state["pending:dlogprobs"] = f"{SOLVED}\n"
+    at.run()
+    assert at.success and fake.graded == [("dlogprobs", f"{SOLVED}\n")]
+    at.run()
+    assert len(fake.graded) == 1, "graded once"
+
+
+# With the real grader: learner code runs in the sandbox.
+
+
+@pytest.mark.parametrize(
+    ("exercise", "code", "solved", "expected"),
+    [
+        (
+            "dlogprobs",
+            "dlogprobs = torch.zeros_like(logprobs)\ndlogprobs[range(n), Yb] = -1.0/n\n",
+            True,
+            "`dlogprobs` is also right with",
+        ),
+        (
+            "dcounts_sum_inv",
+            "dcounts_sum_inv = (counts * dprobs).sum(1)\n",
+            False,
+            "`dcounts_sum_inv` has the wrong shape: got (32,), expected (32, 1).",
+        ),
+        (
+            "dprobs",
+            "x = 0\ndprobs = dlogprobs / (1 / x)\n",
+            False,
+            "Your code raised ZeroDivisionError on line 2:",
+        ),
+    ],
+)
+def test_the_real_grader_end_to_end(app_env, exercise, code, solved, expected):
+    at = submit(page_test(exercise).run(), code)
+    assert not at.exception
+    verdict = (at.success if solved else at.error)[0].value
+    assert expected in verdict

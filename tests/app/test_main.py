@@ -1,0 +1,92 @@
+"""The whole app from app/main.py: navigation, the sidebar, a malformed exercise file."""
+
+from __future__ import annotations
+
+from app_helpers import SOLVED, main_test, submit, texts
+
+from app import nav, services
+
+
+def test_home_is_the_first_page_and_every_exercise_has_a_page(fake):
+    at = main_test().run()
+    assert not at.exception
+    assert at.title[0].value == "Backprop Ninja"
+    sections = _sections()
+    pages = [url for group in sections.values() for url in group]
+    exercises = [e.id for e in services.catalog().exercises]
+    assert pages[:2] == ["", "progress"]
+    assert set(exercises) <= set(pages)
+    assert {"whole_pass", "training"} <= set(pages)
+    assert "Problems" not in sections
+
+
+def test_sections_follow_the_exercise_groups_and_end_with_training(fake):
+    sections = list(_sections())
+    assert sections[1] == "Exercise 1: backprop step by step"
+    assert sections[-1] == nav.TRAINING_SECTION
+
+
+def test_continue_opens_the_first_exercise_then_next_moves_on(fake):
+    at = main_test().run()
+    at.button(key="home:continue").click().run()
+    assert at.title[0].value.startswith("dlogprobs")
+    at = submit(at, f"{SOLVED}\n")
+    at.button(key="next:dlogprobs").click().run()
+    assert at.title[0].value.startswith("dprobs")
+
+
+def test_continue_returns_to_the_exercise_left_unsolved(fake):
+    at = main_test().run()
+    at.button(key="home:continue").click().run()
+    at.button(key="next:dlogprobs").click().run()
+    at.text_area[0].input("dprobs = 1  # half done\n").run()
+    again = main_test().run()
+    assert again.button(key="home:continue").label.endswith(": dprobs")
+    again.button(key="home:continue").click().run()
+    assert again.text_area[0].value == "dprobs = 1  # half done\n"
+
+
+def test_a_malformed_exercise_file_is_listed_and_the_rest_work(fake, broken_exercises):
+    at = main_test().run()
+    assert not at.exception
+    assert "99_broken.toml" in texts(at)
+    assert "Problems" in _sections()
+    at.button(key="home:continue").click().run()
+    assert at.title[0].value.startswith("dlogprobs")
+
+
+def test_a_new_profile_has_its_own_progress(fake):
+    at = main_test().run()
+    at.button(key="home:continue").click().run()
+    submit(at, f"{SOLVED}\n")
+    store = services.store()
+    first = store.profiles()[0]
+    at = main_test().run()
+    _create(at, "grace")
+    assert at.selectbox(key="sidebar:profile").value == "grace"
+    grace = next(p for p in store.profiles() if p.name == "grace")
+    assert store.statuses(first) == {"dlogprobs": "solved"} and store.statuses(grace) == {}
+    assert store.last_profile() == grace
+
+
+def _create(at, name: str) -> None:
+    """Create a profile through the sidebar form."""
+    at.text_input(key="sidebar:new_profile").input(name)
+    next(b for b in at.get("form_submit_button") if b.label == "Create").click()
+    at.run()
+
+
+def _sections() -> dict:
+    """Return the url paths of the navigation, by section, as a new session builds it."""
+    from streamlit.testing.v1 import AppTest
+
+    def script():
+        import streamlit as st
+
+        from app import nav
+
+        st.session_state["sections"] = {
+            k: [p.url_path for p in v] for k, v in nav.sections().items()
+        }
+
+    return AppTest.from_function(script).run().session_state["sections"]
