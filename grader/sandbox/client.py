@@ -1,0 +1,187 @@
+"""The parent's connection to one zygote: start it, send it runs, read results, restart it."""
+
+from __future__ import annotations
+
+import logging
+import os
+import select
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import Path
+
+from .codec import read_stream
+from .protocol import ProtocolError, recv_packet, send_packet, wait_ready, write_frame
+from .records import Case, Limits
+
+logger = logging.getLogger("grader.sandbox")
+
+ROOT = Path(__file__).resolve().parents[2]
+START_TIMEOUT = 120.0  # seconds for a zygote to import torch and report ready
+GRACE = 3.0  # seconds past the wall limit before the zygote itself is presumed stuck
+ENV = {"PATH": os.defpath, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+# Run by a fresh interpreter: apply the isolation layers while single-threaded, then import
+# the zygote through a stub `grader` package so that grader/__init__.py (which may load
+# exercises and solutions) never runs in a process whose memory every worker inherits.
+BOOT = """\
+import importlib.util, sys, types
+root, sock = sys.argv[1], int(sys.argv[2])
+spec = importlib.util.spec_from_file_location(
+    "_sandbox_isolation", root + "/grader/sandbox/isolation.py")
+isolation = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(isolation)
+layers = isolation.isolate(root)
+grader = types.ModuleType("grader")
+grader.__path__ = [root + "/grader"]
+sys.modules["grader"] = grader
+from grader.sandbox.zygote import main
+main(sock, layers)
+"""
+
+
+class ZygoteFailure(Exception):
+    """The zygote died, hung or broke the protocol; it must be restarted."""
+
+
+class ZygoteClient:
+    """One zygote process, the control socket to it, and the layers it reported."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.closed = False
+        self._start()
+
+    def _start(self) -> None:
+        """Start the zygote process with one end of a fresh socket pair."""
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        with theirs:
+            argv = [sys.executable, "-E", "-s", "-B", "-P", "-c", BOOT, str(ROOT)]
+            self.proc = subprocess.Popen(
+                [*argv, str(theirs.fileno())], pass_fds=[theirs.fileno()], env=ENV, cwd="/",
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, start_new_session=True,
+            )  # fmt: skip
+        self.sock, self.layers, self.runs = ours, None, 0
+        self.pending: tuple[int, float] | None = None  # (run id, deadline) of a deferred report
+
+    def ready(self) -> dict[str, str]:
+        """Wait for the zygote's start-up report; return its layers."""
+        if self.closed:
+            raise ZygoteFailure("the sandbox is closed")
+        if self.proc.poll() is not None and self.layers is not None:
+            logger.warning("sandbox zygote %d had died; restarting it", self.proc.pid)
+            self.restart()
+        if self.layers is None:
+            header = self.receive(time.monotonic() + START_TIMEOUT)
+            layers = header.get("layers")
+            if header.get("kind") != "ready" or not isinstance(layers, dict):
+                raise ZygoteFailure(f"bad ready message {header!r}")
+            self.layers = {str(k): str(v) for k, v in layers.items()}
+        return self.layers
+
+    def receive(self, deadline: float) -> dict:
+        """Return the next control packet from the zygote."""
+        try:
+            wait_ready(self.sock.fileno(), select.POLLIN, deadline)
+            message = recv_packet(self.sock)
+        except (OSError, ProtocolError) as e:
+            raise ZygoteFailure(f"zygote {self.proc.pid}: {e!r}") from e
+        if message is None:
+            raise ZygoteFailure(f"zygote {self.proc.pid} exited ({self.proc.poll()})")
+        header, fds = message
+        for fd in fds:
+            os.close(fd)
+        return header
+
+    def run(self, job: tuple[dict, list], cases: Sequence[Case], limits: Limits) -> tuple:
+        """Run one job in a fresh worker; return the zygote's exit report and the stream.
+
+        A run whose stream ended complete returns at once; its exit report (which waits for the
+        worker's teardown) is collected before the next run.
+        """
+        self._settle()
+        self.ready()
+        self.runs += 1
+        payload_w, result_r = self._launch(limits)
+        deadline = time.monotonic() + limits.wall_seconds + GRACE
+        try:
+            _feed(payload_w, job, deadline)
+            stream = read_stream(result_r, cases, limits, deadline)
+        except TimeoutError as e:
+            raise ZygoteFailure(f"zygote {self.proc.pid} did not end the run in time") from e
+        finally:
+            os.close(result_r)
+        if stream.done and stream.error is None and stream.internal is None:
+            self.pending = (self.runs, deadline + GRACE)
+            return {"kind": "exit", "id": self.runs, "deferred": True}, stream
+        return self._report(self.runs, deadline + GRACE), stream
+
+    def _launch(self, limits: Limits) -> tuple[int, int]:
+        """Ask the zygote to start a run on two fresh pipes; return our ends (payload, result)."""
+        payload_r, payload_w = os.pipe()
+        result_r, result_w = os.pipe()
+        request = {"kind": "run", "id": self.runs, "limits": asdict(limits)}
+        try:
+            send_packet(self.sock, request, [payload_r, result_w])
+        except OSError as e:
+            _close(payload_w, result_r)
+            raise ZygoteFailure(f"zygote {self.proc.pid}: {e!r}") from e
+        finally:
+            _close(payload_r, result_w)
+        return payload_w, result_r
+
+    def _report(self, run_id: int, deadline: float) -> dict:
+        """Return the exit report of run run_id."""
+        report = self.receive(deadline)
+        if report.get("kind") != "exit" or report.get("id") != run_id:
+            raise ZygoteFailure(f"unexpected report {report!r}")
+        return report
+
+    def _settle(self) -> None:
+        """Collect the previous run's deferred exit report; restart the zygote if that fails."""
+        if self.pending is None:
+            return
+        run_id, deadline = self.pending
+        self.pending = None
+        try:
+            self._report(run_id, deadline)
+        except ZygoteFailure as e:
+            logger.error("sandbox: %s; restarting the zygote", e)
+            self.restart()
+
+    def restart(self) -> None:
+        """Kill the zygote (its worker dies with it) and start a fresh one, unless closed."""
+        if not self.closed:
+            self.stop()
+            self.closed = False
+            self._start()
+
+    def stop(self) -> None:
+        """Close the socket so the zygote exits; kill it if it does not."""
+        self.closed = True
+        self.sock.close()
+        try:
+            self.proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def _feed(fd: int, job: tuple[dict, list], deadline: float) -> None:
+    """Write the job to the worker's payload pipe, then close it."""
+    try:
+        write_frame(fd, job[0], job[1], deadline)
+    except BrokenPipeError:
+        pass  # the worker died before reading; its exit report says why
+    finally:
+        os.close(fd)
+
+
+def _close(*fds: int) -> None:
+    """Close each fd."""
+    for fd in fds:
+        os.close(fd)

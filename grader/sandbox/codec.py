@@ -1,0 +1,161 @@
+"""The parent's side of the wire: encode a job, and strictly decode what a worker sends back.
+
+Everything a worker sends is untrusted: each frame is checked for its kind, its exact keys and
+their types, each tensor for an allowed dtype, a valid shape and exactly the bytes that shape
+needs, and the whole stream for a byte budget. Tensors are rebuilt as fresh torch.Tensors.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import torch
+
+from .protocol import Frame, FrameReader, ProtocolError
+from .records import DTYPE_NAMES, Case, CaseOutcome, LearnerError, Limits, Returned
+from .tensorwire import describe, tensor_bytes, tensor_from
+from .worker import MAX_MESSAGE, MAX_TRACEBACK
+
+MAX_TYPE, MAX_PROBLEM, MAX_LOG = 200, 500, 4000
+NOTE_SLACK = 200  # room for the "[output truncated …]" note
+FRAME_SLACK = 64 * 1024
+
+
+@dataclass
+class Stream:
+    """What the parent has understood of one worker's result stream."""
+
+    ready: bool = False
+    done: bool = False
+    cases: list[CaseOutcome] = field(default_factory=list)
+    tensor_bytes: int = 0
+    error: str | None = None  # why the stream was rejected
+    internal: str | None = None  # the worker's own report of a failure outside learner code
+
+
+def encode_job(code: str, cases: Sequence[Case], limits: Limits) -> tuple[dict, list]:
+    """Return the payload frame (header, blobs) for a job; raise on malformed cases."""
+    if not isinstance(code, str):
+        raise TypeError(f"code must be a str, not {type(code).__name__}")
+    blobs: list = []
+    specs = [_case_spec(case, blobs) for case in cases]
+    sizes = {"output_bytes": limits.output_bytes, "result_bytes": limits.result_bytes}
+    return {"code": code, "cases": specs, **sizes}, blobs
+
+
+def _case_spec(case: Case, blobs: list) -> dict:
+    """Describe one case for the wire, appending its tensors' bytes to blobs."""
+    if not isinstance(case, Case):
+        raise TypeError(f"expected a Case, got {type(case).__name__}")
+    names = [case.name, *case.tensors, *case.values, *case.outputs]
+    bad = [n for n in names[1:] if not (isinstance(n, str) and n.isidentifier())]
+    if not isinstance(case.name, str) or bad:
+        raise ValueError(f"case {case.name!r}: names must be identifiers, got {bad}")
+    json.dumps(case.values, allow_nan=False)
+    tensors = []
+    for name, t in case.tensors.items():
+        if not isinstance(t, torch.Tensor) or t.dtype not in DTYPE_NAMES:
+            raise ValueError(f"case {case.name!r}: {name} is not a tensor of an allowed dtype")
+        if t.layout != torch.strided or t.device.type != "cpu":
+            raise ValueError(f"case {case.name!r}: {name} is not a dense CPU tensor")
+        tensors.append({"name": name, "blob": len(blobs), **describe(t)})
+        blobs.append(tensor_bytes(t))
+    values = dict(case.values)
+    return {"name": case.name, "values": values, "outputs": list(case.outputs), "tensors": tensors}
+
+
+def stream_budget(limits: Limits, n_cases: int) -> int:
+    """Return how many bytes a worker may send for a job: tensors, text and framing."""
+    text = limits.output_bytes + n_cases * (NOTE_SLACK + MAX_MESSAGE + MAX_TRACEBACK)
+    return limits.result_bytes + 6 * text + (n_cases + 3) * FRAME_SLACK
+
+
+def read_stream(fd: int, cases: Sequence[Case], limits: Limits, deadline: float) -> Stream:
+    """Read and check a worker's frames until the end of its stream (TimeoutError at deadline)."""
+    stream = Stream()
+    reader = FrameReader(fd, budget=stream_budget(limits, len(cases)))
+    try:
+        while (frame := reader.read(deadline)) is not None:
+            accept(stream, frame, cases, limits)
+    except (ProtocolError, ValueError) as e:
+        stream.error = str(e)[:MAX_LOG]
+    return stream
+
+
+def accept(stream: Stream, frame: Frame, cases: Sequence[Case], limits: Limits) -> None:
+    """Fold one frame into the stream, raising ValueError if it is out of place or malformed."""
+    kind = frame.header.get("kind")
+    if stream.done or stream.internal is not None:
+        raise ValueError(f"frame {kind!r} after the end of the run")
+    if kind == "internal":
+        stream.internal = _text(frame.header.get("log"), MAX_LOG)
+    elif not stream.ready:
+        if kind != "ready" or frame.header != {"kind": "ready"} or frame.blobs:
+            raise ValueError(f"expected a ready frame, got {kind!r}")
+        stream.ready = True
+    elif kind == "case" and len(stream.cases) < len(cases):
+        stream.cases.append(decode_case(frame, cases[len(stream.cases)], stream, limits))
+    elif kind == "done" and frame.header == {"kind": "done"} and not frame.blobs:
+        stream.done = True
+    else:
+        raise ValueError(f"unexpected frame {kind!r}")
+
+
+def decode_case(frame: Frame, case: Case, stream: Stream, limits: Limits) -> CaseOutcome:
+    """Check one case frame against the case it answers and rebuild its tensors."""
+    header = frame.header
+    _keys(header, {"kind", "name", "error", "returned", "stdout"}, "case frame")
+    if header["name"] != case.name:
+        raise ValueError(f"case {header['name']!r} arrived where {case.name!r} was expected")
+    returned = header["returned"]
+    if not isinstance(returned, dict) or not set(returned) <= set(case.outputs):
+        raise ValueError(f"case {case.name!r}: returned names do not match the outputs")
+    used = [e.get("blob") for e in returned.values() if isinstance(e, dict) and "blob" in e]
+    if sorted(used) != list(range(len(frame.blobs))):
+        raise ValueError(f"case {case.name!r}: blobs and returned tensors do not match")
+    stream.tensor_bytes += sum(b.nbytes for b in frame.blobs)
+    if stream.tensor_bytes > limits.result_bytes:
+        raise ValueError("returned tensors exceed result_bytes")
+    outs = {n: _returned(n, returned.get(n), frame.blobs) for n in case.outputs}
+    stdout = _text(header["stdout"], limits.output_bytes + NOTE_SLACK)
+    return CaseOutcome(case.name, _error(header["error"]), outs, stdout)
+
+
+def _returned(name: str, entry: object, blobs: tuple) -> Returned:
+    """Rebuild one output: a tensor from its blob, or the worker's reason there is none."""
+    if entry is None:
+        return Returned(name, None, "is not defined")
+    if isinstance(entry, dict) and set(entry) == {"problem"}:
+        return Returned(name, None, _text(entry["problem"], MAX_PROBLEM))
+    _keys(entry, {"dtype", "shape", "blob"}, f"output {name!r}")
+    index = entry["blob"]
+    if type(index) is not int:
+        raise ValueError(f"output {name!r}: bad blob index")
+    return Returned(name, tensor_from(blobs[index], entry["dtype"], entry["shape"]), None)
+
+
+def _error(entry: object) -> LearnerError | None:
+    """Rebuild the learner's exception from its wire form."""
+    if entry is None:
+        return None
+    _keys(entry, {"type", "message", "line", "traceback"}, "error")
+    line = entry["line"]
+    if line is not None and (type(line) is not int or line < 0):
+        raise ValueError("error line is not a line number")
+    text = (_text(entry[k], n) for k, n in (("type", MAX_TYPE), ("message", MAX_MESSAGE)))
+    return LearnerError(*text, line, _text(entry["traceback"], MAX_TRACEBACK))
+
+
+def _keys(entry: object, keys: set[str], what: str) -> None:
+    """Raise ValueError unless entry is a dict with exactly these keys."""
+    if not isinstance(entry, dict) or set(entry) != keys:
+        raise ValueError(f"{what} has the wrong keys")
+
+
+def _text(value: object, limit: int) -> str:
+    """Return value if it is a string (cut to limit), else raise ValueError."""
+    if not isinstance(value, str):
+        raise ValueError(f"expected a string, got {type(value).__name__}")
+    return value[:limit]

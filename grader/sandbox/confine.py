@@ -1,0 +1,116 @@
+"""Shut a freshly forked worker in: session, descriptors, environment, limits, uid, syscalls."""
+
+from __future__ import annotations
+
+import fcntl
+import math
+import os
+import resource
+import signal
+from dataclasses import dataclass
+
+from . import seccomp
+
+RESULT_FD, PAYLOAD_FD = 3, 4
+EXIT_SETUP, EXIT_NO_RESULT, EXIT_MEMORY = 70, 86, 87
+NPROC = 16  # threads only: the syscall filter already refuses new processes
+MIN_OPEN_FILES = 8
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE = 1, 4
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What the zygote found it can do for every worker it forks."""
+
+    uid: int | None  # unprivileged uid and gid to run as; None when the zygote is not root
+    seccomp: bool
+    zygote: int  # the zygote's pid, to notice a worker orphaned before it was confined
+
+
+def detach(keep_fd: int, workdir: str) -> None:
+    """Leave the zygote's session, descriptors, environment and directory behind."""
+    os.setsid()
+    seccomp.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    os.closerange(0, keep_fd)
+    os.closerange(keep_fd + 1, max(os.sysconf("SC_OPEN_MAX"), 1024))
+    _null_stdio()
+    os.chdir(workdir)
+    os.environ.clear()
+    _oom_first()
+
+
+def adopt_fds(result_fd: int, payload_fd: int) -> None:
+    """Keep only the result and payload pipes, as fds 3 and 4, with /dev/null on 0, 1 and 2."""
+    result = fcntl.fcntl(result_fd, fcntl.F_DUPFD, PAYLOAD_FD + 1)
+    payload = fcntl.fcntl(payload_fd, fcntl.F_DUPFD, PAYLOAD_FD + 1)
+    os.closerange(0, PAYLOAD_FD + 1)
+    os.dup2(result, RESULT_FD, inheritable=False)
+    os.dup2(payload, PAYLOAD_FD, inheritable=False)
+    os.closerange(PAYLOAD_FD + 1, max(os.sysconf("SC_OPEN_MAX"), 1024))
+    _null_stdio()
+
+
+def _null_stdio() -> None:
+    """Point fds 0, 1 and 2 (closed by the caller) at /dev/null."""
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        if fd != null:
+            os.dup2(null, fd)
+
+
+def confine(plan: Plan, limits: dict) -> None:
+    """Apply the limits, drop to the worker uid and end with the irreversible syscall filter."""
+    _limit(limits)
+    if plan.uid is not None:
+        _drop(plan.uid)
+        _lower(resource.RLIMIT_NPROC, NPROC)
+    seccomp.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # changing uid cleared it
+    if os.getppid() != plan.zygote:
+        os._exit(EXIT_SETUP)
+    seccomp.prctl(PR_SET_DUMPABLE, 0)
+    if plan.seccomp:
+        seccomp.install(os.getpid())
+
+
+def _oom_first() -> None:
+    """Ask the kernel to pick this worker first if memory runs out."""
+    try:
+        with open("/proc/self/oom_score_adj", "w") as f:
+            f.write("1000")
+    except OSError:
+        pass
+
+
+def _limit(limits: dict) -> None:
+    """Set the CPU, address-space, file-size, open-file and core-dump limits."""
+    cpu = max(1, math.ceil(limits["cpu_seconds"]))
+    _lower(resource.RLIMIT_CPU, cpu, cpu + 1)
+    _lower(resource.RLIMIT_AS, vm_size() + limits["memory_bytes"])
+    _lower(resource.RLIMIT_FSIZE, limits["file_bytes"])
+    _lower(resource.RLIMIT_NOFILE, max(limits["open_files"], MIN_OPEN_FILES))
+    _lower(resource.RLIMIT_CORE, 0)
+
+
+def _lower(which: int, soft: int, hard: int | None = None) -> None:
+    """Lower a resource limit, never above the hard limit already in place."""
+    _, current = resource.getrlimit(which)
+    hard = soft if hard is None else hard
+    if current != resource.RLIM_INFINITY:
+        hard = min(hard, current)
+    resource.setrlimit(which, (min(soft, hard), hard))
+
+
+def vm_size() -> int:
+    """Return this process's current address-space size in bytes."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmSize:"):
+                return int(line.split()[1]) * 1024
+    raise OSError("VmSize missing from /proc/self/status")
+
+
+def _drop(uid: int) -> None:
+    """Become an unprivileged user with no supplementary groups."""
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)

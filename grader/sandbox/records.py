@@ -1,0 +1,99 @@
+"""Plain data that crosses the sandbox boundary: limits, cases and outcomes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+
+# Tensor dtypes that may cross the boundary in either direction, by wire name.
+DTYPES: dict[str, torch.dtype] = {
+    "float32": torch.float32,
+    "float64": torch.float64,
+    "float16": torch.float16,
+    "bfloat16": torch.bfloat16,
+    "int64": torch.int64,
+    "int32": torch.int32,
+    "int16": torch.int16,
+    "int8": torch.int8,
+    "uint8": torch.uint8,
+    "bool": torch.bool,
+}
+DTYPE_NAMES: dict[torch.dtype, str] = {v: k for k, v in DTYPES.items()}
+
+STATUSES = (
+    "ok",
+    "cpu_limit",
+    "wall_limit",
+    "memory_limit",
+    "output_limit",
+    "forbidden",
+    "crashed",
+    "no_result",
+    "exited",
+    "internal",
+    "busy",
+)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits for one run of learner code (all cases share them)."""
+
+    cpu_seconds: float = 5.0
+    wall_seconds: float = 10.0
+    memory_bytes: int = 2 * 1024**3  # address space allowed above the zygote's current size
+    output_bytes: int = 64 * 1024  # captured stdout+stderr kept (rest dropped, flagged)
+    result_bytes: int = 64 * 1024**2  # total tensor bytes the worker may return
+    file_bytes: int = 1024**2
+    open_files: int = 64
+
+
+@dataclass(frozen=True)
+class Case:
+    """One execution of the code in a fresh namespace."""
+
+    name: str
+    tensors: dict[str, torch.Tensor] = field(default_factory=dict)
+    values: dict[str, int | float | str | list] = field(default_factory=dict)
+    outputs: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class LearnerError:
+    """An exception raised by the learner's code, told in the learner's own lines."""
+
+    type: str
+    message: str
+    line: int | None
+    traceback: str
+
+
+@dataclass(frozen=True)
+class Returned:
+    """What an output variable held: a tensor, or the reason there is none."""
+
+    name: str
+    tensor: torch.Tensor | None
+    problem: str | None
+
+
+@dataclass(frozen=True)
+class CaseOutcome:
+    """The result of one case: its exception, its outputs and what it printed."""
+
+    name: str
+    error: LearnerError | None
+    returned: dict[str, Returned]
+    stdout: str
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """The result of one run; `message` is learner-facing, `log` is for the server log."""
+
+    status: str
+    message: str
+    cases: tuple[CaseOutcome, ...]
+    elapsed: float
+    log: str = ""

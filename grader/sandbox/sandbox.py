@@ -1,0 +1,111 @@
+"""The parent's handle on the sandbox: a pool of zygotes, admission, and one call per run."""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import queue as queue_module
+import threading
+import time
+from collections.abc import Sequence
+
+from .client import START_TIMEOUT, ZygoteClient, ZygoteFailure
+from .codec import encode_job
+from .records import Case, Limits, RunOutcome
+from .verdict import INTERNAL, judge, message
+
+logger = logging.getLogger("grader.sandbox")
+DEFAULT_LIMITS = Limits()
+
+
+class Sandbox:
+    """Run untrusted learner code in confined workers forked from warm zygotes.
+
+    Thread-safe; `slots` runs proceed at once and up to `queue` more wait, after which `run`
+    answers "busy" at once.
+
+        >>> sandbox = Sandbox(Limits(cpu_seconds=2))
+        >>> outcome = sandbox.run("y = x * 2", [Case("lecture", {"x": x}, {}, ("y",))])
+        >>> outcome.status, outcome.cases[0].returned["y"].tensor
+    """
+
+    def __init__(self, limits: Limits = DEFAULT_LIMITS, slots: int = 2, queue: int = 32):
+        if slots < 1 or queue < 0:
+            raise ValueError("need at least one slot and a non-negative queue")
+        self.limits = limits
+        self._zygotes = [ZygoteClient() for _ in range(slots)]
+        self._free: queue_module.Queue[ZygoteClient] = queue_module.Queue()
+        for zygote in self._zygotes:
+            self._free.put(zygote)
+        self._admission = threading.Semaphore(slots + queue)
+        self._layers: dict[str, str] = {}
+        self._announced = threading.Event()
+        self._closed = False
+        threading.Thread(target=self._announce, name="sandbox-layers", daemon=True).start()
+
+    def run(self, code: str, cases: Sequence[Case], limits: Limits | None = None) -> RunOutcome:
+        """Run code once per case, each in a fresh namespace, in one confined worker."""
+        started, limits = time.monotonic(), limits or self.limits
+        job = encode_job(code, cases, limits)
+        if self._closed:
+            raise RuntimeError("the sandbox is closed")
+        if not self._admission.acquire(blocking=False):
+            return RunOutcome("busy", message("busy", limits), (), time.monotonic() - started)
+        try:
+            zygote = self._free.get()
+            try:
+                return self._run_on(zygote, job, list(cases), limits, started)
+            finally:
+                self._free.put(zygote)
+        finally:
+            self._admission.release()
+
+    def _run_on(self, zygote: ZygoteClient, job, cases: list[Case], limits: Limits, started: float):
+        """Run the job on one zygote, restarting the zygote if it fails."""
+        with zygote.lock:
+            try:
+                report, stream = zygote.run(job, cases, limits)
+            except ZygoteFailure as e:
+                logger.error("sandbox: %s; restarting the zygote", e)
+                zygote.restart()
+                return RunOutcome("internal", INTERNAL, (), time.monotonic() - started, str(e))
+        status, text, log = judge(report, stream, limits)
+        return RunOutcome(status, text, tuple(stream.cases), time.monotonic() - started, log)
+
+    def layers(self) -> dict[str, str]:
+        """Return each sandbox layer -> "on" or "unavailable: why" (waits for start-up)."""
+        self._announced.wait(START_TIMEOUT)
+        return dict(self._layers)
+
+    def _announce(self) -> None:
+        """Log, once, which layers the machine provides and which it cannot."""
+        try:
+            with self._zygotes[0].lock:
+                layers = dict(self._zygotes[0].ready())
+        except ZygoteFailure as e:
+            layers = {"zygote": f"unavailable: {e}"}
+        for name, state in layers.items():
+            log = logger.info if state == "on" else logger.warning
+            log("sandbox layer %s: %s", name, state)
+        self._layers = layers
+        self._announced.set()
+
+    def close(self) -> None:
+        """Stop every zygote (and any worker still running)."""
+        self._closed = True
+        for zygote in self._zygotes:
+            zygote.stop()
+
+
+_default: Sandbox | None = None
+_default_lock = threading.Lock()
+
+
+def default_sandbox() -> Sandbox:
+    """Return the process-wide sandbox, starting it on first use (closed at exit)."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = Sandbox()
+            atexit.register(_default.close)
+        return _default

@@ -1,0 +1,96 @@
+"""Zygote start-up: warm torch up and probe which per-worker layers this machine provides."""
+
+from __future__ import annotations
+
+import gc
+import os
+import socket
+import threading
+
+import torch
+import torch.nn.functional as F
+
+from . import confine, seccomp, worker
+
+UID_BASE = 2_000_000_000  # workers run as UID_BASE + the zygote's pid (unique while it lives)
+PROBE_FAILURES = {
+    1: "the filter could not be installed",
+    2: "sockets were not refused",
+    3: "threads failed under the filter",
+    4: "fork was not refused",
+}
+
+
+def prepare() -> tuple[confine.Plan, dict[str, str]]:
+    """Warm torch up, probe the per-worker layers and return the plan every worker follows."""
+    torch.set_num_threads(1)
+    warm()
+    uid = UID_BASE + os.getpid() if os.geteuid() == 0 else None
+    layers = {"process": "on", "environment": "on", "workdir": "on", "rlimits": "on"}
+    layers["uid"] = "on" if uid is not None else "unavailable: not running as root"
+    layers["seccomp"] = probe_seccomp()
+    gc.freeze()
+    return confine.Plan(uid, layers["seccomp"] == "on", os.getpid()), layers
+
+
+def warm() -> None:
+    """Run the usual operations once so that workers inherit torch's lazy state ready-made."""
+    for dtype in (torch.float32, torch.float64):
+        x, w = torch.randn(8, 5, dtype=dtype), torch.randn(5, 3, dtype=dtype)
+        y = (x @ w).tanh()
+        y.exp().log().max(1, keepdim=True).values.sum(0, keepdim=True)
+        (y**2).mean() + y.var(0).sum() + (y.T @ y).sum() + y[range(8), [0] * 8].mean()
+        torch.zeros_like(y).index_add_(0, torch.arange(8), y)
+        F.cross_entropy(y, torch.zeros(8, dtype=torch.long)) + F.one_hot(torch.arange(3), 3).sum()
+        torch.allclose(y, y), str(y)
+    worker.rehearse()
+
+
+def probe_seccomp() -> str:
+    """Fork a probe that installs the filter and checks what it refuses; report the layer."""
+    why = seccomp.supported()
+    if why:
+        return f"unavailable: {why}"
+    pid = os.fork()
+    if pid == 0:
+        os._exit(_probe())
+    _, status = os.waitpid(pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    return "on" if code == 0 else f"unavailable: {PROBE_FAILURES.get(code, f'probe ended {code}')}"
+
+
+def _probe() -> int:
+    """In the probe: install the filter, then check sockets, threads and fork."""
+    try:
+        seccomp.install(os.getpid())
+    except OSError:
+        return 1
+    if _works(lambda: socket.socket(socket.AF_UNIX).close()):
+        return 2
+    if not _works(_thread_round_trip):
+        return 3
+    return 4 if _works(_fork_and_reap) else 0
+
+
+def _works(action) -> bool:
+    """Return whether action ran without an OSError or RuntimeError."""
+    try:
+        action()
+    except (OSError, RuntimeError):
+        return False
+    return True
+
+
+def _thread_round_trip() -> None:
+    """Start a thread and wait for it."""
+    thread = threading.Thread(target=lambda: None)
+    thread.start()
+    thread.join()
+
+
+def _fork_and_reap() -> None:
+    """Fork a child that exits at once, and reap it."""
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)

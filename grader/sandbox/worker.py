@@ -1,0 +1,244 @@
+"""The worker's side of a run: execute the learner's code once per case and stream the results.
+
+Frames written to the result pipe, in order: {"kind": "ready"} once confined; one
+{"kind": "case", ...} per case run (with the returned tensors as blobs); {"kind": "done"}.
+"""
+
+from __future__ import annotations
+
+import builtins
+import io
+import linecache
+import math
+import os
+import sys
+import traceback
+
+import torch
+import torch.nn.functional as F
+
+from .confine import EXIT_MEMORY, EXIT_NO_RESULT
+from .protocol import Frame, write_frame
+from .records import DTYPE_NAMES
+from .tensorwire import tensor_bytes, tensor_from
+
+FILENAME = "<your code>"
+HUGE_OUTPUT = 16  # printing this many times the output cap stops the code
+MAX_MESSAGE, MAX_TRACEBACK = 2000, 8000
+
+
+class AutogradForbidden(BaseException):
+    """Raised when learner code calls autograd; a BaseException so `except Exception` misses it."""
+
+
+class OutputLimitExceeded(BaseException):
+    """Raised when learner code prints far more than the output cap."""
+
+
+STOPS = (SystemExit, AutogradForbidden, OutputLimitExceeded)
+
+
+class Capture(io.TextIOBase):
+    """A text stream that keeps the first `cap` characters of a run and counts the rest."""
+
+    def __init__(self, cap: int):
+        super().__init__()
+        self.cap, self.kept, self.total = cap, 0, 0
+        self._parts: list[str] = []
+        self._dropped = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        self.total += len(text)
+        piece = text[: max(0, self.cap - self.kept)]
+        self.kept += len(piece)
+        self._parts.append(piece)
+        self._dropped += len(text) - len(piece)
+        if self.total > HUGE_OUTPUT * self.cap:
+            raise OutputLimitExceeded(f"printed more than {HUGE_OUTPUT * self.cap} characters")
+        return len(text)
+
+    def take(self) -> str:
+        """Return what was printed since the last take, with a note if some was dropped."""
+        text = "".join(self._parts)
+        if self._dropped:
+            text += f"\n[output truncated: {self._dropped} more characters not shown]\n"
+        self._parts, self._dropped = [], 0
+        return text
+
+
+def serve(payload: Frame, out: int) -> int:
+    """Run every case of the job in payload, streaming frames to out; return the exit code."""
+    job = payload.header
+    capture = Capture(job["output_bytes"])
+    sys.stdout = sys.stderr = capture
+    forbid_autograd()
+    try:
+        write_frame(out, {"kind": "ready"})
+        run_cases(job, payload.blobs, capture, out)
+        write_frame(out, {"kind": "done"})
+        os.close(out)  # the parent sees the end of the stream now, not after the exit
+    except OSError:
+        return EXIT_NO_RESULT
+    except MemoryError:
+        return EXIT_MEMORY
+    return 0
+
+
+def forbid_autograd() -> None:
+    """Turn autograd off and make its entry points raise AutogradForbidden."""
+    torch.set_grad_enabled(False)
+    torch.Tensor.backward = _refuse
+    torch.autograd.backward = _refuse
+    torch.autograd.grad = _refuse
+
+
+def _refuse(*args, **kwargs):
+    raise AutogradForbidden("autograd is not available here: write the gradient by hand")
+
+
+def run_cases(job: dict, blobs: tuple, capture: Capture, out: int) -> None:
+    """Execute the code once per case, writing one frame per case; stop early when told to."""
+    source = job["code"]
+    linecache.cache[FILENAME] = (len(source), None, source.splitlines(True), FILENAME)
+    try:
+        code = compile(source, FILENAME, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as e:
+        code, first_error = None, learner_error(e)
+    budget = job["result_bytes"]
+    for case in job["cases"]:
+        if code is None:
+            _send(out, case["name"], first_error, {}, [], capture)
+            return
+        ns = namespace(case, blobs)
+        error, stop = run_code(code, ns)
+        returned, data, budget = collect(ns, case["outputs"], budget)
+        _send(out, case["name"], error, returned, data, capture)
+        if stop:
+            return
+
+
+def _send(out: int, name: str, error, returned: dict, data: list, capture: Capture) -> None:
+    """Write one case frame."""
+    header = {"kind": "case", "name": name, "error": error, "returned": returned}
+    write_frame(out, {**header, "stdout": capture.take()}, data)
+
+
+def namespace(case: dict, blobs: tuple) -> dict:
+    """Return a fresh namespace: torch, F, math, the case's values and fresh input tensors."""
+    ns = {"__name__": "__main__", "__builtins__": dict(builtins.__dict__)}
+    ns.update(torch=torch, F=F, math=math)
+    ns.update(case["values"])
+    for spec in case["tensors"]:
+        ns[spec["name"]] = tensor_from(blobs[spec["blob"]], spec["dtype"], spec["shape"])
+    return ns
+
+
+def run_code(code, ns: dict) -> tuple[dict | None, bool]:
+    """Execute code in ns; return the learner's error (or None) and whether to stop the run."""
+    try:
+        exec(code, ns)
+    except STOPS as e:
+        return learner_error(e), True
+    except BaseException as e:
+        return learner_error(e), False
+    return None, False
+
+
+def learner_error(e: BaseException) -> dict:
+    """Describe an exception through the frames of the learner's own code only."""
+    walk = traceback.walk_tb(e.__traceback__)
+    summary = traceback.StackSummary.extract(walk, lookup_lines=False)
+    frames = [f for f in summary if f.filename == FILENAME]
+    line = frames[-1].lineno if frames else None
+    if isinstance(e, SyntaxError) and e.filename == FILENAME:
+        line = e.lineno
+    head = "Traceback (most recent call last):\n" if frames else ""
+    text = head + "".join(traceback.StackSummary.from_list(frames).format()) + _only(e)
+    message = _safe(lambda: str(e), "<unprintable>")
+    return {"type": type(e).__name__, "message": message[:MAX_MESSAGE], "line": line,
+            "traceback": text[-MAX_TRACEBACK:]}  # fmt: skip
+
+
+def _only(e: BaseException) -> str:
+    """Return the exception's last traceback line(s), even if its str() fails."""
+    fallback = f"{type(e).__name__}: <unprintable>\n"
+    return _safe(lambda: "".join(traceback.format_exception_only(type(e), e)), fallback)
+
+
+def _safe(make, fallback: str) -> str:
+    """Return make(), or fallback if learner-defined code inside it raises."""
+    try:
+        return make()
+    except BaseException:
+        return fallback
+
+
+def collect(ns: dict, outputs: list, budget: int) -> tuple[dict, list, int]:
+    """Describe each output variable; return the entries, their blobs and the budget left."""
+    returned, data = {}, []
+    for name in outputs:
+        entry, blob = _output(ns, name, budget)
+        if blob is not None:
+            entry["blob"] = len(data)
+            data.append(blob)
+            budget -= blob.nbytes
+        returned[name] = entry
+    return returned, data, budget
+
+
+def _output(ns: dict, name: str, budget: int) -> tuple[dict, memoryview | None]:
+    """Return the wire entry for one output variable and its bytes, if it is a usable tensor."""
+    if name not in ns:
+        return {"problem": "is not defined"}, None
+    value = ns[name]
+    try:
+        problem = problem_with(value)
+        size = 0 if problem else value.numel() * value.element_size()
+        if not problem and size > budget:
+            problem = f"is too large to return ({size} bytes; {budget} bytes are left)"
+        if problem:
+            return {"problem": problem}, None
+        return {"dtype": DTYPE_NAMES[value.dtype], "shape": list(value.shape)}, tensor_bytes(value)
+    except BaseException as e:
+        return {"problem": f"could not be read ({type(e).__name__})"}, None
+
+
+def problem_with(value: object) -> str | None:
+    """Return why value cannot be returned as a tensor, or None if it can."""
+    kind = type(value)
+    if kind is not torch.Tensor:
+        if isinstance(value, torch.Tensor):
+            return f"is a tensor subclass {kind.__name__}, not a plain tensor"
+        if value is None:
+            return "is None, not a tensor"
+        article = "an" if kind.__name__[:1].lower() in "aeiou" else "a"
+        return f"is {article} {kind.__name__}, not a tensor"
+    if value.is_nested or value.layout != torch.strided:
+        return f"is a {value.layout} tensor, not a dense one"
+    if value.device.type != "cpu":
+        return f"is on device {value.device}, not the CPU"
+    if value.dtype not in DTYPE_NAMES:
+        return f"has dtype {value.dtype}, which the grader cannot read"
+    return None
+
+
+def rehearse() -> None:
+    """Run a tiny job in this process so lazy imports and caches are warm before forking."""
+    x = torch.randn(4, 3)
+    case = {"name": "warm", "values": {"n": 4}, "outputs": ["y", "z", "nope", "n"],
+            "tensors": [{"name": "x", "blob": 0, "dtype": "float32", "shape": [4, 3]}]}  # fmt: skip
+    source = "y = (x @ x.T).tanh().sum(0, keepdim=True)\nz = F.softmax(x, 1)\nprint(y)\n1 / 0\n"
+    linecache.cache[FILENAME] = (len(source), None, source.splitlines(True), FILENAME)
+    ns = namespace(case, (tensor_bytes(x),))
+    stdout, sys.stdout = sys.stdout, Capture(1000)
+    try:
+        run_code(compile(source, FILENAME, "exec", dont_inherit=True), ns)
+        collect(ns, case["outputs"], 10**6)
+    finally:
+        sys.stdout = stdout
+        del linecache.cache[FILENAME]

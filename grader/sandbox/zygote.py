@@ -1,0 +1,203 @@
+"""The zygote: imports torch once, then hands each run to a confined worker forked in advance.
+
+It talks to the parent over a SOCK_SEQPACKET socket, one JSON packet per message:
+    zygote -> parent  {"kind": "ready", "layers": {...}, "pid": n}            once, at start-up
+    parent -> zygote  {"kind": "run", "id": n, "limits": {...}}  + fds: payload pipe (read end),
+                                                                   result pipe (write end)
+    parent -> zygote  {"kind": "stop", "id": n}                   kill the running worker now
+    zygote -> parent  {"kind": "exit", "id": n, "code", "signal", "cpu", "wall", "killed", "error"}
+A spare worker is forked while the zygote is idle; it detaches and waits. A run passes it the
+two pipes, so it reads its job straight from the parent and streams frames straight back: no
+learner's code, inputs or results pass through the zygote's memory, which later workers inherit.
+sandbox.py starts the zygote through BOOT, which isolates it before this module is imported.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import math
+import os
+import select
+import shutil
+import signal
+import socket
+import tempfile
+import time
+from dataclasses import dataclass
+
+from . import confine, worker
+from .protocol import FrameReader, ProtocolError, recv_packet, send_packet, write_frame
+from .warmup import prepare
+
+TICK = 0.005  # seconds between checks on kernels without pidfd_open
+
+
+@dataclass(frozen=True)
+class Spare:
+    """A worker forked in advance, waiting on its socket for a run."""
+
+    pid: int
+    sock: socket.socket
+    workdir: str
+
+
+def main(sock_fd: int, layers: dict[str, str]) -> None:
+    """Prepare, announce the layers, then serve runs until the parent goes away."""
+    sock = socket.socket(fileno=sock_fd)
+    plan, more = prepare()
+    send_packet(sock, {"kind": "ready", "layers": {**layers, **more}, "pid": os.getpid()})
+    spare = fork_spare(plan)
+    while (message := _receive(sock)) is not None:
+        header, fds = message
+        if header.get("kind") != "run" or len(fds) != 2:
+            _close(fds)
+            continue
+        report = run(header, fds, spare or fork_spare(plan), sock)
+        if report.get("killed") == "parent":
+            return
+        send_packet(sock, report)
+        spare = fork_spare(plan)
+
+
+def fork_spare(plan: confine.Plan) -> Spare | None:
+    """Fork a worker that detaches and waits for a run; None if that fails."""
+    try:
+        workdir = _workdir(plan)
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        gc.freeze()
+        pid = os.fork()
+    except OSError:
+        return None
+    if pid == 0:
+        _worker(theirs, workdir, plan)
+    theirs.close()
+    return Spare(pid, ours, workdir)
+
+
+def _workdir(plan: confine.Plan) -> str:
+    """Create a fresh empty work directory owned by the worker's uid."""
+    path = tempfile.mkdtemp(prefix="run-", dir="/tmp")
+    if plan.uid is not None:
+        os.chown(path, plan.uid, plan.uid)
+    return path
+
+
+def _worker(sock: socket.socket, workdir: str, plan: confine.Plan) -> None:
+    """In the spare: detach, wait for a run, confine, run the job and exit; never returns."""
+    code = confine.EXIT_SETUP
+    try:
+        confine.detach(sock.fileno(), workdir)
+        message = recv_packet(sock)
+        if message is None:
+            os._exit(0)  # the zygote is going away
+        header, fds = message
+        confine.adopt_fds(result_fd=fds[1], payload_fd=fds[0])
+        payload = FrameReader(confine.PAYLOAD_FD).read()
+        os.close(confine.PAYLOAD_FD)
+        confine.confine(plan, header["limits"])
+        code = worker.serve(payload, confine.RESULT_FD)
+    except BaseException as e:
+        with contextlib.suppress(BaseException):
+            write_frame(confine.RESULT_FD, {"kind": "internal", "log": f"worker setup: {e!r}"})
+    finally:
+        os._exit(code)
+
+
+def run(header: dict, fds: list[int], spare: Spare | None, sock: socket.socket) -> dict:
+    """Hand one run to the spare, watch it, reap it and return the exit report."""
+    report = {"kind": "exit", "id": header.get("id"), "killed": None}
+    started = time.monotonic()
+    try:
+        wall = header["limits"]["wall_seconds"]
+        send_packet(spare.sock, {"limits": header["limits"]}, fds)
+    except (AttributeError, KeyError, TypeError, OSError) as e:
+        report["error"] = f"could not start a worker: {e!r}"
+    finally:
+        _close(fds)
+    if spare is None:
+        return report
+    try:
+        if "error" not in report:
+            report["killed"] = watch(spare.pid, sock, started + wall)
+    finally:
+        report |= _reap(spare)
+    return report | {"wall": time.monotonic() - started}
+
+
+def _reap(spare: Spare) -> dict:
+    """Kill what is left of a worker, reap it, remove its work dir; return how it ended."""
+    spare.sock.close()
+    _kill_group(spare.pid)
+    _, status, usage = os.wait4(spare.pid, 0)
+    shutil.rmtree(spare.workdir, ignore_errors=True)
+    ended = {"code": os.WEXITSTATUS(status), "signal": None}
+    if os.WIFSIGNALED(status):
+        ended = {"code": None, "signal": os.WTERMSIG(status)}
+    return ended | {"cpu": usage.ru_utime + usage.ru_stime, "maxrss": usage.ru_maxrss * 1024}
+
+
+def watch(pid: int, sock: socket.socket, deadline: float) -> str | None:
+    """Wait for the worker to end; kill its process group at the deadline or when asked."""
+    pidfd = _pidfd(pid)
+    poller = select.poll()
+    poller.register(sock.fileno(), select.POLLIN)
+    if pidfd is not None:
+        poller.register(pidfd, select.POLLIN)
+    try:
+        while (remaining := deadline - time.monotonic()) > 0:
+            wait = remaining if pidfd is not None else min(remaining, TICK)
+            ready = {fd for fd, _ in poller.poll(math.ceil(wait * 1000))}
+            if pidfd in ready or (pidfd is None and _ended(pid)):
+                return None
+            if sock.fileno() in ready and (reason := _control(sock)):
+                return reason
+        return "wall"
+    finally:
+        _kill_group(pid)
+        if pidfd is not None:
+            os.close(pidfd)
+
+
+def _pidfd(pid: int) -> int | None:
+    """Return a pidfd for the worker, or None on kernels without pidfd_open (then poll)."""
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None
+
+
+def _ended(pid: int) -> bool:
+    """Return whether the worker has ended, without reaping it."""
+    return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+
+
+def _control(sock: socket.socket) -> str | None:
+    """Handle a packet that arrived during a run: "stop", or "parent" when the parent is gone."""
+    message = _receive(sock)
+    if message is None:
+        return "parent"
+    header, fds = message
+    _close(fds)
+    return "stop" if header.get("kind") == "stop" else None
+
+
+def _kill_group(pid: int) -> None:
+    """SIGKILL the worker and its whole process group (it leads its own session)."""
+    for kill in (os.kill, os.killpg):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            kill(pid, signal.SIGKILL)
+
+
+def _receive(sock: socket.socket) -> tuple[dict, list[int]] | None:
+    """Receive one control packet, or None when the parent has gone or sent garbage."""
+    try:
+        return recv_packet(sock)
+    except (OSError, ProtocolError):
+        return None
+
+
+def _close(fds: list[int]) -> None:
+    """Close each fd."""
+    for fd in fds:
+        os.close(fd)

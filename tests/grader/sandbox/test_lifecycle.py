@@ -1,0 +1,154 @@
+"""The pool around the workers: layers, concurrency, busy, zygote restarts, nothing left over."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+import torch
+
+from grader.sandbox import Case, Limits, Sandbox
+from grader.sandbox.warmup import UID_BASE
+
+from .conftest import LIMITS
+
+LAYERS = {"process", "environment", "workdir", "rlimits", "uid", "seccomp", "network"}
+
+
+def test_layers_are_all_reported(sandbox):
+    layers = sandbox.layers()
+    assert LAYERS | {"filesystem", "procfs"} <= set(layers)
+    assert all(v == "on" or v.startswith("unavailable: ") for v in layers.values())
+    if os.geteuid() == 0:
+        assert set(layers.values()) == {"on"}, layers
+
+
+def test_concurrent_runs_get_their_own_results(sandbox):
+    def one(i):
+        x = torch.full((4,), float(i))
+        outcome = sandbox.run("y = x + 1", [Case("a", {"x": x}, {}, ("y",))])
+        return outcome.status, outcome.cases[0].returned["y"].tensor
+
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(one, range(16)))
+    for i, (status, y) in enumerate(results):
+        assert status == "ok" and torch.equal(y, torch.full((4,), i + 1.0))
+
+
+@pytest.fixture(scope="module")
+def lonely():
+    """Return a sandbox with one slot and no queue."""
+    box = Sandbox(LIMITS, slots=1, queue=0)
+    yield box
+    box.close()
+
+
+ONE = [Case("a", {}, {}, ())]
+
+
+def test_a_full_queue_answers_busy(lonely):
+    lonely.layers()
+    slow = threading.Thread(target=lonely.run, args=("import time\ntime.sleep(1)", ONE))
+    slow.start()
+    time.sleep(0.3)
+    outcome = lonely.run("y = 1", ONE)
+    slow.join()
+    assert outcome.status == "busy" and outcome.message
+
+
+def test_a_dead_zygote_is_replaced_before_the_next_run(lonely):
+    assert lonely.run("y = 1", []).status == "ok"
+    zygote = lonely._zygotes[0]
+    os.kill(zygote.proc.pid, signal.SIGKILL)
+    zygote.proc.wait()
+    assert lonely.run("y = 1", []).status == "ok"
+
+
+def test_a_zygote_dying_mid_run_costs_only_that_run(lonely):
+    lonely.run("y = 1", [])
+    pid = lonely._zygotes[0].proc.pid
+    threading.Timer(0.3, os.kill, (pid, signal.SIGKILL)).start()
+    outcome = lonely.run("import time\ntime.sleep(1.5)", ONE)
+    assert outcome.status == "internal"
+    assert outcome.message == "The grader failed; this is not a problem with your code."
+    assert outcome.log
+    assert lonely.run("y = 1", []).status == "ok"
+    assert not _processes_of(pid)
+
+
+def test_no_process_is_left_behind(sandbox, run):
+    for code in ("import time\ntime.sleep(100)", "while True:\n    pass", "import os\nos._exit(1)"):
+        run(code)
+    run("y = x")
+    deadline = time.monotonic() + 2
+    for zygote in sandbox._zygotes:
+        while _processes_of(zygote.proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert _processes_of(zygote.proc.pid) == []
+        assert len(_children(zygote.proc.pid)) <= 1  # the spare, waiting as root
+        assert all(_uid(pid) == os.geteuid() for pid in _children(zygote.proc.pid))
+
+
+def test_threads_are_allowed_but_bounded(run):
+    code = "import threading\nts = [threading.Thread(target=print) for i in range(3)]\n"
+    code += "[t.start() for t in ts]\n[t.join() for t in ts]\ny = x"
+    assert run(code).status == "ok"
+    many = "import threading, time\nfor i in range(100):\n"
+    many += "    threading.Thread(target=time.sleep, args=(5,), daemon=True).start()"
+    assert run(many).cases[0].error.type == "RuntimeError"
+
+
+def test_limits_are_per_run(run):
+    limits = Limits(**{**LIMITS.__dict__, "wall_seconds": 0.5})
+    assert run("import time\ntime.sleep(1)", limits=limits).status == "wall_limit"
+
+
+def _children(pid: int) -> list[int]:
+    """Return the pids whose parent is pid."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    stat = f.read()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry))
+    return found
+
+
+def _uid(pid: int) -> int:
+    """Return the real uid of a process."""
+    with open(f"/proc/{pid}/status") as f:
+        return int(next(line for line in f if line.startswith("Uid:")).split()[1])
+
+
+def _processes_of(zygote_pid: int) -> list[int]:
+    """Return the live (not zombie) pids running as the worker uid of a zygote."""
+    uid = str(UID_BASE + zygote_pid)
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/status") as f:
+                fields = dict(line.split(":", 1) for line in f if ":" in line)
+        except OSError:
+            continue
+        if uid in fields.get("Uid", "").split() and not fields["State"].strip().startswith("Z"):
+            found.append(int(entry))
+    return found
+
+
+def test_close_stops_every_zygote_and_refuses_new_runs():
+    box = Sandbox(LIMITS, slots=2)
+    assert box.run("y = 1", ONE).status == "ok"
+    pids = [z.proc.pid for z in box._zygotes]
+    box.close()
+    assert all(z.proc.poll() is not None for z in box._zygotes)
+    assert all(_children(pid) == [] for pid in pids)
+    with pytest.raises(RuntimeError):
+        box.run("y = 1", ONE)

@@ -1,0 +1,75 @@
+"""Each limit ends the run with its own status and message, and the next run is unaffected."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from grader.sandbox import Limits
+
+from .conftest import LIMITS
+
+
+def test_infinite_loop_hits_the_cpu_limit(run, honest):
+    started = time.monotonic()
+    outcome = run("while True:\n    pass")
+    assert outcome.status == "cpu_limit"
+    assert outcome.message == "Your code did not finish within 1 s. Check for an infinite loop."
+    assert time.monotonic() - started < LIMITS.wall_seconds + 1
+    honest()
+
+
+def test_ignoring_sigxcpu_still_hits_the_cpu_limit(run, honest):
+    code = "import signal\nsignal.signal(signal.SIGXCPU, signal.SIG_IGN)\nwhile True:\n    pass"
+    limits = Limits(**{**LIMITS.__dict__, "wall_seconds": 4})
+    assert run(code, limits=limits).status == "cpu_limit"
+    honest()
+
+
+def test_sleeping_hits_the_wall_limit(run, honest):
+    started = time.monotonic()
+    outcome = run("import time\ntime.sleep(100)")
+    assert outcome.status == "wall_limit" and "within 2 s" in outcome.message
+    assert time.monotonic() - started < LIMITS.wall_seconds + 1
+    honest()
+
+
+@pytest.mark.parametrize(
+    "code",
+    ["y = torch.empty(10**12)", "y = torch.ones(200_000_000)", "b = bytearray(2 * 1024**3)"],
+)
+def test_huge_allocations_hit_the_memory_limit(run, honest, code):
+    outcome = run(code)
+    assert outcome.status == "memory_limit"
+    assert outcome.message.startswith("Your code ran out of memory")
+    honest()
+
+
+def test_modest_overflow_of_output_is_truncated_with_a_note(run):
+    outcome = run("print('x' * 10000)\ny = x")
+    assert outcome.status == "ok"
+    stdout = outcome.cases[0].stdout
+    assert stdout.startswith("x" * LIMITS.output_bytes)
+    assert "[output truncated: 5905 more characters not shown]" in stdout
+    assert len(stdout) < LIMITS.output_bytes + 200
+
+
+def test_a_gigabyte_of_printing_is_stopped(run, honest):
+    started = time.monotonic()
+    outcome = run("for i in range(10**7):\n    print('x' * 100)")
+    assert outcome.status == "output_limit"
+    assert len(outcome.cases[0].stdout) < LIMITS.output_bytes + 200
+    assert time.monotonic() - started < 1
+    honest()
+
+
+def test_writing_a_big_file_fails(run):
+    error = run("open('big', 'wb').write(b'x' * 2 * 1024**2)").cases[0].error
+    assert error.type == "OSError" and "File too large" in error.message
+
+
+def test_opening_too_many_files_fails(run):
+    code = "fs = [open('f%d' % i, 'w') for i in range(200)]"
+    error = run(code).cases[0].error
+    assert error.type == "OSError" and "Too many open files" in error.message
