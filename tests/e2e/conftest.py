@@ -1,0 +1,49 @@
+"""Fixtures for the browser tests: a real `streamlit run app/main.py` and Debian's chromium.
+
+The server runs on a free localhost port with a fresh data directory; its log is kept so that a
+test can check that it started and ran with no warning or traceback. Screenshots go under
+test-output/ (ignored by git).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+# The suite imports test files with --import-mode=importlib, which adds no folder to sys.path;
+# put this one there so that the tests can import their helpers.
+sys.path.insert(0, str(Path(__file__).parent))
+
+from e2e_helpers import CHROMIUM, CHROMIUM_ARGS, OUTPUT, start_server, stop_server  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory):
+    """Yield the running app, shared by the browser tests."""
+    OUTPUT.mkdir(exist_ok=True)
+    running = start_server(tmp_path_factory.mktemp("ninja") / "var", OUTPUT / "server.log")
+    yield running
+    stop_server(running.process)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Yield Debian's headless chromium driven by Playwright, or skip without it."""
+    if not CHROMIUM.exists():
+        pytest.skip(f"Debian's chromium is not installed at {CHROMIUM} (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser):
+    """Yield a fresh browser page, tall enough to show a whole exercise."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1800})
+    yield context.new_page()
+    context.close()

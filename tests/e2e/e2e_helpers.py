@@ -1,0 +1,117 @@
+"""Helpers for the browser tests: start and stop the app, drive the Ace editor."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+OUTPUT = ROOT / "test-output"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+START_TIMEOUT = 60
+EDITOR = "iframe[title*='code_editor']"
+WAIT_MS = 60_000
+
+
+class Server:
+    """A running app: its base URL and its log file."""
+
+    def __init__(self, url: str, log: Path, process: subprocess.Popen):
+        self.url, self.log, self.process = url, log, process
+
+    def log_text(self) -> str:
+        return self.log.read_text(encoding="utf-8", errors="replace")
+
+
+def free_port() -> int:
+    """Return a localhost port that nothing listens on."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_server(data_dir: Path, log: Path) -> Server:
+    """Start `streamlit run app/main.py` and wait until its health check answers."""
+    port = free_port()
+    env = {**os.environ, "NINJA_DATA_DIR": str(data_dir)}
+    command = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "app/main.py",
+        "--server.port",
+        str(port),
+        "--server.address",
+        "127.0.0.1",
+    ]
+    with log.open("w") as out:
+        process = subprocess.Popen(
+            command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the app exited with {process.returncode}:\n{log.read_text()}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as response:
+                if response.status == 200:
+                    return Server(url, log, process)
+        except OSError:
+            time.sleep(0.1)
+    stop_server(process)
+    raise RuntimeError(f"the app did not answer within {START_TIMEOUT} s:\n{log.read_text()}")
+
+
+def stop_server(process: subprocess.Popen) -> None:
+    """Stop the server's whole process group (streamlit and the grader's sandbox workers)."""
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+def open_page(page, url: str) -> None:
+    """Open url and wait for the page's title."""
+    page.goto(url)
+    page.locator("h1").first.wait_for(timeout=WAIT_MS)
+
+
+def editor_text(page) -> str:
+    """Return the text shown in the Ace editor."""
+    return page.frame_locator(EDITOR).locator(".ace_content").inner_text()
+
+
+def type_and_submit(page, code: str) -> None:
+    """Replace the editor's text by typing code, then press Ctrl+Enter."""
+    content = page.frame_locator(EDITOR).locator(".ace_content")
+    content.wait_for(timeout=WAIT_MS)
+    content.click()
+    page.keyboard.press("Control+a")
+    page.keyboard.press("Backspace")
+    page.keyboard.type(code)
+    first = code.splitlines()[0]
+    deadline = time.monotonic() + 10
+    while first not in editor_text(page) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    page.keyboard.press("Control+Enter")

@@ -1,0 +1,51 @@
+"""In a real browser: type answers into the editor, press Ctrl+Enter, read the feedback."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from e2e_helpers import OUTPUT, editor_text, open_page, type_and_submit
+
+pytestmark = pytest.mark.e2e
+
+DLOGPROBS = "dlogprobs = torch.zeros_like(logprobs)\ndlogprobs[range(n), Yb] = -1.0 / n\n"
+NO_KEEPDIM = "dcounts_sum_inv = (counts * dprobs).sum(1)\n"
+TIMEOUT_MS = 60_000
+
+
+def test_home_shows_the_map_and_the_dataset(server, page):
+    open_page(page, server.url)
+    page.get_by_text("Your map of the backward pass").wait_for(timeout=TIMEOUT_MS)
+    page.get_by_text("30,460 words").wait_for(timeout=TIMEOUT_MS)
+    page.screenshot(path=OUTPUT / "home.png", full_page=True)
+
+
+def test_solve_dlogprobs_then_reload_and_it_is_still_solved(server, page):
+    open_page(page, f"{server.url}/dlogprobs")
+    type_and_submit(page, DLOGPROBS)
+    page.get_by_text("Solved.", exact=False).first.wait_for(timeout=TIMEOUT_MS)
+    page.locator(".stMarkdownBadge", has_text=re.compile(r"\bSolved$")).wait_for(timeout=TIMEOUT_MS)
+    page.screenshot(path=OUTPUT / "dlogprobs-solved.png")
+    page.reload()
+    page.get_by_text("Your last attempt (1 so far): solved.").wait_for(timeout=TIMEOUT_MS)
+    page.locator(".stMarkdownBadge", has_text=re.compile(r"\bSolved$")).wait_for(timeout=TIMEOUT_MS)
+    assert "dlogprobs[range(n), Yb] = -1.0 / n" in editor_text(page), "the draft is back"
+    page.screenshot(path=OUTPUT / "dlogprobs-after-reload.png")
+
+
+def test_a_wrong_dcounts_sum_inv_gets_the_shape_message(server, page):
+    open_page(page, f"{server.url}/dcounts_sum_inv")
+    type_and_submit(page, NO_KEEPDIM)
+    message = "has the wrong shape: got (32,), expected (32, 1)."
+    page.get_by_text(message, exact=False).first.wait_for(timeout=TIMEOUT_MS)
+    page.get_by_text("keepdim=True", exact=False).first.wait_for(timeout=TIMEOUT_MS)
+    page.screenshot(path=OUTPUT / "dcounts_sum_inv-shape.png")
+
+
+def test_the_server_log_has_no_warning_or_traceback(server, page):
+    open_page(page, server.url)
+    log = server.log_text()
+    assert "URL: http://" in log
+    for bad in ("Traceback", "WARNING", "Warning", "Error", "error"):
+        assert bad not in log, f"the server log has {bad!r}:\n{log}"
