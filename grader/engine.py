@@ -142,7 +142,7 @@ class Grader:
             )
             done.append(checks.check_random(name, rnd, prepared.expected[RANDOM], hint))
         if done[-1].status == PASS:
-            alt = checks.answer(outcome, ALT, name)
+            alt = next(c for c in outcome.cases if c.name == ALT)
             sizes = prepared.runs[ALT].sizes
             done.append(checks.check_sizes(name, alt, prepared.expected[ALT], sizes))
         return _result(
@@ -163,7 +163,7 @@ class Grader:
         )
         run, cots = prepared.runs[case], prepared.cotangents[case]
         partials = [
-            (missing, _partial(exercise, run, {k: cots[k] for k in kept}))
+            (missing, _partial(exercise, run, _only(cots, kept)))
             for kept, missing in diagnose.missing_subsets(exercise.given)
         ]
         n = int(run.sizes.get("n", 1))
@@ -183,6 +183,11 @@ class Grader:
             return self._mistakes[key]
 
         return output
+
+
+def _only(cotangents: dict, kept: tuple[str, ...]) -> dict:
+    """Return the cotangents with every consumer but `kept` silenced (zero, still a stop)."""
+    return {k: v if k in kept else torch.zeros_like(v) for k, v in cotangents.items()}
 
 
 def _partial(exercise: Exercise, run, cotangents: dict):

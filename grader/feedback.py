@@ -78,6 +78,12 @@ def raised(kind: str, line: int | None) -> str:
     return f"Your code raised {kind}{where}:"
 
 
+def raised_at(kind: str, line: int | None, sizes: dict) -> str:
+    where = f" on line {line}" if line else ""
+    shown = ", ".join(f"{k}={v}" for k, v in sizes.items())
+    return f"Your code raised {kind}{where} with {shown}."
+
+
 def syntax_error(message: str, line: int | None, column: int | None) -> str:
     return f"Your code has a syntax error on line {line}, column {column}: {message}."
 

@@ -43,10 +43,9 @@ def autograd_use(tree: ast.Module) -> Problem | None:
 def _autograd_node(node: ast.AST) -> str:
     """Return a description of node if it touches autograd, else ''."""
     if isinstance(node, ast.Attribute):
-        if node.attr in AUTOGRAD_ATTRS:
-            return f".{node.attr}"
-        if node.attr == "func" and isinstance(node.value, ast.Name) and node.value.id == "torch":
-            return "torch.func"
+        dotted = _dotted(node)
+        module = next((m for m in AUTOGRAD_MODULES if dotted.startswith(m)), "")
+        return module or (f".{node.attr}" if node.attr in AUTOGRAD_ATTRS else "")
     if isinstance(node, ast.Name) and node.id == "functorch":
         return "functorch"
     if isinstance(node, ast.Import | ast.ImportFrom):
@@ -57,6 +56,15 @@ def _autograd_node(node: ast.AST) -> str:
     if isinstance(node, ast.Constant) and node.value in AUTOGRAD_ATTRS:
         return str(node.value)
     return ""
+
+
+def _dotted(node: ast.AST) -> str:
+    """Return `a.b.c` for an attribute chain on a plain name, else ''."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return ".".join([node.id, *reversed(parts)]) if isinstance(node, ast.Name) else ""
 
 
 def assigned_names(tree: ast.Module) -> set[str]:

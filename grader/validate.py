@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from data import default_dataset
 from grader.engine import Grader
 from grader.exercises import EXERCISES_DIR, Exercise, discover
 
@@ -61,7 +62,7 @@ def validate(path: Path | None = None, dataset=None) -> tuple[int, list[Finding]
     root, only = _root(path)
     catalog = discover(root)
     findings = [Finding(e.where, e.problem) for e in catalog.errors]
-    grader = Grader(dataset, catalog)
+    grader = Grader(dataset or default_dataset(), catalog)
     chosen = [e for e in catalog.exercises if only is None or only in (e.path, e.path.parent)]
     for exercise in chosen:
         findings.extend(prove(exercise, grader))

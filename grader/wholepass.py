@@ -45,14 +45,14 @@ def grade_pass(scenario: Scenario, runs: Runs, sandbox: Sandbox, code: str) -> P
     sizes_message = _sizes(scenario, runs, outcome) if root is None else ""
     solved = root is None and not sizes_message
     if root:
-        message = feedback.whole_pass_root(f"d{root}")
+        message = feedback.whole_pass_root(root)
     else:
         message = sizes_message or feedback.whole_pass_solved(len(rows))
     return PassResult(
         solved,
         info,
         rows,
-        root and f"d{root}",
+        root,
         message,
         stdout=_stdout(outcome),
         sizes_message=sizes_message,

@@ -20,6 +20,16 @@ def test_load_dataset_reads_the_cached_lecture_names_verbatim(lecture_names, tmp
     assert (len(ds.Ytr), len(ds.Ydev), len(ds.Yte)) == (182_625, 22_655, 22_866)
 
 
+def test_load_dataset_reads_a_local_copy_of_the_lecture_names_verbatim(lecture_names, tmp_path):
+    copy = tmp_path / "my_names.txt"
+    copy.write_bytes(lecture_names.read_bytes())
+    ds = load_dataset(copy)
+    assert ds.name == "names" and len(ds.words) == 32_033
+    assert (len(ds.Ytr), len(ds.Ydev), len(ds.Yte)) == (182_625, 22_655, 22_866)
+    copy.write_bytes(lecture_names.read_bytes() + b"zed\n")
+    assert load_dataset(copy).name == "my_names"
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [

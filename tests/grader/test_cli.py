@@ -86,7 +86,7 @@ def broken_copy(tmp_path):
     folder.mkdir()
     shutil.copy(ROOT / "exercises/01_mlp/scenario.toml", folder)
     text = (ROOT / "exercises/01_mlp/01_dlogprobs.toml").read_text()
-    (folder / "01_dlogprobs.toml").write_text(text + 'level = "easy"\n')
+    (folder / "01_dlogprobs.toml").write_text('level = "easy"\n' + text)
     return folder
 
 

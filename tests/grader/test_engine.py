@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
-from grader import Grader, feedback
+from grader import Catalog, Grader, feedback
 from grader.validate import prove
 
 
 @pytest.fixture(scope="module")
 def grader(default_data, catalog):
     return Grader(default_data, catalog)
+
+
+@pytest.fixture(scope="module")
+def plain(default_data, catalog):
+    """Return a grader whose exercises list no mistakes: only the generic diagnosis speaks."""
+    bare = tuple(replace(e, mistakes=()) for e in catalog.exercises)
+    return Grader(default_data, Catalog(catalog.scenarios, bare))
 
 
 def _text(result) -> str:
@@ -68,9 +77,23 @@ FEEDBACK = [
     (
         "hard-coded n",
         "dlogprobs",
-        "dlogprobs = torch.zeros_like(logprobs)\ndlogprobs[range(32), Yb] = -1.0 / 32",
+        "dlogprobs = torch.zeros_like(logprobs)\ndlogprobs[range(n), Yb] = -1.0 / 32",
         "sizes",
         feedback.hint_hard_coded(),
+    ),
+    (
+        "hard-coded size raises",
+        "dlogprobs",
+        "dlogprobs = torch.zeros_like(logprobs)\ndlogprobs[range(32), Yb] = -1.0 / n",
+        "sizes",
+        "Your code raised IndexError on line 2 with n=20",
+    ),
+    (
+        "hard-coded shape",
+        "db2",
+        "db2 = torch.cat([dlogits.sum(0), torch.zeros(27 - dlogits.shape[1])])",
+        "sizes",
+        "got (27,), expected (19,)",
     ),
     (
         "coincidence",
@@ -85,12 +108,20 @@ FEEDBACK = [
 @pytest.mark.parametrize(
     ("case", "exercise", "code", "kind", "text"), FEEDBACK, ids=[row[0] for row in FEEDBACK]
 )
-def test_feedback_names_the_problem(grader, case, exercise, code, kind, text):
-    result = grader.grade(exercise, code)
+def test_feedback_names_the_problem(plain, case, exercise, code, kind, text):
+    result = plain.grade(exercise, code)
     assert not result.solved
     failed = next(c for c in result.checks if c.status == "fail")
     assert failed.kind == kind, _text(result)
     assert text in f"{failed.message} {failed.hint}", _text(result)
+
+
+def test_instructor_mistakes_speak_first(grader, plain):
+    code = "dbndiff2 = 1.0 / n * torch.ones_like(bndiff2) * dbnvar"
+    listed = grader.grade("dbndiff2", code)
+    (mistake,) = [m for m in grader.catalog.get("dbndiff2").mistakes if "Bessel" in m.message]
+    assert mistake.message in _text(listed)
+    assert feedback.hint_factor("(n-1)/n") in _text(plain.grade("dbndiff2", code))
 
 
 def test_a_correct_answer_passes_every_check(grader, catalog):

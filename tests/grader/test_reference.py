@@ -43,7 +43,9 @@ def test_vjp_through_the_consumers_equals_autograd(mlp, runs, config):
 
 def test_vjp_with_one_consumer_misses_the_other(mlp, runs):
     run = runs.get(mlp, LECTURE)
-    partial = vjp(mlp, run, "counts", {"probs": run.grads["probs"]})
+    dprobs, dsum = run.grads["probs"], run.grads["counts_sum"]
+    partial = vjp(mlp, run, "counts", {"probs": dprobs, "counts_sum": torch.zeros_like(dsum)})
+    assert torch.allclose(partial, run.values["counts_sum_inv"] * dprobs)
     assert not torch.allclose(partial, run.grads["counts"])
 
 

@@ -12,7 +12,7 @@ from grader import rules
     [
         ("loss.backward()", ".backward"),
         ("d = W1.grad", ".grad"),
-        ("x = torch.autograd.grad(loss, W1)", ".autograd"),
+        ("x = torch.autograd.grad(loss, W1)", "torch.autograd"),
         ("from torch.autograd import grad", "torch.autograd"),
         ("import torch.func", "torch.func"),
         ("f = torch.func.grad(f)", "torch.func"),
