@@ -21,6 +21,7 @@ from .worker import MAX_MESSAGE, MAX_TRACEBACK
 MAX_TYPE, MAX_PROBLEM, MAX_LOG = 200, 500, 4000
 NOTE_SLACK = 200  # room for the "[output truncated …]" note
 FRAME_SLACK = 64 * 1024
+ESCAPED = 12  # JSON bytes per character at worst: a non-BMP character is two \uXXXX escapes
 
 
 @dataclass
@@ -69,7 +70,7 @@ def _case_spec(case: Case, blobs: list) -> dict:
 def stream_budget(limits: Limits, n_cases: int) -> int:
     """Return how many bytes a worker may send for a job: tensors, text and framing."""
     text = limits.output_bytes + n_cases * (NOTE_SLACK + MAX_MESSAGE + MAX_TRACEBACK)
-    return limits.result_bytes + 6 * text + (n_cases + 3) * FRAME_SLACK
+    return limits.result_bytes + ESCAPED * text + (n_cases + 3) * FRAME_SLACK
 
 
 def read_stream(fd: int, cases: Sequence[Case], limits: Limits, deadline: float) -> Stream:

@@ -12,6 +12,7 @@ import pytest
 import torch
 
 from grader.sandbox import Case, Limits, Sandbox
+from grader.sandbox.protocol import send_packet
 from grader.sandbox.warmup import UID_BASE
 
 from .conftest import LIMITS
@@ -152,3 +153,15 @@ def test_close_stops_every_zygote_and_refuses_new_runs():
     assert all(_children(pid) == [] for pid in pids)
     with pytest.raises(RuntimeError):
         box.run("y = 1", ONE)
+
+
+def test_a_stop_request_kills_the_running_worker_at_once(lonely):
+    assert lonely.run("y = 1", ONE).status == "ok"
+    zygote = lonely._zygotes[0]
+    threading.Timer(0.3, send_packet, (zygote.sock, {"kind": "stop"})).start()
+    started = time.monotonic()
+    patient = Limits(**{**LIMITS.__dict__, "wall_seconds": 10})
+    outcome = lonely.run("import time\ntime.sleep(5)", ONE, patient)
+    assert time.monotonic() - started < 3
+    assert "'killed': 'stop'" in outcome.log
+    assert lonely.run("y = 1", ONE).status == "ok"

@@ -5,25 +5,27 @@ from __future__ import annotations
 import time
 
 import pytest
+import torch
 
 from grader.sandbox import Limits
 
 from .conftest import LIMITS
 
+PATIENT = Limits(**{**LIMITS.__dict__, "wall_seconds": 10})  # CPU runs out first, even under load
+
 
 def test_infinite_loop_hits_the_cpu_limit(run, honest):
     started = time.monotonic()
-    outcome = run("while True:\n    pass")
+    outcome = run("while True:\n    pass", limits=PATIENT)
     assert outcome.status == "cpu_limit"
     assert outcome.message == "Your code did not finish within 1 s. Check for an infinite loop."
-    assert time.monotonic() - started < LIMITS.wall_seconds + 1
+    assert time.monotonic() - started < PATIENT.wall_seconds
     honest()
 
 
 def test_ignoring_sigxcpu_still_hits_the_cpu_limit(run, honest):
     code = "import signal\nsignal.signal(signal.SIGXCPU, signal.SIG_IGN)\nwhile True:\n    pass"
-    limits = Limits(**{**LIMITS.__dict__, "wall_seconds": 4})
-    assert run(code, limits=limits).status == "cpu_limit"
+    assert run(code, limits=PATIENT).status == "cpu_limit"
     honest()
 
 
@@ -31,7 +33,7 @@ def test_sleeping_hits_the_wall_limit(run, honest):
     started = time.monotonic()
     outcome = run("import time\ntime.sleep(100)")
     assert outcome.status == "wall_limit" and "within 2 s" in outcome.message
-    assert time.monotonic() - started < LIMITS.wall_seconds + 1
+    assert time.monotonic() - started < LIMITS.wall_seconds + 3
     honest()
 
 
@@ -60,7 +62,7 @@ def test_a_gigabyte_of_printing_is_stopped(run, honest):
     outcome = run("for i in range(10**7):\n    print('x' * 100)")
     assert outcome.status == "output_limit"
     assert len(outcome.cases[0].stdout) < LIMITS.output_bytes + 200
-    assert time.monotonic() - started < 1
+    assert time.monotonic() - started < 5  # stopped long before a gigabyte
     honest()
 
 
@@ -73,3 +75,15 @@ def test_opening_too_many_files_fails(run):
     code = "fs = [open('f%d' % i, 'w') for i in range(200)]"
     error = run(code).cases[0].error
     assert error.type == "OSError" and "Too many open files" in error.message
+
+
+def test_output_beyond_ascii_survives_the_wire(run):
+    outcome = run("print('😀\\u2028\\x00' * 3000)\ny = x")
+    assert outcome.status == "ok"
+    assert outcome.cases[0].stdout.startswith("😀\u2028\x00" * 1000)
+
+
+def test_a_result_near_the_cap_comes_back_whole(run):
+    outcome = run("y = torch.arange(200_000, dtype=torch.float32)")
+    assert outcome.status == "ok"
+    assert torch.equal(outcome.cases[0].returned["y"].tensor, torch.arange(200_000.0))

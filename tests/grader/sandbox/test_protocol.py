@@ -82,7 +82,7 @@ def test_reading_waits_no_longer_than_the_deadline(pipe):
     started = time.monotonic()
     with pytest.raises(TimeoutError):
         FrameReader(pipe[0]).read(started + 0.2)
-    assert time.monotonic() - started < 1
+    assert time.monotonic() - started < 2
 
 
 def test_writing_to_a_full_pipe_times_out(pipe):
