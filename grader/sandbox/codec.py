@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from .protocol import Frame, FrameReader, ProtocolError
+from .protocol import Frame, FrameReader
 from .records import DTYPE_NAMES, Case, CaseOutcome, LearnerError, Limits, Returned
 from .tensorwire import describe, tensor_bytes, tensor_from
 from .worker import MAX_MESSAGE, MAX_TRACEBACK
@@ -80,8 +80,10 @@ def read_stream(fd: int, cases: Sequence[Case], limits: Limits, deadline: float)
     try:
         while (frame := reader.read(deadline)) is not None:
             accept(stream, frame, cases, limits)
-    except (ProtocolError, ValueError) as e:
-        stream.error = str(e)[:MAX_LOG]
+    except TimeoutError:
+        raise
+    except Exception as e:  # nothing a worker sends may raise in the parent
+        stream.error = f"{type(e).__name__}: {e}"[:MAX_LOG]
     return stream
 
 

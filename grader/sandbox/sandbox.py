@@ -65,10 +65,10 @@ class Sandbox:
         with zygote.lock:
             try:
                 report, stream = zygote.run(job, cases, limits)
-            except ZygoteFailure as e:
-                logger.error("sandbox: %s; restarting the zygote", e)
+            except Exception as e:  # ZygoteFailure, or a fault of the sandbox itself
+                logger.error("sandbox: %r; restarting the zygote", e, exc_info=True)
                 zygote.restart()
-                return RunOutcome("internal", INTERNAL, (), time.monotonic() - started, str(e))
+                return RunOutcome("internal", INTERNAL, (), time.monotonic() - started, repr(e))
         status, text, log = judge(report, stream, limits)
         return RunOutcome(status, text, tuple(stream.cases), time.monotonic() - started, log)
 

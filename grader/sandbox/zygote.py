@@ -31,6 +31,7 @@ from .protocol import FrameReader, ProtocolError, recv_packet, send_packet, writ
 from .warmup import prepare
 
 TICK = 0.005  # seconds between checks on kernels without pidfd_open
+MAX_JOB = 256 * 1024**2  # the job's header (code, cases) comes from the trusted parent
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,7 @@ def _worker(sock: socket.socket, workdir: str, plan: confine.Plan) -> None:
             os._exit(0)  # the zygote is going away
         header, fds = message
         confine.adopt_fds(result_fd=fds[1], payload_fd=fds[0])
-        payload = FrameReader(confine.PAYLOAD_FD).read()
+        payload = FrameReader(confine.PAYLOAD_FD, max_header=MAX_JOB).read()
         os.close(confine.PAYLOAD_FD)
         confine.confine(plan, header["limits"])
         code = worker.serve(payload, confine.RESULT_FD)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import time
+
 import pytest
 import torch
 
 from grader.sandbox import Case
-from grader.sandbox.codec import Stream, accept, encode_job
-from grader.sandbox.protocol import Frame
+from grader.sandbox.codec import Stream, accept, encode_job, read_stream
+from grader.sandbox.protocol import Frame, write_frame
 
 from .conftest import LIMITS
 
@@ -65,6 +68,25 @@ def test_missing_outputs_are_not_defined():
 def test_malformed_case_frames_are_rejected(change, blobs):
     with pytest.raises(ValueError):
         _feed(Frame(GOOD | change, blobs))
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        {"dtype": "float32", "shape": [2**70, 0], "blob": 0},
+        {"dtype": "float32", "shape": [[2]], "blob": 0},
+        {"dtype": "float32", "shape": [2], "blob": "0"},
+        {"dtype": ["float32"], "shape": [2], "blob": 0},
+    ],
+)
+def test_hostile_entries_never_raise_in_the_parent(entry):
+    r, w = os.pipe()
+    write_frame(w, {"kind": "ready"})
+    write_frame(w, GOOD | {"returned": {"dx": entry}}, [b""])
+    os.close(w)
+    stream = read_stream(r, CASES, LIMITS, time.monotonic() + 5)
+    os.close(r)
+    assert stream.ready and not stream.cases and stream.error
 
 
 def test_out_of_place_frames_are_rejected():
