@@ -65,10 +65,16 @@ def fork_spare(plan: confine.Plan) -> Spare | None:
     """Fork a worker that detaches and waits for a run; None if that fails."""
     try:
         workdir = _workdir(plan)
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        gc.freeze()
+    except OSError:
+        return None
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    gc.freeze()
+    try:
         pid = os.fork()
     except OSError:
+        ours.close()
+        theirs.close()
+        shutil.rmtree(workdir, ignore_errors=True)
         return None
     if pid == 0:
         _worker(theirs, workdir, plan)
@@ -86,7 +92,7 @@ def _workdir(plan: confine.Plan) -> str:
 
 def _worker(sock: socket.socket, workdir: str, plan: confine.Plan) -> None:
     """In the spare: detach, wait for a run, confine, run the job and exit; never returns."""
-    code = confine.EXIT_SETUP
+    code, adopted = confine.EXIT_SETUP, False
     try:
         confine.detach(sock.fileno(), workdir)
         message = recv_packet(sock)
@@ -94,13 +100,15 @@ def _worker(sock: socket.socket, workdir: str, plan: confine.Plan) -> None:
             os._exit(0)  # the zygote is going away
         header, fds = message
         confine.adopt_fds(result_fd=fds[1], payload_fd=fds[0])
+        adopted = True
         payload = FrameReader(confine.PAYLOAD_FD, max_header=MAX_JOB).read()
         os.close(confine.PAYLOAD_FD)
         confine.confine(plan, header["limits"])
         code = worker.serve(payload, confine.RESULT_FD)
     except BaseException as e:
         with contextlib.suppress(BaseException):
-            write_frame(confine.RESULT_FD, {"kind": "internal", "log": f"worker setup: {e!r}"})
+            if adopted:  # before that, fd 3 is not the result pipe
+                write_frame(confine.RESULT_FD, {"kind": "internal", "log": f"worker: {e!r}"})
     finally:
         os._exit(code)
 
