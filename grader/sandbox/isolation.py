@@ -55,10 +55,12 @@ def _attempt(step, *args) -> str:
 
 def _filesystem(root: str) -> None:
     """Give the zygote a private, read-only mount tree with a private /tmp and veiled dirs."""
+    keeps = kept_paths(root)
+    if any(_under(k, "/tmp") for k in keeps):
+        raise OSError(f"Python or the project lives under /tmp, which workers get empty: {keeps}")
     _unshare(CLONE_NEWNS)
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
     _mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0711,size=256m")
-    keeps = kept_paths(root)
     os.mkdir(STAGE, 0o700)
     for target in veil_targets(root, keeps):
         _veil(target, keeps)
