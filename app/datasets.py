@@ -6,7 +6,6 @@ import hashlib
 from collections import Counter
 from pathlib import Path
 
-import pandas as pd
 import streamlit as st
 
 from app import services, session
@@ -136,6 +135,8 @@ def _save(words: tuple[str, ...], filename: str) -> Path:
 
 def preview(words: tuple[str, ...], report=None) -> None:
     """Show the words after cleaning: counts, a length histogram and the changes made."""
+    import pandas as pd  # imported here: Home's first render should not wait for it
+
     chars = sorted(set("".join(words)))
     st.markdown(
         f"**{len(words):,} words**, {len(chars)} distinct characters "
