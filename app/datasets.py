@@ -143,7 +143,8 @@ def preview(words: tuple[str, ...], report=None) -> None:
         f"(`{''.join(chars)}`), e.g. {', '.join(words[:5])}."
     )
     lengths = Counter(len(w) for w in words)
-    frame = pd.DataFrame({"words": lengths}).sort_index().rename_axis("length")
+    counts = {n: lengths.get(n, 0) for n in range(1, max(lengths) + 1)}
+    frame = pd.DataFrame({"words": counts}).rename_axis("length")
     st.bar_chart(frame, height=160, x_label="word length", y_label="words")
     if report is not None:
         for line in report.describe() or ["Cleaning changed nothing."]:

@@ -21,7 +21,7 @@ def render() -> None:
     left.metric("Solved", f"{solved} of {len(table)}")
     middle.metric("Attempts", int(table["attempts"].sum()))
     right.metric("Time spent", _duration(float(table["minutes"].sum()) * 60))
-    st.dataframe(table, hide_index=True, width="stretch")
+    st.dataframe(table, hide_index=True, width="stretch", height=38 + 35 * len(table))
     st.download_button(
         "Download as CSV",
         csv_text(table).encode("utf-8"),
@@ -78,7 +78,9 @@ def _row(key: str, title: str, p) -> dict:
 
 
 def _duration(seconds: float) -> str:
-    """Format seconds as "1 h 05 min" or "12 min"."""
+    """Format seconds as "1 h 05 min", "12 min" or "40 s"."""
+    if seconds < 60:
+        return f"{seconds:.0f} s"
     minutes = round(seconds / 60)
     return f"{minutes // 60} h {minutes % 60:02d} min" if minutes >= 60 else f"{minutes} min"
 
