@@ -79,46 +79,9 @@ class FakeGrader:
     def grade(self, exercise_id: str, code: str) -> Result:
         self.graded.append((exercise_id, code))
         name = self.catalog.get(exercise_id).answer
-        if SOLVED in code:
-            return _result(
-                exercise_id,
-                name,
-                {k: "pass" for k in ORDER},
-                f"`{name}` looks good.",
-                cmp=Cmp(name, True, True, 0.0),
-            )
-        if SHAPE in code:
-            return _result(
-                exercise_id,
-                name,
-                {"runs": "pass", "rules": "pass", "form": "fail"},
-                f"`{name}` has the wrong shape: got (32,), expected (32, 1).",
-                hint="Hint: the values are right but a dimension was dropped; sum "
-                "with keepdim=True.",
-            )
-        if RAISES in code:
-            error = CodeError(
-                "ZeroDivisionError",
-                "division by zero",
-                2,
-                'File "<your code>", line 2\nZeroDivisionError: division by zero',
-            )
-            return _result(
-                exercise_id,
-                name,
-                {"runs": "fail"},
-                "Your code raised ZeroDivisionError on line 2:",
-                error=error,
-            )
-        heat = Heatmap([[1.0, 2.0]], [[1.0, 3.0]], [[0.0, -1.0]], (0,), (0, 1))
-        return _result(
-            exercise_id,
-            name,
-            {"runs": "pass", "rules": "pass", "form": "pass", "lecture": "fail"},
-            f"`{name}` is inaccurate: max abs diff 1.0e+00 at (0, 1); tolerance 1e-08.",
-            cmp=Cmp(name, False, False, 1.0),
-            heatmap=heat,
-        )
+        marker = next((m for m in CANNED if m in code), VALUES)
+        statuses, message, extra = CANNED[marker](name)
+        return _result(exercise_id, name, statuses, message, **extra)
 
     def grade_pass(self, code: str, scenario=None) -> PassResult:
         self.graded.append(("whole_pass", code))
@@ -146,6 +109,41 @@ class FakeGrader:
             "dprobs",
             "`dprobs` is the first wrong gradient in backward order; fix it first.",
         )
+
+
+def _solved(name: str) -> tuple:
+    return {k: "pass" for k in ORDER}, f"`{name}` looks good.", {"cmp": Cmp(name, True, True, 0.0)}
+
+
+def _shape(name: str) -> tuple:
+    hint = "Hint: the values are right but a dimension was dropped; sum with keepdim=True."
+    return (
+        {"runs": "pass", "rules": "pass", "form": "fail"},
+        f"`{name}` has the wrong shape: got (32,), expected (32, 1).",
+        {"hint": hint},
+    )
+
+
+def _raises(name: str) -> tuple:
+    error = CodeError(
+        "ZeroDivisionError",
+        "division by zero",
+        2,
+        'File "<your code>", line 2\nZeroDivisionError: division by zero',
+    )
+    return {"runs": "fail"}, "Your code raised ZeroDivisionError on line 2:", {"error": error}
+
+
+def _values(name: str) -> tuple:
+    heat = Heatmap([[1.0, 2.0]], [[1.0, 3.0]], [[0.0, -1.0]], (0,), (0, 1))
+    return (
+        {"runs": "pass", "rules": "pass", "form": "pass", "lecture": "fail"},
+        f"`{name}` is inaccurate: max abs diff 1.0e+00 at (0, 1); tolerance 1e-08.",
+        {"cmp": Cmp(name, False, False, 1.0), "heatmap": heat},
+    )
+
+
+CANNED = {SOLVED: _solved, SHAPE: _shape, RAISES: _raises, VALUES: _values}
 
 
 def _result(exercise_id, name, statuses, message, hint="", **extra) -> Result:
