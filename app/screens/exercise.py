@@ -76,8 +76,7 @@ def _grade(grader, exercise_id: str, code: str) -> None:
         result = grader.grade(exercise_id, code)
         workbench.record(exercise_id, code, result.solved, result.summary(), result.elapsed)
         st.session_state[f"result:{exercise_id}"] = result
-    if result.solved:
-        st.rerun()  # the navigation marks the exercise solved
+    st.rerun()  # so that the navigation and the badge show the new status
 
 
 def _last_attempt(exercise_id: str) -> None:

@@ -65,3 +65,4 @@ def _grade(grader, slug: str, key: str, code: str) -> None:
             result = replace(result, elapsed=time.perf_counter() - start)
         workbench.record(key, code, result.solved, result.message, result.elapsed)
         st.session_state[f"result:{key}"] = result
+    st.rerun()  # so that the badge shows the new status

@@ -40,6 +40,9 @@ def test_a_wrong_dcounts_sum_inv_gets_the_shape_message(server, page):
     message = "has the wrong shape: got (32,), expected (32, 1)."
     page.get_by_text(message, exact=False).first.wait_for(timeout=TIMEOUT_MS)
     page.get_by_text("keepdim=True", exact=False).first.wait_for(timeout=TIMEOUT_MS)
+    page.locator(".stMarkdownBadge", has_text="Attempted, not solved yet").wait_for(
+        timeout=TIMEOUT_MS
+    )
     page.screenshot(path=OUTPUT / "dcounts_sum_inv-shape.png")
 
 
