@@ -5,29 +5,36 @@
     >>> result.solved, result.summary()
 
 Learner code runs only in the sandbox's forked workers; references stay in this process.
+Names are imported on first use, so `from grader import discover` does not load torch.
 """
 
 from __future__ import annotations
 
-from grader.engine import Grader
-from grader.exercises import Catalog, Exercise, discover
-from grader.result import Check, Cmp, CodeError, Heatmap, PassResult, PassRow, Result
-from grader.schema import SchemaError
-from grader.views import ExerciseView, TensorInfo
+import importlib
 
-__all__ = [
-    "Catalog",
-    "Check",
-    "Cmp",
-    "CodeError",
-    "Exercise",
-    "ExerciseView",
-    "Grader",
-    "Heatmap",
-    "PassResult",
-    "PassRow",
-    "Result",
-    "SchemaError",
-    "TensorInfo",
-    "discover",
-]
+_HOMES = {
+    "Grader": "grader.engine",
+    "Catalog": "grader.exercises",
+    "Exercise": "grader.exercises",
+    "discover": "grader.exercises",
+    "Check": "grader.result",
+    "Cmp": "grader.result",
+    "CodeError": "grader.result",
+    "Heatmap": "grader.result",
+    "PassResult": "grader.result",
+    "PassRow": "grader.result",
+    "Result": "grader.result",
+    "SchemaError": "grader.schema",
+    "ExerciseView": "grader.views",
+    "TensorInfo": "grader.views",
+}
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name: str):
+    """Import a public name from its module on first use."""
+    if name not in _HOMES:
+        raise AttributeError(f"module 'grader' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_HOMES[name]), name)
+    globals()[name] = value
+    return value

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from dataclasses import replace
 
 import torch
 
@@ -62,9 +63,19 @@ class Grader:
 
     def grade_pass(self, code: str, scenario: str | None = None) -> PassResult:
         """Grade a whole backward pass (the lecture's Exercise 1 cell) of a scenario."""
+        start = time.perf_counter()
         chosen = self.catalog.scenario(scenario) if scenario else self.catalog.scenarios[0]
-        tree = rules.parse(code)
         info = header(chosen, self.runs)
+        try:
+            result = self._grade_pass(chosen, info, code)
+        except Exception:
+            log.exception("grading a whole pass failed")
+            result = PassResult(False, info, (), None, feedback.GRADER_FAULT)
+        return _with_elapsed(result, time.perf_counter() - start)
+
+    def _grade_pass(self, chosen, info: dict, code: str) -> PassResult:
+        """Run the static checks, then the sandboxed pass."""
+        tree = rules.parse(code)
         if isinstance(tree, rules.Problem):
             message = feedback.syntax_error(tree.what, tree.line, tree.column)
             return PassResult(False, info, (), None, message)
@@ -220,8 +231,6 @@ def _fault(exercise: Exercise) -> Result:
     return _result(exercise, [Check("runs", FAIL, feedback.GRADER_FAULT)], "the grader failed")
 
 
-def _with_elapsed(result: Result, elapsed: float) -> Result:
-    """Return result with its grading time set."""
-    from dataclasses import replace
-
+def _with_elapsed(result, elapsed: float):
+    """Return a Result or PassResult with its grading time set."""
     return replace(result, elapsed=elapsed)

@@ -22,6 +22,7 @@ def test_the_lecture_cell_passes_all_26(grader):
     assert len(result.rows) == 26 and all(r.status == "pass" for r in result.rows)
     assert result.rows[0].name == "dlogprobs" and result.rows[-1].name == "dC"
     assert result.message == feedback.whole_pass_solved(26)
+    assert 0 < result.elapsed < 60
 
 
 def test_the_solutions_chained_in_backward_order_pass(grader, catalog, mlp):

@@ -1,0 +1,68 @@
+"""Benchmark: grading latency for one submission with all six checks.
+
+Prints the first-submission latency from a cold start after imports (zygotes started,
+dataset built, references computed),
+then p50/p95 of warm submissions over several exercises, right and wrong answers alike.
+Targets (DESIGN.md): first <= 3 s, warm p50 <= 50 ms, p95 <= 100 ms.
+
+    .venv/bin/python bench/bench_grading.py [--rounds 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import data  # noqa: E402
+from grader import Grader  # noqa: E402
+from grader.sandbox import Sandbox  # noqa: E402
+
+WRONG = {
+    "dcounts_sum_inv": "dcounts_sum_inv = (counts * dprobs).sum(1)",
+    "dcounts": "dcounts = counts_sum_inv * dprobs",
+    "dbndiff": "dbndiff = bnvar_inv * dbnraw",
+    "dh": "dh = dlogits @ W2.T * 2",
+}
+RIGHT = ("dlogprobs", "dcounts", "dlogits", "dbnvar", "dhprebn", "dC", "dhprebn_fused")
+
+
+def percentile(values: list[float], q: float) -> float:
+    """Return the q-th percentile (nearest rank)."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
+
+
+def main() -> None:
+    """Run the benchmark and print the figures."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=20)
+    args = parser.parse_args()
+    started = time.perf_counter()  # the app has imported torch by the time anyone submits
+    grader = Grader(data.default_dataset(), sandbox=Sandbox())
+    first = grader.grade("dlogprobs", grader.catalog.get("dlogprobs").solution())
+    first_s = time.perf_counter() - started
+    assert first.solved, first.summary()
+    jobs = [(e, grader.catalog.get(e).solution()) for e in RIGHT] + list(WRONG.items())
+    for exercise, code in jobs:  # warm: references and mistake outputs computed once
+        grader.grade(exercise, code)
+    times = []
+    for _ in range(args.rounds):
+        for exercise, code in jobs:
+            t = time.perf_counter()
+            grader.grade(exercise, code)
+            times.append(time.perf_counter() - t)
+    print(f"first submission after start: {first_s * 1000:.0f} ms (target <= 3000 ms)")
+    print(
+        f"warm submissions: n={len(times)}, p50 {percentile(times, 50) * 1000:.1f} ms, "
+        f"p95 {percentile(times, 95) * 1000:.1f} ms, mean {statistics.mean(times) * 1000:.1f} "
+        f"ms (targets p50 <= 50 ms, p95 <= 100 ms)"
+    )
+
+
+if __name__ == "__main__":
+    main()
