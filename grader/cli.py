@@ -11,6 +11,7 @@ import data
 from grader import render
 from grader.engine import Grader
 from grader.exercises import discover
+from grader.sandbox import Sandbox
 from grader.validate import validate
 
 
@@ -53,7 +54,7 @@ def _read(path: Path) -> str:
 
 def _check(args) -> int:
     """Grade one exercise or a whole pass; exit 0 only when everything graded is solved."""
-    grader = Grader(data.load_dataset(args.data))
+    grader = Grader(data.load_dataset(args.data), sandbox=Sandbox(slots=1))
     code = _read(args.file)
     if args.exercise:
         result = grader.grade(args.exercise, code)
@@ -66,7 +67,7 @@ def _check(args) -> int:
 
 def _validate(args) -> int:
     """Prove exercise files; exit 0 only when every one is sound."""
-    count, findings = validate(args.path)
+    count, findings = validate(args.path, sandbox=Sandbox(slots=1))
     for finding in findings:
         print(f"{finding.where}: {finding.problem}")
     print(f"{count} exercises checked, {len(findings)} problems.")

@@ -57,12 +57,12 @@ def _explain(result) -> str:
     return " ".join(f"{c.message} {c.hint}".strip() for c in failed) or "no check failed"
 
 
-def validate(path: Path | None = None, dataset=None) -> tuple[int, list[Finding]]:
+def validate(path: Path | None = None, dataset=None, sandbox=None) -> tuple[int, list[Finding]]:
     """Validate the exercises under path (a folder of folders, one folder or one file)."""
     root, only = _root(path)
     catalog = discover(root)
     findings = [Finding(e.where, e.problem) for e in catalog.errors]
-    grader = Grader(dataset or default_dataset(), catalog)
+    grader = Grader(dataset or default_dataset(), catalog, sandbox)
     chosen = [e for e in catalog.exercises if only is None or only in (e.path, e.path.parent)]
     for exercise in chosen:
         findings.extend(prove(exercise, grader))
