@@ -40,9 +40,10 @@ def shape_hint(got: torch.Tensor, expected: torch.Tensor) -> str:
     """Explain a shape mismatch: a broadcast dim to sum, a dropped dim or a transpose."""
     g, e = tuple(got.shape), tuple(expected.shape)
     if got.numel() == expected.numel() and _squeezed(g) == _squeezed(e):
+        right = alike(got.reshape(e), expected)
         if len(e) > len(g):
-            return feedback.hint_keepdim()
-        return feedback.hint_values_right_shape_wrong(e)
+            return feedback.hint_keepdim(right)
+        return feedback.hint_values_right_shape_wrong(e) if right else feedback.hint_reshape(e)
     if len(g) == len(e) == 2 and g == e[::-1]:
         return feedback.hint_transpose() if alike(got.T, expected) else ""
     dims = broadcast_dims(g, e)

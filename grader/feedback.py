@@ -108,8 +108,14 @@ def hint_sum_dims(dims: tuple[int, ...], keepdim: bool) -> str:
     )
 
 
-def hint_keepdim() -> str:
-    return "Hint: the values are right but a dimension was dropped; sum with keepdim=True."
+def hint_keepdim(values_right: bool = True) -> str:
+    if values_right:
+        return "Hint: the values are right but a dimension was dropped; sum with keepdim=True."
+    return "Hint: a dimension was dropped; sum with keepdim=True."
+
+
+def hint_reshape(expected) -> str:
+    return f"Hint: the answer must have the shape of the tensor itself, {_shape(expected)}."
 
 
 def hint_values_right_shape_wrong(expected) -> str:

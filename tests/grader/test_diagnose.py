@@ -23,6 +23,8 @@ VEC = torch.randn((27,), generator=g)
         ("row flattened", ROW.squeeze(0), ROW, feedback.hint_keepdim()),
         ("transposed", REF.T.contiguous(), REF, feedback.hint_transpose()),
         ("extra dim", ROW.view(1, 1, 64), ROW, feedback.hint_values_right_shape_wrong((1, 64))),
+        ("dropped dim, wrong values", 2 * COL.squeeze(1), COL, feedback.hint_keepdim(False)),
+        ("extra dim, wrong values", 2 * ROW.view(1, 1, 64), ROW, feedback.hint_reshape((1, 64))),
         ("unrelated shape", torch.zeros(5, 5), REF, ""),
     ],
 )
