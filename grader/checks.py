@@ -51,7 +51,7 @@ def check_form(name: str, case: CaseOutcome, expected: torch.Tensor) -> Check:
         problem = returned.problem if returned else "is not defined"
         if problem in ("not defined", "is not defined"):
             return Check("form", FAIL, feedback.not_defined(name))
-        return Check("form", FAIL, feedback.not_tensor(name, problem))
+        return Check("form", FAIL, feedback.not_tensor(name, problem, expected.shape))
     got = returned.tensor
     if got.dtype not in FLOAT_DTYPES:
         return Check("form", FAIL, feedback.wrong_dtype(name, _dtype(got), _dtype(expected)))

@@ -77,8 +77,7 @@ class Grader:
         """Run the static checks, then the sandboxed pass."""
         tree = rules.parse(code)
         if isinstance(tree, rules.Problem):
-            message = feedback.syntax_error(tree.what, tree.line, tree.column)
-            return PassResult(False, info, (), None, message)
+            return PassResult(False, info, (), None, _parse_message(tree))
         problem = rules.autograd_use(tree)
         if problem:
             return PassResult(
@@ -99,8 +98,8 @@ class Grader:
         """Run the checks in order; later checks are skipped once one fails."""
         tree = rules.parse(code)
         if isinstance(tree, rules.Problem):
-            message = feedback.syntax_error(tree.what, tree.line, tree.column)
-            return _result(exercise, [Check("runs", FAIL, message)], "it does not parse")
+            failed = [Check("runs", FAIL, _parse_message(tree))]
+            return _result(exercise, failed, "it does not parse")
         problem = rules.autograd_use(tree)
         if problem:
             failed = [
@@ -118,6 +117,9 @@ class Grader:
         stdout = "".join(c.stdout for c in outcome.cases)
         if outcome.status == "internal":
             return _fault(exercise)
+        if outcome.status == "busy":
+            busy = [Check("runs", FAIL, outcome.message)]
+            return _result(exercise, busy, "the grader is busy", busy=True)
         rules_check = checks.check_rules(None, outcome)
         if rules_check.status == FAIL:
             runs = Check("runs", PASS, feedback.skipped("autograd found"))
@@ -190,10 +192,20 @@ class Grader:
             if key not in self._mistakes:
                 code = prepared.exercise.mistakes[index].code
                 outcome = self.sandbox.run(code, [prepared.case(LECTURE)])
-                self._mistakes[key] = checks.answer(outcome, LECTURE, prepared.exercise.answer)
+                found = checks.answer(outcome, LECTURE, prepared.exercise.answer)
+                if outcome.status != "ok":  # busy or failed: try again next time
+                    return found
+                self._mistakes[key] = found
             return self._mistakes[key]
 
         return output
+
+
+def _parse_message(problem: rules.Problem) -> str:
+    """Return the message for code that does not parse: a syntax error says where."""
+    if problem.line is None:
+        return feedback.unreadable(problem.what)
+    return feedback.syntax_error(problem.what, problem.line, problem.column)
 
 
 def _only(cotangents: dict, kept: tuple[str, ...]) -> dict:

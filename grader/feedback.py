@@ -36,8 +36,9 @@ def not_defined(name: str) -> str:
     return f"`{name}` is not defined: assign your answer to `{name}`."
 
 
-def not_tensor(name: str, problem: str) -> str:
-    return f"`{name}` {problem}: expected a torch.Tensor."
+def not_tensor(name: str, problem: str, expected=None) -> str:
+    wanted = "a torch.Tensor" if expected is None else f"a float tensor of shape {_shape(expected)}"
+    return f"`{name}` {problem}: expected {wanted}."
 
 
 def wrong_dtype(name: str, got: str, expected: str) -> str:
@@ -86,6 +87,10 @@ def raised_at(kind: str, line: int | None, sizes: dict) -> str:
 
 def syntax_error(message: str, line: int | None, column: int | None) -> str:
     return f"Your code has a syntax error on line {line}, column {column}: {message}."
+
+
+def unreadable(reason: str) -> str:
+    return f"Your code cannot be graded: {reason}."
 
 
 def skipped(reason: str) -> str:

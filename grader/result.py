@@ -74,6 +74,7 @@ class Result:
     error: CodeError | None = None
     stdout: str = ""
     elapsed: float = 0.0
+    busy: bool = False  # not graded: the grader's queue was full; nothing to record
 
     def summary(self) -> str:
         """Return the first failing check's message, or the success message."""
@@ -109,6 +110,7 @@ class PassResult:
     elapsed: float = 0.0
     sizes_message: str = ""
     notes: tuple[str, ...] = field(default=())
+    busy: bool = False  # not graded: the grader's queue was full; nothing to record
 
     def to_dict(self) -> dict:
         """Return the result as JSON-ready data."""

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 
 MAX_CODE_BYTES = 100_000
 AUTOGRAD_ATTRS = {"backward", "grad", "requires_grad", "requires_grad_", "retain_grad", "autograd"}
 AUTOGRAD_MODULES = ("torch.autograd", "torch.func", "functorch")
+NOT_TEXT = re.compile("[\x00\ud800-\udfff]")  # a NUL, or half of a UTF-16 surrogate pair
 
 
 @dataclass(frozen=True)
@@ -20,15 +22,27 @@ class Problem:
 
 
 def parse(code: str) -> ast.Module | Problem:
-    """Parse the learner's code, or return the syntax problem with its line and column."""
+    """Parse the learner's code, or return the problem (a syntax error has line and column).
+
+    A problem without a line is not a syntax error: the code is too long or too deeply nested.
+    """
     if len(code.encode("utf-8", "replace")) > MAX_CODE_BYTES:
-        return Problem(f"the code is longer than {MAX_CODE_BYTES // 1000} kB", 1, 1)
+        return Problem(f"it is longer than {MAX_CODE_BYTES // 1000} kB")
+    if found := NOT_TEXT.search(code):
+        what = f"the character U+{ord(found.group()):04X} cannot appear in code"
+        return Problem(what, *_position(code, found.start()))
     try:
         return ast.parse(code, filename="<your code>")
     except SyntaxError as err:
         return Problem(err.msg, err.lineno, err.offset)
-    except (RecursionError, MemoryError, ValueError):
-        return Problem("the code is too deeply nested to read", 1, 1)
+    except (RecursionError, MemoryError):
+        return Problem("it is nested too deeply to read")
+
+
+def _position(code: str, index: int) -> tuple[int, int]:
+    """Return the 1-based line and column of the character at index."""
+    line_start = code.rfind("\n", 0, index) + 1
+    return code.count("\n", 0, index) + 1, index - line_start + 1
 
 
 def autograd_use(tree: ast.Module) -> Problem | None:

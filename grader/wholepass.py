@@ -39,7 +39,8 @@ def grade_pass(scenario: Scenario, runs: Runs, sandbox: Sandbox, code: str) -> P
     failure = _failure(outcome)
     if failure is not None:
         message, error = failure
-        return PassResult(False, info, (), None, message, error, _stdout(outcome))
+        busy = outcome.status == "busy"
+        return PassResult(False, info, (), None, message, error, _stdout(outcome), busy=busy)
     rows = tuple(_row(scenario, runs, outcome, name) for name in scenario.whole_pass)
     root = next((r.name for r in rows if r.status == FAIL), None)
     sizes_message = _sizes(scenario, runs, outcome) if root is None else ""

@@ -25,6 +25,7 @@ class Plan:
     uid: int | None  # unprivileged uid and gid to run as; None when the zygote is not root
     seccomp: bool
     zygote: int  # the zygote's pid, to notice a worker orphaned before it was confined
+    tmpfs: bool = False  # give each worker its own small tmpfs work dir (private mounts only)
 
 
 def detach(keep_fd: int, workdir: str) -> None:

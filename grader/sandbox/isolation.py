@@ -4,7 +4,8 @@ It runs before torch is imported (unshare(CLONE_NEWNS) needs a single thread) an
 package is imported, so it uses the standard library only. As root, the zygote and every worker
 forked from it get:
 - a network namespace with no interfaces (and a private IPC namespace and hostname);
-- a mount namespace in which every mount is read-only except a private tmpfs /tmp (work dirs);
+- a mount namespace in which every mount is read-only except a private tmpfs /tmp, in which
+  each run gets its own small tmpfs work dir (bounded in bytes and files, removed in one unmount);
   the project's parent directory, /root and /home are covered by empty tmpfs ("veiled") with only
   the Python installation and this package bound back, so solutions, data, .git and other
   projects are not there to read;
@@ -24,6 +25,9 @@ MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 MNT_DETACH, AT_FDCWD, AT_RECURSIVE = 2, -100, 0x8000
 SYS_MOUNT_SETATTR, MOUNT_ATTR_RDONLY = 442, 1
 STAGE = "/tmp/.veil"
+# Each run's work dir is its own tmpfs: bounded in bytes and files, and gone in one unmount
+# however many files or how deep a tree the learner's code left in it.
+WORKDIR_OPTIONS = "mode=0700,size=64m,nr_inodes=1024"
 MOUNT_OPTIONS = {"ro": MS_RDONLY, "nosuid": MS_NOSUID, "nodev": MS_NODEV, "noexec": MS_NOEXEC}
 
 _LIBC = ctypes.CDLL(None, use_errno=True)
@@ -144,6 +148,18 @@ def _mounts(top: str) -> list[tuple[str, int]]:
             if _under(point, top):
                 found.append((point, flags))
     return found
+
+
+def mount_workdir(path: str, uid: int | None) -> None:
+    """Mount a fresh small tmpfs on path, owned by the worker's uid (no devices, no exec)."""
+    owner = "" if uid is None else f",uid={uid},gid={uid}"
+    flags = MS_NOSUID | MS_NODEV | MS_NOEXEC
+    _mount("tmpfs", path, "tmpfs", flags, WORKDIR_OPTIONS + owner)
+
+
+def unmount(path: str) -> None:
+    """Detach the mount at path and everything in it."""
+    _check(_LIBC.umount2(path.encode(), MNT_DETACH), f"umount {path}")
 
 
 def _procfs() -> None:

@@ -8,6 +8,7 @@ import signal
 from .codec import Stream
 from .confine import EXIT_MEMORY, EXIT_NO_RESULT
 from .records import CaseOutcome, Limits
+from .worker import ALLOCATION_WORDS
 
 INTERNAL = "The grader failed; this is not a problem with your code."
 MESSAGES = {
@@ -30,7 +31,6 @@ MESSAGES = {
     "internal": INTERNAL,
     "busy": "The grader is busy; try again in a moment.",
 }
-ALLOCATION_WORDS = ("DefaultCPUAllocator", "can't allocate memory", "not enough memory")
 
 
 def message(status: str, limits: Limits, sig: int | None = None) -> str:

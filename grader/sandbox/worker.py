@@ -12,6 +12,7 @@ import linecache
 import math
 import os
 import sys
+import threading
 import traceback
 
 import torch
@@ -35,7 +36,9 @@ class OutputLimitExceeded(BaseException):
     """Raised when learner code prints far more than the output cap."""
 
 
-STOPS = (SystemExit, AutogradForbidden, OutputLimitExceeded)
+STOPS = (SystemExit, AutogradForbidden, OutputLimitExceeded, MemoryError)
+# torch reports a failed allocation as a RuntimeError with one of these in its message.
+ALLOCATION_WORDS = ("DefaultCPUAllocator", "can't allocate memory", "not enough memory")
 
 
 class Capture(io.TextIOBase):
@@ -76,6 +79,7 @@ def serve(payload: Frame, out: int) -> int:
     job = payload.header
     capture = Capture(job["output_bytes"])
     sys.stdout = sys.stderr = capture
+    threading.excepthook = thread_error
     forbid_autograd()
     try:
         write_frame(out, {"kind": "ready"})
@@ -87,6 +91,14 @@ def serve(payload: Frame, out: int) -> int:
     except MemoryError:
         return EXIT_MEMORY
     return 0
+
+
+def thread_error(args: threading.ExceptHookArgs) -> None:
+    """Print an exception that ended a learner's thread through the learner's own lines."""
+    if args.exc_type is SystemExit or args.exc_value is None:
+        return
+    name = _safe(lambda: args.thread.name, "?")
+    sys.stderr.write(f"Exception in thread {name}:\n{learner_error(args.exc_value)['traceback']}")
 
 
 def forbid_autograd() -> None:
@@ -142,11 +154,16 @@ def run_code(code, ns: dict) -> tuple[dict | None, bool]:
     """Execute code in ns; return the learner's error (or None) and whether to stop the run."""
     try:
         exec(code, ns)
-    except STOPS as e:
-        return learner_error(e), True
     except BaseException as e:
-        return learner_error(e), False
+        return learner_error(e), ends_run(e)
     return None, False
+
+
+def ends_run(e: BaseException) -> bool:
+    """Return whether an exception ends the whole run: an exit, a forbidden call, a limit."""
+    if isinstance(e, STOPS):
+        return True
+    return isinstance(e, RuntimeError) and any(w in _safe(e.__str__, "") for w in ALLOCATION_WORDS)
 
 
 def learner_error(e: BaseException) -> dict:
@@ -200,7 +217,8 @@ def _output(ns: dict, name: str, budget: int) -> tuple[dict, memoryview | None]:
         problem = problem_with(value)
         size = 0 if problem else value.numel() * value.element_size()
         if not problem and size > budget:
-            problem = f"is too large to return ({size} bytes; {budget} bytes are left)"
+            shape = tuple(value.shape)
+            problem = f"is too large to return (shape {shape}, {size:,} bytes; limit {budget:,})"
         if problem:
             return {"problem": problem}, None
         return {"dtype": DTYPE_NAMES[value.dtype], "shape": list(value.shape)}, tensor_bytes(value)

@@ -24,9 +24,9 @@ import signal
 import socket
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from . import confine, worker
+from . import confine, isolation, worker
 from .protocol import FrameReader, ProtocolError, recv_packet, send_packet, write_frame
 from .warmup import prepare
 
@@ -41,12 +41,14 @@ class Spare:
     pid: int
     sock: socket.socket
     workdir: str
+    mounted: bool = False  # the work dir is its own tmpfs, unmounted when the run ends
 
 
 def main(sock_fd: int, layers: dict[str, str]) -> None:
     """Prepare, announce the layers, then serve runs until the parent goes away."""
     sock = socket.socket(fileno=sock_fd)
     plan, more = prepare()
+    plan = replace(plan, tmpfs=layers.get("filesystem") == "on")
     send_packet(sock, {"kind": "ready", "layers": {**layers, **more}, "pid": os.getpid()})
     spare = fork_spare(plan)
     while (message := _receive(sock)) is not None:
@@ -64,7 +66,7 @@ def main(sock_fd: int, layers: dict[str, str]) -> None:
 def fork_spare(plan: confine.Plan) -> Spare | None:
     """Fork a worker that detaches and waits for a run; None if that fails."""
     try:
-        workdir = _workdir(plan)
+        workdir, mounted = _workdir(plan)
     except OSError:
         return None
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -74,20 +76,37 @@ def fork_spare(plan: confine.Plan) -> Spare | None:
     except OSError:
         ours.close()
         theirs.close()
-        shutil.rmtree(workdir, ignore_errors=True)
+        _remove(workdir, mounted)
         return None
     if pid == 0:
         _worker(theirs, workdir, plan)
     theirs.close()
-    return Spare(pid, ours, workdir)
+    return Spare(pid, ours, workdir, mounted)
 
 
-def _workdir(plan: confine.Plan) -> str:
-    """Create a fresh empty work directory owned by the worker's uid."""
+def _workdir(plan: confine.Plan) -> tuple[str, bool]:
+    """Create a fresh empty work directory owned by the worker's uid; say if it is a tmpfs."""
     path = tempfile.mkdtemp(prefix="run-", dir="/tmp")
+    if plan.tmpfs:
+        try:
+            isolation.mount_workdir(path, plan.uid)
+        except OSError:
+            os.rmdir(path)
+            raise
+        return path, True
     if plan.uid is not None:
         os.chown(path, plan.uid, plan.uid)
-    return path
+    return path, False
+
+
+def _remove(workdir: str, mounted: bool) -> None:
+    """Remove a work dir without following links: unmount its tmpfs, else delete the tree."""
+    if mounted:
+        with contextlib.suppress(OSError):
+            isolation.unmount(workdir)
+            os.rmdir(workdir)
+            return
+    shutil.rmtree(workdir, ignore_errors=True)
 
 
 def _worker(sock: socket.socket, workdir: str, plan: confine.Plan) -> None:
@@ -139,7 +158,7 @@ def _reap(spare: Spare) -> dict:
     spare.sock.close()
     _kill_group(spare.pid)
     _, status, usage = os.wait4(spare.pid, 0)
-    shutil.rmtree(spare.workdir, ignore_errors=True)
+    _remove(spare.workdir, spare.mounted)
     ended = {"code": os.WEXITSTATUS(status), "signal": None}
     if os.WIFSIGNALED(status):
         ended = {"code": None, "signal": os.WTERMSIG(status)}

@@ -44,3 +44,22 @@ def test_syntax_error_has_line_and_column():
 def test_oversized_and_deep_code_is_refused_without_running():
     assert isinstance(rules.parse("x = 1\n" * 30_000), rules.Problem)
     assert isinstance(rules.parse("x = " + "(" * 5000 + ")" * 5000), rules.Problem)
+
+
+@pytest.mark.parametrize(
+    ("code", "line", "column", "char"),
+    [
+        ("x = 1\ny = 2\x00\n", 2, 6, "U+0000"),
+        ("a = 1\nb = '\udcff'\n", 2, 6, "U+DCFF"),
+    ],
+)
+def test_characters_that_are_not_text_are_located(code, line, column, char):
+    problem = rules.parse(code)
+    assert isinstance(problem, rules.Problem)
+    assert (problem.line, problem.column) == (line, column)
+    assert problem.what == f"the character {char} cannot appear in code"
+
+
+def test_code_that_is_too_long_is_not_called_a_syntax_error():
+    problem = rules.parse("x = 1\n" * 30_000)
+    assert problem.line is None and problem.what == "it is longer than 100 kB"

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import os
+import sys
 
 import pytest
 
+from grader.sandbox import Case
 from grader.sandbox.client import ROOT
+
+from .conftest import LIMITS
 
 SPAWNS = {
     "system": "torch.os.system('echo hi > marker')",
@@ -116,4 +120,40 @@ def test_ending_or_corrupting_the_worker_is_reported(run, honest, code, status):
     outcome = run(code)
     assert outcome.status == status, outcome
     assert outcome.message
+    honest()
+
+
+def test_a_threads_exception_shows_only_the_learners_lines(run):
+    code = "import threading\ndef boom():\n    1 / 0\nt = threading.Thread(target=boom)\nt.start()\nt.join()"
+    stdout = run(code).cases[0].stdout
+    assert 'File "<your code>", line 3, in boom' in stdout and "ZeroDivisionError" in stdout
+    assert "threading.py" not in stdout and sys.prefix not in stdout
+
+
+@pytest.mark.parametrize(
+    "code",
+    ["a = []\nwhile True:\n    a.append(bytearray(10**7))", "import torch\nx = torch.empty(10**12)"],
+)
+def test_running_out_of_memory_ends_the_run(sandbox, code):
+    cases = [Case(name, {}, {}, ()) for name in ("first", "second", "third")]
+    outcome = sandbox.run(code, cases)
+    assert outcome.status == "memory_limit", outcome
+    assert [c.name for c in outcome.cases] == ["first"]
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import os\ni = 0\nwhile True:\n    os.mkdir(str(i))\n    i += 1",
+        "import os\nwhile True:\n    os.mkdir('d')\n    os.chdir('d')",
+        "i = 0\nwhile True:\n    open(str(i), 'wb').write(b'x' * 2**20)\n    i += 1",
+    ],
+)
+def test_filling_the_work_dir_stops_soon_and_leaves_nothing(sandbox, run, honest, code):
+    if sandbox.layers().get("filesystem") != "on":
+        pytest.skip("work dirs are their own tmpfs only with the filesystem layer")
+    outcome = run(code)
+    assert outcome.status == "ok" and outcome.elapsed < LIMITS.cpu_seconds, outcome
+    assert "No space left on device" in outcome.cases[0].error.message
+    assert run("import os\ny = x * len(os.listdir('.'))").cases[0].returned["y"].tensor.sum() == 0
     honest()
