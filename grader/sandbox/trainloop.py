@@ -1,0 +1,223 @@
+"""Exercise 4's training loop with the learner's backward section: the training worker's job.
+
+It runs in the confined training worker, and bare (in this process) in benchmarks. The worker
+sees no other file of the project, so this module imports torch and this package only. INIT and
+STEP are the lecture's code, executed as written (the page shows the same text); the learner's
+section is executed after STEP on every step, in the same namespace.
+
+Frames the worker writes to the result pipe, in order:
+    {"kind": "ready"}                                   once, before the loop
+    {"kind": "metrics", "step", "elapsed"}              every EVERY seconds: one blob of float32
+                                                        losses, one per step since the last one
+    {"kind": "params", "step", "tensors": [...]}        the seven trained parameters as blobs,
+ or {"kind": "failed", "step", "reason", "error", "detail"}     why the loop stopped early
+    {"kind": "done", "stdout"}                          last
+"""
+
+from __future__ import annotations
+
+import builtins
+import linecache
+import math
+import os
+import sys
+import time
+from array import array
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+
+from .confine import EXIT_MEMORY, EXIT_NO_RESULT
+from .protocol import Frame, write_frame
+from .tensorwire import describe, tensor_bytes, tensor_from
+from .worker import FILENAME, STOPS, Capture, forbid_autograd, learner_error, problem_with
+
+PARAMS = ("C", "W1", "b1", "W2", "b2", "bngain", "bnbias")
+GRADS = tuple(f"d{name}" for name in PARAMS)
+EVERY = 0.25  # seconds between metrics frames
+SIZES = ("n", "vocab_size", "block_size", "n_embd", "n_hidden", "seed")
+
+INIT = """\
+g = torch.Generator().manual_seed(seed)  # for reproducibility
+C = torch.randn((vocab_size, n_embd), generator=g)
+W1 = torch.randn((n_embd * block_size, n_hidden), generator=g) * (5 / 3) / ((n_embd * block_size) ** 0.5)
+b1 = torch.randn(n_hidden, generator=g) * 0.1
+W2 = torch.randn((n_hidden, vocab_size), generator=g) * 0.1
+b2 = torch.randn(vocab_size, generator=g) * 0.1
+bngain = torch.randn((1, n_hidden), generator=g) * 0.1 + 1.0
+bnbias = torch.randn((1, n_hidden), generator=g) * 0.1
+"""  # noqa: E501
+
+STEP = """\
+# minibatch construct
+ix = torch.randint(0, Xtr.shape[0], (n,), generator=g)
+Xb, Yb = Xtr[ix], Ytr[ix]  # batch X,Y
+# forward pass
+emb = C[Xb]  # embed the characters into vectors
+embcat = emb.view(emb.shape[0], -1)  # concatenate the vectors
+hprebn = embcat @ W1 + b1  # hidden layer pre-activation
+bnmean = hprebn.mean(0, keepdim=True)
+bnvar = hprebn.var(0, keepdim=True, unbiased=True)
+bnvar_inv = (bnvar + 1e-5) ** -0.5
+bnraw = (hprebn - bnmean) * bnvar_inv
+hpreact = bngain * bnraw + bnbias
+h = torch.tanh(hpreact)  # hidden layer
+logits = h @ W2 + b2  # output layer
+loss = F.cross_entropy(logits, Yb)  # loss function
+"""
+
+INIT_CODE = compile(INIT, "<init>", "exec", dont_inherit=True)
+STEP_CODE = compile(STEP, "<step>", "exec", dont_inherit=True)
+
+Backward = Callable[[dict, list], "list[torch.Tensor] | str"]
+Report = Callable[[int, float, array], None]
+
+
+@dataclass(frozen=True)
+class Ended:
+    """How a loop ended: the steps done, and why it stopped early (reason None: it finished)."""
+
+    step: int
+    reason: str | None = None  # "error", "nonfinite" or "gradient"
+    error: BaseException | None = None
+    detail: str = ""
+
+
+def prepare(settings: dict, Xtr: torch.Tensor, Ytr: torch.Tensor) -> dict:
+    """Return the loop's namespace: torch, the sizes, the data and the parameters INIT draws."""
+    ns = {"__name__": "__main__", "__builtins__": dict(builtins.__dict__)}
+    ns.update(torch=torch, F=F, math=math, Xtr=Xtr, Ytr=Ytr)
+    ns.update({name: settings[name] for name in SIZES})
+    exec(INIT_CODE, ns)
+    return ns
+
+
+def rate(settings: dict, i: int) -> float:
+    """Return the learning rate at step i: the lecture's step decay."""
+    return settings["learning_rate"] if i < settings["decay_step"] else settings["decayed_rate"]
+
+
+def train(ns: dict, settings: dict, backward: Backward, report: Report, every=EVERY) -> Ended:
+    """Run the loop from ns, reporting losses every `every` seconds; return how it ended.
+
+    `backward(ns, params)` returns the seven gradients in PARAMS order, or a problem to stop on.
+    """
+    params = [ns[name] for name in PARAMS]
+    pending, start = array("f"), time.perf_counter()
+    last = start
+    for i in range(settings["steps"]):
+        ns.update(zip(PARAMS, params, strict=True))  # the loop's own, whatever the section did
+        exec(STEP_CODE, ns)
+        try:
+            grads = backward(ns, params)
+            if isinstance(grads, str):
+                return _end(report, i, start, pending, Ended(i, "gradient", detail=grads))
+            update(params, grads, rate(settings, i))
+        except (Exception, *STOPS) as e:
+            return _end(report, i, start, pending, Ended(i, "error", e))
+        loss = ns["loss"].item()
+        if not math.isfinite(loss):
+            return _end(report, i, start, pending, Ended(i, "nonfinite", detail=str(loss)))
+        pending.append(loss)
+        if (now := time.perf_counter()) - last >= every:
+            report(i + 1, now - start, pending)
+            pending, last = array("f"), now
+    return _end(report, settings["steps"], start, pending, Ended(settings["steps"]))
+
+
+def _end(report: Report, step: int, start: float, pending: array, ended: Ended) -> Ended:
+    """Report the losses not reported yet, then return ended."""
+    report(step, time.perf_counter() - start, pending)
+    return ended
+
+
+def update(params: list, grads: list, lr: float) -> None:
+    """Take one step of gradient descent in place: the lecture's p.data += -lr * grad."""
+    with torch.no_grad():
+        for p, grad in zip(params, grads, strict=True):
+            p.add_(grad, alpha=-lr)
+
+
+def section_backward(code) -> Backward:
+    """Return a backward that runs the learner's compiled section and reads the seven d-names."""
+
+    def backward(ns: dict, params: list) -> list[torch.Tensor] | str:
+        exec(code, ns)
+        grads = [ns.get(name) for name in GRADS]
+        for name, grad, p in zip(GRADS, grads, params, strict=True):
+            if type(grad) is not torch.Tensor or grad.shape != p.shape:
+                return gradient_problem(name, grad, p, name in ns)
+        return grads
+
+    return backward
+
+
+def gradient_problem(name: str, grad: object, p: torch.Tensor, defined: bool) -> str:
+    """Say why grad cannot update the parameter p."""
+    problem = problem_with(grad) if defined else "is not defined"
+    if problem:
+        return f"`{name}` {problem}."
+    got, want = tuple(grad.shape), tuple(p.shape)
+    return f"`{name}` has the wrong shape: got {got}, expected {want}."
+
+
+def compile_section(source: str):
+    """Compile the learner's section under the name their tracebacks show."""
+    linecache.cache[FILENAME] = (len(source), None, source.splitlines(True), FILENAME)
+    return compile(source, FILENAME, "exec", dont_inherit=True)
+
+
+def serve(payload: Frame, out: int) -> int:
+    """Run one training job from payload, streaming frames to out; return the exit code."""
+    job = payload.header
+    capture = Capture(job["output_bytes"])
+    sys.stdout = sys.stderr = capture
+    forbid_autograd()
+    try:
+        write_frame(out, {"kind": "ready"})
+        ended, ns = _run(job, payload.blobs, out)
+        _finish(out, ended, ns, capture)
+        os.close(out)  # the parent sees the end of the stream now, not after the exit
+    except OSError:
+        return EXIT_NO_RESULT
+    except MemoryError:
+        return EXIT_MEMORY
+    return 0
+
+
+def _run(job: dict, blobs: tuple, out: int) -> tuple[Ended, dict]:
+    """Build the namespace from the job and train; return how it ended and the namespace."""
+    try:
+        code = compile_section(job["code"])
+    except (SyntaxError, ValueError) as e:
+        return Ended(0, "error", e), {}
+    settings = job["settings"]
+    Xtr, Ytr = (tensor_from(blobs[i], "int64", job["shapes"][i]) for i in (0, 1))
+    ns = prepare(settings, Xtr, Ytr)
+    with torch.inference_mode():
+        return train(ns, settings, section_backward(code), _emitter(out)), ns
+
+
+def _emitter(out: int) -> Report:
+    """Return a report function that writes one metrics frame."""
+
+    def emit(step: int, elapsed: float, losses: array) -> None:
+        write_frame(out, {"kind": "metrics", "step": step, "elapsed": elapsed}, [losses])
+
+    return emit
+
+
+def _finish(out: int, ended: Ended, ns: dict, capture: Capture) -> None:
+    """Write the trained parameters, or why training stopped; then the done frame."""
+    if ended.reason is None:
+        params = [ns[name] for name in PARAMS]
+        specs = [{"name": n, **describe(p)} for n, p in zip(PARAMS, params, strict=True)]
+        header = {"kind": "params", "step": ended.step, "tensors": specs}
+        write_frame(out, header, [tensor_bytes(p) for p in params])
+    else:
+        error = learner_error(ended.error) if ended.error is not None else None
+        failed = {"kind": "failed", "step": ended.step, "reason": ended.reason}
+        write_frame(out, {**failed, "error": error, "detail": ended.detail[:500]})
+    write_frame(out, {"kind": "done", "stdout": capture.take()})

@@ -1,0 +1,95 @@
+"""Exercise 4's loop, run bare: seeded start, reports, and each way a learner's section stops it."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from grader.sandbox.trainloop import (
+    GRADS,
+    PARAMS,
+    compile_section,
+    prepare,
+    rate,
+    section_backward,
+    train,
+)
+from grader.sandbox.trainwire import param_shapes
+from grader.trainrecords import TrainSettings
+
+
+@pytest.fixture(scope="module")
+def wire(default_data):
+    return TrainSettings(steps=30, decay_step=20).wire(default_data.vocab_size, 3)
+
+
+def _train(wire, data, section: str, every: float = 60.0):
+    ns = prepare(wire, data.Xtr, data.Ytr)
+    reports = []
+    with torch.inference_mode():
+        ended = train(ns, wire, section_backward(compile_section(section)), _record(reports), every)
+    return ended, reports, ns
+
+
+def _record(reports: list):
+    return lambda step, elapsed, losses: reports.append((step, elapsed, list(losses)))
+
+
+def test_init_draws_the_lecture_shapes_from_the_seed(wire, default_data):
+    first = prepare(wire, default_data.Xtr, default_data.Ytr)
+    again = prepare(wire, default_data.Xtr, default_data.Ytr)
+    other = prepare(wire | {"seed": 1}, default_data.Xtr, default_data.Ytr)
+    for name, shape in param_shapes(wire).items():
+        assert first[name].shape == shape and torch.equal(first[name], again[name])
+    assert not torch.equal(first["W1"], other["W1"])
+
+
+def test_the_rate_decays_at_the_decay_step(wire):
+    assert [rate(wire, i) for i in (0, 19, 20, 29)] == [0.1, 0.1, 0.01, 0.01]
+
+
+def test_every_step_is_reported_once_in_order(wire, default_data, reference_section):
+    ended, reports, _ = _train(wire, default_data, reference_section, every=0.0)
+    assert ended.reason is None and ended.step == 30
+    assert [r[0] for r in reports] == list(range(1, 31)) + [30]
+    losses = [loss for r in reports for loss in r[2]]
+    assert len(losses) == 30 and losses[-1] < losses[0]
+    assert all(b[1] >= a[1] for a, b in zip(reports, reports[1:], strict=False))
+
+
+def test_the_loop_trains_its_own_parameters(wire, default_data, reference_section):
+    start = prepare(wire, default_data.Xtr, default_data.Ytr)
+    _, _, ns = _train(wire, default_data, reference_section)
+    assert all(not torch.equal(ns[p], start[p]) for p in PARAMS)
+
+
+@pytest.mark.parametrize(
+    ("change", "detail"),
+    [
+        ("dW1 = dW1.T", "`dW1` has the wrong shape: got (200, 30), expected (30, 200)."),
+        ("del db2", "`db2` is not defined."),
+        ("dbngain = dbngain.tolist()", "`dbngain` is a list, not a tensor."),
+    ],
+)
+def test_a_bad_gradient_stops_the_loop_naming_it(wire, default_data, reference_section, change,
+                                                 detail):  # fmt: skip
+    ended, reports, _ = _train(wire, default_data, reference_section + change + "\n")
+    assert (ended.step, ended.reason, ended.detail) == (0, "gradient", detail)
+    assert reports == [(0, reports[0][1], [])]
+
+
+def test_an_exception_stops_the_loop_at_its_step(wire, default_data, reference_section):
+    count = "calls = globals().get('calls', 0) + 1\nif calls == 5:\n    1 / 0\n"
+    ended, reports, _ = _train(wire, default_data, reference_section + count)
+    assert (ended.step, ended.reason) == (4, "error")
+    assert isinstance(ended.error, ZeroDivisionError)
+    assert sum(len(r[2]) for r in reports) == 4
+
+
+def test_a_nan_gradient_stops_the_loop_at_the_next_loss(wire, default_data, reference_section):
+    ended, _, _ = _train(wire, default_data, reference_section + "dC = dC * float('nan')\n")
+    assert (ended.step, ended.reason, ended.detail) == (1, "nonfinite", "nan")
+
+
+def test_the_seven_names_are_the_lectures():
+    assert GRADS == ("dC", "dW1", "db1", "dW2", "db2", "dbngain", "dbnbias")
