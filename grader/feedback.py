@@ -186,3 +186,88 @@ def whole_pass_solved(count: int) -> str:
 
 def downstream_of(name: str) -> str:
     return f"Not graded: it comes after `{name}`, which is wrong."
+
+
+# Exercise 4: training with the learner's own backward pass.
+
+
+def duration(seconds: float) -> str:
+    """Format a duration the way people say it: 8.2 s, 3 min 5 s, 1 h 2 min."""
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, secs = divmod(round(seconds), 60)
+    if minutes < 60:
+        return f"{minutes} min {secs} s"
+    return f"{minutes // 60} h {minutes % 60} min"
+
+
+def _listed(names: tuple[str, ...]) -> str:
+    quoted = [f"`{n}`" for n in names]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def unfinished(names: tuple[str, ...]) -> str:
+    verb = "is" if len(names) == 1 else "are"
+    return f"{_listed(names)} {verb} still `...`; write the missing gradients before training."
+
+
+def training_check_passed() -> str:
+    return "All seven gradients match autograd; training can start."
+
+
+def training_check_root(name: str) -> str:
+    return f"`{name}` does not match autograd; training starts once all seven gradients do."
+
+
+def training_raised(kind: str, line: int | None, step: int) -> str:
+    where = f" on line {line}" if line else ""
+    return f"Your code raised {kind}{where} at step {step:,}:"
+
+
+def training_bad_gradient(detail: str, step: int) -> str:
+    return f"{detail} Training stopped at step {step:,}."
+
+
+def nonfinite_loss(value: str, step: int) -> str:
+    return (
+        f"`loss` is {value} at step {step:,}, so training stopped. Hint: a gradient is wrong "
+        "or too large for the learning rate; check the gradients again or lower the rate."
+    )
+
+
+def training_stopped(step: int, steps: int) -> str:
+    return f"Training stopped at step {step:,} of {steps:,}, as you asked."
+
+
+def training_session_ended(step: int) -> str:
+    return f"Training stopped at step {step:,}: the browser session ended."
+
+
+def training_finished(steps: int, seconds: float) -> str:
+    return f"Training finished: {steps:,} steps in {duration(seconds)}."
+
+
+def training_too_slow(limit: float, steps_per_s: float, steps: int) -> str:
+    need = f"; at {steps_per_s:,.0f} steps/s, {steps:,} steps take about "
+    need += duration(steps / steps_per_s) if steps_per_s > 0 else "longer"
+    return (
+        f"Training did not finish within {duration(limit)}{need}. Hint: make your backward "
+        "pass faster, or train for fewer steps."
+    )
+
+
+def training_busy(count: int) -> str:
+    return f"The trainer is busy with {count} runs; try again when one of them finishes."
+
+
+def model_not_finite() -> str:
+    return "The trained parameters hold nan or inf values, so the model cannot be evaluated."
+
+
+def loop_advice(line: int, loop_ms: float, add_ms: float, rate: float, projected: float) -> str:
+    return (
+        f"`dC` is accumulated in a Python loop (line {line}): it costs {loop_ms:.2f} ms per "
+        f"step, against {add_ms:.3f} ms with `index_add_`. Hint: with `index_add_` on the "
+        f"flattened `Xb` and `demb`, your training would run at about {projected:,.0f} steps/s "
+        f"instead of {rate:,.0f} ({projected / rate:.1f}x faster)."
+    )

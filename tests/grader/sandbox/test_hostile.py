@@ -124,7 +124,8 @@ def test_ending_or_corrupting_the_worker_is_reported(run, honest, code, status):
 
 
 def test_a_threads_exception_shows_only_the_learners_lines(run):
-    code = "import threading\ndef boom():\n    1 / 0\nt = threading.Thread(target=boom)\nt.start()\nt.join()"
+    code = "import threading\ndef boom():\n    1 / 0\nt = threading.Thread(target=boom)\n"
+    code += "t.start()\nt.join()"
     stdout = run(code).cases[0].stdout
     assert 'File "<your code>", line 3, in boom' in stdout and "ZeroDivisionError" in stdout
     assert "threading.py" not in stdout and sys.prefix not in stdout
@@ -132,7 +133,10 @@ def test_a_threads_exception_shows_only_the_learners_lines(run):
 
 @pytest.mark.parametrize(
     "code",
-    ["a = []\nwhile True:\n    a.append(bytearray(10**7))", "import torch\nx = torch.empty(10**12)"],
+    [
+        "a = []\nwhile True:\n    a.append(bytearray(10**7))",
+        "import torch\nx = torch.empty(10**12)",
+    ],
 )
 def test_running_out_of_memory_ends_the_run(sandbox, code):
     cases = [Case(name, {}, {}, ()) for name in ("first", "second", "third")]

@@ -1,0 +1,89 @@
+"""Checks run after every hostile submission: nothing leaked, nothing changed, nothing left.
+
+Used by test_hostile_grading.py (which puts this folder on sys.path, as tests/app does).
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import os
+import time
+from pathlib import Path
+
+import torch
+
+from grader.cases import LECTURE
+from grader.sandbox.warmup import UID_BASE
+
+ROOT = Path(__file__).resolve().parents[2]
+SECRET_NAME, SECRET = "NINJA_TEST_SECRET", "hunter2-do-not-leak"
+MARKERS = (ROOT / "pwned", Path("/tmp/pwned"), Path("/dev/shm/pwned"), Path.cwd() / "pwned")
+INTACT = (torch.allclose, torch.equal, torch.Tensor.__eq__, builtins.abs)
+
+
+def assert_nothing_leaked(result, honest: str, before: dict) -> None:
+    """No secret, solution or reference in the result; no stray file; the parent unchanged."""
+    assert SECRET not in json.dumps(result.to_dict())
+    assert honest.strip().splitlines()[-1] not in result.stdout
+    assert str(before["expected"][LECTURE]) not in result.stdout
+    assert not [p for p in MARKERS if p.exists()]
+    assert (torch.allclose, torch.equal, torch.Tensor.__eq__, builtins.abs) == INTACT
+    assert_same(before, snapshot(before["prepared"]))
+
+
+def snapshot(prepared) -> dict:
+    """Return copies of an exercise's inputs and references, to notice any change."""
+    tensors = {(c.name, k): t.clone() for c in prepared.cases for k, t in c.tensors.items()}
+    expected = {k: t.clone() for k, t in prepared.expected.items()}
+    return {"prepared": prepared, "tensors": tensors, "expected": expected}
+
+
+def assert_same(before: dict, after: dict) -> None:
+    """Assert that two snapshots hold equal tensors under the same names."""
+    for part in ("tensors", "expected"):
+        assert before[part].keys() == after[part].keys()
+        assert all(torch.equal(before[part][k], after[part][k]) for k in before[part])
+
+
+def zygote_pids(box) -> list[int]:
+    """Return the pids of a sandbox's zygotes."""
+    return [z.proc.pid for z in box._zygotes]
+
+
+def assert_nothing_left_behind(box, zygotes: list[int], wait: float) -> None:
+    """Wait for the workers to be reaped: the same zygotes alive, each with at most a spare."""
+    deadline = time.monotonic() + wait
+    while (left := leftovers(zygotes)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not left, left
+    assert zygote_pids(box) == zygotes, "no zygote was restarted"
+    assert all(os.path.exists(f"/proc/{pid}") for pid in zygotes)
+
+
+def leftovers(zygotes: list[int]) -> list[str]:
+    """Describe any process beyond one idle spare per zygote, or running as a worker's uid."""
+    table = processes()
+    problems = []
+    for zygote in zygotes:
+        children = [pid for pid, (ppid, _) in table.items() if ppid == zygote]
+        grandchildren = [pid for pid, (ppid, _) in table.items() if ppid in children]
+        if len(children) > 1 or grandchildren:
+            problems.append(f"zygote {zygote}: children {children}, grandchildren {grandchildren}")
+    workers = {UID_BASE + z for z in zygotes}
+    problems += [f"worker {pid} still runs" for pid, (_, uid) in table.items() if uid in workers]
+    return problems
+
+
+def processes() -> dict[int, tuple[int, int]]:
+    """Return pid -> (parent pid, uid) for every process, read from /proc."""
+    table = {}
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            status = Path(f"/proc/{entry}/status").read_text()
+        except OSError:
+            continue
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        if "PPid" in fields and "Uid" in fields:
+            table[int(entry)] = (int(fields["PPid"]), int(fields["Uid"].split()[0]))
+    return table
