@@ -1,0 +1,97 @@
+"""Exercise 4's gradient check, as the lecture's early `break`: seven gradients against autograd.
+
+The loop's first step (the same parameters and batch the training run starts from) runs here
+with autograd; the learner's section runs once in the sandbox on detached copies of its values.
+The comparison happens here, in the trusted process, one cmp line per parameter.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from grader import diagnose, feedback, rules
+from grader.result import FAIL, PASS, CodeError
+from grader.sandbox import Case, RunOutcome, Sandbox
+from grader.sandbox.trainloop import GRADS, PARAMS, STEP_CODE, prepare
+from grader.trainrecords import GradCheck, GradRow
+from grader.trainsection import unfinished
+
+BACKWARD_ORDER = ("W2", "b2", "bngain", "bnbias", "W1", "b1", "C")
+SIZES = ("n", "vocab_size", "block_size", "n_embd", "n_hidden")
+NOT_SENT = ("Xtr", "Ytr")  # the section needs the batch, not the whole training set
+
+
+def first_step(settings: dict, Xtr: torch.Tensor, Ytr: torch.Tensor) -> tuple[dict, dict]:
+    """Run the loop's first step with autograd; return its tensors and the seven gradients."""
+    ns = prepare(settings, Xtr, Ytr)
+    with torch.enable_grad():
+        for name in PARAMS:
+            ns[name].requires_grad_(True)
+        exec(STEP_CODE, ns)
+        ns["loss"].backward()
+    values = {
+        k: v.detach().clone()
+        for k, v in ns.items()
+        if isinstance(v, torch.Tensor) and k not in NOT_SENT
+    }
+    return values, {f"d{name}": ns[name].grad.detach().clone() for name in PARAMS}
+
+
+def check(code: str, settings: dict, Xtr, Ytr, sandbox: Sandbox) -> GradCheck:
+    """Grade the learner's section on the first step; training may start only if it passes."""
+    tree = rules.parse(code)
+    if isinstance(tree, rules.Problem):
+        return _refused(feedback.syntax_error(tree.what, tree.line, tree.column))
+    problem = rules.autograd_use(tree)
+    if problem:
+        return _refused(feedback.uses_autograd(problem.what, problem.line))
+    missing = unfinished(tree)
+    if missing:
+        return _refused(feedback.unfinished(missing))
+    values, expected = first_step(settings, Xtr, Ytr)
+    case = Case("check", values, {k: settings[k] for k in SIZES}, GRADS)
+    outcome = sandbox.run(code, [case])
+    return judge(outcome, expected, settings["n"])
+
+
+def _refused(message: str) -> GradCheck:
+    """Return a check that failed before running the code."""
+    return GradCheck(False, (), None, message)
+
+
+def judge(outcome: RunOutcome, expected: dict, n: int) -> GradCheck:
+    """Compare the returned gradients with autograd's; name the first wrong one, backward."""
+    stdout = "".join(c.stdout for c in outcome.cases)
+    if outcome.status != "ok":
+        return GradCheck(False, (), None, outcome.message, stdout=stdout)
+    case = outcome.cases[0]
+    if case.error is not None:
+        err = case.error
+        error = CodeError(err.type, err.message, err.line, err.traceback)
+        return GradCheck(False, (), None, feedback.raised(err.type, err.line), error, stdout)
+    rows = tuple(_row(name, case.returned.get(name), expected[name], n) for name in GRADS)
+    wrong = {r.name for r in rows if r.status == FAIL}
+    root = next((f"d{p}" for p in BACKWARD_ORDER if f"d{p}" in wrong), None)
+    message = feedback.training_check_root(root) if root else feedback.training_check_passed()
+    return GradCheck(root is None, rows, root, message, stdout=stdout)
+
+
+def _row(name: str, returned, expected: torch.Tensor, n: int) -> GradRow:
+    """Compare one gradient with autograd's: defined, shape, then values."""
+    shape = tuple(expected.shape)
+    got = returned.tensor if returned else None
+    if got is None:
+        problem = returned.problem if returned else "is not defined"
+        return GradRow(name, shape, FAIL, feedback.not_tensor(name, problem))
+    if got.shape != expected.shape:
+        hint = diagnose.shape_hint(got.to(expected.dtype), expected)
+        message = feedback.wrong_shape(name, got.shape, expected.shape)
+        return GradRow(name, shape, FAIL, f"{message} {hint}".strip())
+    got = got.to(expected.dtype)
+    cmp = diagnose.compare(str(shape), got, expected)
+    if cmp.approx:
+        return GradRow(name, shape, PASS, feedback.looks_good(name, cmp.maxdiff), cmp)
+    index = diagnose.worst_index(got, expected)
+    message = feedback.inaccurate(name, cmp.maxdiff, index, diagnose.ATOL)
+    hint = diagnose.value_hint(got, expected, [], [], name[1:], n)
+    return GradRow(name, shape, FAIL, f"{message} {hint}".strip(), cmp)

@@ -1,0 +1,91 @@
+"""Exercise 4: train the MLP with the learner's own backward pass (the app's one door to it).
+
+    >>> trainer = Trainer(dataset, cache_dir=Path("var/training"))
+    >>> section = trainer.section({"dC": "dC = ..."})    # solved answers, else starters
+    >>> check, job = trainer.train(section, TrainSettings(steps=20_000))
+    >>> check.passed, job.status().step if job else None
+
+The gradient check runs the learner's section once in the sandbox and compares in this process;
+training runs in a confined worker (trainjob.py); the autograd reference trains once per
+configuration, after the learner's first finished run, in a plain subprocess, and is kept on
+disk (references.py).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from grader import gradcheck, trainsection
+from grader.exercises import Catalog, discover
+from grader.references import References
+from grader.sandbox import Sandbox, default_sandbox
+from grader.trainjob import TrainingJob
+from grader.trainrecords import PRESETS, GradCheck, ReferenceStatus, TrainSettings
+
+__all__ = ["PRESETS", "TrainSettings", "Trainer", "TrainingJob"]
+
+
+class Trainer:
+    """Exercise 4 on one dataset: the section, its gradient check, runs and references."""
+
+    def __init__(
+        self,
+        dataset,
+        cache_dir: Path,
+        catalog: Catalog | None = None,
+        sandbox: Sandbox | None = None,
+    ):
+        self.dataset = dataset
+        self.catalog = catalog or discover()
+        self._sandbox = sandbox
+        self.references = References(Path(cache_dir) / "references")
+
+    @property
+    def sandbox(self) -> Sandbox:
+        """Return the sandbox for gradient checks, starting the shared one on first use."""
+        if self._sandbox is None:
+            self._sandbox = default_sandbox()
+        return self._sandbox
+
+    def section(self, solved: dict[str, str]) -> str:
+        """Return the backward section: the learner's solved answers, else each starter."""
+        ids = [exercise_id for exercise_id, _ in trainsection.PARTS]
+        starters = {i: self.catalog.get(i).starter for i in ids}
+        return trainsection.compose(starters, solved)
+
+    def program(self, settings: TrainSettings) -> tuple[str, str]:
+        """Return the read-only loop before and after the section, for these settings."""
+        return trainsection.program(settings, self.dataset.vocab_size, self.dataset.block_size)
+
+    def check(self, code: str, settings: TrainSettings) -> GradCheck:
+        """Compare the section's seven gradients with autograd's on the run's first step."""
+        wire = settings.wire(self.dataset.vocab_size, self.dataset.block_size)
+        return gradcheck.check(code, wire, self.dataset.Xtr, self.dataset.Ytr, self.sandbox)
+
+    def train(
+        self, code: str, settings: TrainSettings, alive=None, on_finish=None
+    ) -> tuple[GradCheck, TrainingJob | None]:
+        """Check the section, then start training only if all seven gradients are right.
+
+        `alive()` says whether the learner's session is still there (the run stops when it
+        has been gone a while); `on_finish(report)` receives a finished run's report. The
+        autograd reference trains after the run, so that each is timed without the other.
+        """
+        checked = self.check(code, settings)
+        if not checked.passed:
+            return checked, None
+
+        def finished(report) -> None:
+            if on_finish is not None:
+                on_finish(report)
+            self.reference(settings)
+
+        return checked, TrainingJob(code, settings, self.dataset, alive, finished)
+
+    def reference(self, settings: TrainSettings, start: bool = True) -> ReferenceStatus:
+        """Return the autograd reference for these settings, training it once if needed."""
+        return self.references.status(self.dataset, settings, start)
+
+    def close(self) -> None:
+        """Stop every reference still training."""
+        self.references.close()

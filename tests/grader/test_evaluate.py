@@ -1,0 +1,67 @@
+"""After training: batchnorm calibration, split losses, samples, loss curves, the dC loop's cost."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from grader.evaluate import advise, calibrate, curve, evaluate, loop_cost, sample
+from grader.sandbox.trainloop import PARAMS, prepare
+from grader.trainrecords import TrainSettings
+
+
+@pytest.fixture(scope="module")
+def params(default_data):
+    ns = prepare(
+        TrainSettings().wire(default_data.vocab_size, 3), default_data.Xtr, default_data.Ytr
+    )
+    return {name: ns[name] for name in PARAMS}
+
+
+def test_the_curve_is_the_mean_log10_loss_of_each_whole_bucket():
+    losses = torch.tensor([10.0] * 4 + [100.0] * 4)
+    assert curve(losses, 8, 4) == pytest.approx((1.0, 2.0))
+    assert curve(losses, 7, 4) == pytest.approx((1.0,))
+    assert curve(losses, 3, 4) == ()
+
+
+def test_calibration_is_over_the_whole_training_set(params, default_data):
+    mean, var = calibrate(params, default_data.Xtr)
+    hpreact = params["C"][default_data.Xtr].view(-1, 30) @ params["W1"] + params["b1"]
+    assert mean.shape == var.shape == (1, 200)
+    assert torch.allclose(mean, hpreact.mean(0, keepdim=True))
+    assert torch.allclose(var, hpreact.var(0, keepdim=True))
+
+
+def test_an_untrained_model_scores_about_log_27_and_samples_names(params, default_data):
+    evaluation = evaluate(params, default_data, seed=2147483647)
+    assert abs(evaluation.train_loss - math.log(27)) < 0.5
+    assert abs(evaluation.val_loss - evaluation.train_loss) < 0.1
+    assert len(evaluation.samples) == 20
+    assert all(s.endswith(".") or len(s) == 50 for s in evaluation.samples)
+
+
+def test_samples_follow_the_seed_plus_ten(params, default_data):
+    bn = calibrate(params, default_data.Xtr)
+    first = sample(params, bn, default_data.itos, 3, 2147483647)
+    assert first == sample(params, bn, default_data.itos, 3, 2147483647)
+    assert first != sample(params, bn, default_data.itos, 3, 2147483647 + 10)
+
+
+def test_a_model_with_nan_cannot_be_evaluated(params, default_data):
+    broken = dict(params, W2=params["W2"] * float("nan"))
+    assert evaluate(broken, default_data, seed=1) is None
+
+
+def test_the_lectures_double_loop_costs_far_more_than_index_add():
+    loop, add = loop_cost(TrainSettings(), 27, 3)
+    assert loop > 10 * add > 0
+
+
+def test_advice_projects_the_speed_without_the_loop():
+    advice = advise(7, TrainSettings(), (27, 3), rate=500.0)
+    saved = (advice.loop_ms - advice.index_add_ms) / 1e3
+    assert advice.line == 7 and advice.steps_per_s == 500.0
+    assert advice.projected == pytest.approx(1 / (1 / 500.0 - saved))

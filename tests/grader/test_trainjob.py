@@ -1,0 +1,112 @@
+"""One training run: each way it can end, told in the learner's terms, with nothing left over."""
+
+from __future__ import annotations
+
+import time
+
+from grader import trainjob
+from grader.sandbox import Limits
+from grader.trainjob import TrainingJob, limits_for
+from grader.trainrecords import TrainSettings
+
+from .sandbox.test_stream import children, gone
+
+SHORT = TrainSettings(steps=300, decay_step=150)
+LECTURE_DC = """
+dC = torch.zeros_like(C)
+for k in range(Xb.shape[0]):
+    for j in range(Xb.shape[1]):
+        ix = Xb[k, j]
+        dC[ix] += demb[k, j]
+"""
+
+
+def _run(code: str, data, settings: TrainSettings = SHORT, **kwargs):
+    job = TrainingJob(code, settings, data, **kwargs)
+    return job, job.wait(60)
+
+
+def test_limits_allow_minutes_beyond_the_expected_run():
+    limits = limits_for(TrainSettings())
+    assert limits.cpu_seconds == 200_000 / 400 + 180 and limits.wall_seconds > limits.cpu_seconds
+    assert limits.memory_bytes == 3 * 1024**3
+
+
+def test_a_run_beyond_the_limit_of_runs_is_refused_at_once(default_data, reference_section,
+                                                           monkeypatch):  # fmt: skip
+    monkeypatch.setattr(trainjob, "MAX_RUNS", 0)
+    job, status = _run(reference_section, default_data)
+    assert status.state == "failed" and job.pid is None
+    assert status.message == "The trainer is busy with 0 runs; try again when one of them finishes."
+
+
+def test_a_run_whose_session_has_gone_is_stopped(default_data, reference_section, monkeypatch):
+    monkeypatch.setattr(trainjob, "GRACE", 0.0)
+    job, status = _run(reference_section, default_data, TrainSettings(), alive=lambda: False)
+    assert status.state == "stopped" and "the browser session ended" in status.message
+    assert gone(job.pid) and not children(job.pid)
+
+
+def test_an_exception_is_told_with_its_line_and_step(default_data, reference_section):
+    count = "calls = globals().get('calls', 0) + 1\nif calls == 5:\n    1 / 0\n"
+    _, status = _run(reference_section + count, default_data)
+    lines = len(reference_section.splitlines())
+    assert status.state == "failed"
+    assert status.message == f"Your code raised ZeroDivisionError on line {lines + 3} at step 4:"
+    assert status.report.error.line == lines + 3 and status.report.steps_done == 4
+
+
+def test_a_gradient_of_the_wrong_shape_stops_the_run(default_data, reference_section):
+    late = "calls = globals().get('calls', 0) + 1\nif calls > 3:\n    dW1 = dW1.T\n"
+    _, status = _run(reference_section + late, default_data)
+    assert status.message == (
+        "`dW1` has the wrong shape: got (200, 30), expected (30, 200). Training stopped at step 3."
+    )
+
+
+def test_autograd_is_refused_in_the_worker_too(default_data, reference_section):
+    _, status = _run(reference_section + "getattr(loss, 'back' + 'ward')()\n", default_data)
+    assert status.state == "failed" and "called autograd" in status.message
+
+
+def test_what_the_code_prints_comes_back(default_data, reference_section):
+    _, status = _run(reference_section + "print('hi')\n", default_data, TrainSettings(steps=3))
+    assert status.state == "finished" and status.report.stdout == "hi\n" * 3
+
+
+def test_a_run_too_slow_for_its_limits_is_told_so(default_data, reference_section, monkeypatch):
+    monkeypatch.setattr(trainjob, "limits_for", lambda s: Limits(cpu_seconds=5, wall_seconds=2))
+    slow = reference_section + "import time\ntime.sleep(0.01)\n"
+    job, status = _run(slow, default_data, TrainSettings(steps=100_000))
+    assert status.state == "failed" and gone(job.pid)
+    assert status.message.startswith("Training did not finish within 2.0 s; at ")
+    assert "steps take about" in status.message
+
+
+def test_a_python_loop_for_dc_is_measured_against_index_add(default_data, reference_section):
+    start = reference_section.index("dC = torch.zeros_like(C)")
+    code = reference_section[:start] + LECTURE_DC.lstrip()
+    _, status = _run(code, default_data)
+    advice = status.report.advice
+    assert status.state == "finished" and advice.loop_ms > 10 * advice.index_add_ms
+    assert advice.projected > advice.steps_per_s
+    line = code.splitlines().index("for k in range(Xb.shape[0]):") + 1
+    assert status.report.notes[0].startswith(f"`dC` is accumulated in a Python loop (line {line})")
+
+
+def test_the_status_is_starting_before_the_first_step(default_data, reference_section):
+    job = TrainingJob(reference_section, SHORT, default_data)
+    assert job.status().state == "starting" and job.status().seconds_left is None
+    job.wait(60)
+
+
+def test_nothing_is_left_running_at_exit(default_data, reference_section):
+    job = TrainingJob(reference_section, TrainSettings(), default_data)
+    deadline = time.monotonic() + 60
+    while not children(job.pid):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    (worker,) = children(job.pid)
+    trainjob._stop_all()
+    assert gone(worker) and gone(job.pid)
+    assert job.wait(30).state == "failed"
