@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import socket
-import tempfile
+from dataclasses import replace
 
 from . import confine, trainloop, zygote
 from .protocol import FrameReader, ProtocolError, recv_packet, send_packet, write_frame
@@ -32,6 +31,7 @@ def main(sock_fd: int, layers: dict[str, str]) -> None:
     """Prepare, announce the layers, run one training job, report how it ended, exit."""
     sock = socket.socket(fileno=sock_fd)
     plan, more = prepare()
+    plan = replace(plan, tmpfs=layers.get("filesystem") == "on")  # as the zygote's plan
     send_packet(sock, {"kind": "ready", "layers": {**layers, **more}, "pid": os.getpid()})
     message = _receive(sock)
     if message is None:
@@ -47,26 +47,26 @@ def main(sock_fd: int, layers: dict[str, str]) -> None:
 
 
 def fork_trainee(plan: confine.Plan) -> zygote.Spare | None:
-    """Fork the worker, which detaches and waits on its socket for the run; None on failure."""
-    workdir = tempfile.mkdtemp(prefix="train-", dir="/tmp")
+    """Fork the worker, which detaches and waits on its socket for the run; None on failure.
+
+    Its work dir is made and removed exactly as a grading worker's (zygote._workdir, _remove).
+    """
     try:
-        if plan.uid is not None:
-            os.chown(workdir, plan.uid, plan.uid)
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        workdir, mounted = zygote._workdir(plan)
     except OSError:
-        shutil.rmtree(workdir, ignore_errors=True)
         return None
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     try:
         pid = os.fork()
     except OSError:
         ours.close()
         theirs.close()
-        shutil.rmtree(workdir, ignore_errors=True)
+        zygote._remove(workdir, mounted)
         return None
     if pid == 0:
         _trainee(theirs, workdir, plan)
     theirs.close()
-    return zygote.Spare(pid, ours, workdir)
+    return zygote.Spare(pid, ours, workdir, mounted)
 
 
 def _trainee(sock: socket.socket, workdir: str, plan: confine.Plan) -> None:

@@ -135,3 +135,12 @@ def test_the_wall_limit_ends_a_stuck_run(default_data, reference_section):
     _events(run, wire)
     report = run.finish()
     assert report["killed"] == "wall" and gone(run.pid)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the work dir is a tmpfs only as root")
+def test_the_worker_works_in_its_own_small_tmpfs(default_data, reference_section):
+    probe = "import os\nassert os.statvfs('.').f_blocks * os.statvfs('.').f_frsize <= 64 * 2**20\n"
+    run, wire = _start(default_data, reference_section + probe, steps=5)
+    events = _events(run, wire)
+    run.finish()
+    assert isinstance(events[-2], Params), events[-2]
