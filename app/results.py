@@ -14,6 +14,9 @@ ROOT_STYLE = "background-color: rgba(255, 75, 75, 0.18); font-weight: bold"
 
 def show_result(result) -> None:
     """Show the verdict, every check, the cmp line, the exception and the heatmaps."""
+    if result.busy:
+        show_busy(result.summary())
+        return
     if result.solved:
         st.success(f"**Solved.** {result.summary()}", icon=SOLVED_ICON)
     else:
@@ -28,6 +31,11 @@ def show_result(result) -> None:
         st.pyplot(heatmap_figure(result.heatmap, result.answer), width="stretch")
     show_stdout(result.stdout)
     st.caption(f"Graded in {result.elapsed * 1000:.0f} ms.")
+
+
+def show_busy(message: str) -> None:
+    """Say that the submission was not graded because the grader is busy (not a verdict)."""
+    st.warning(f"{message} Your code is kept in the editor.", icon=":material/hourglass_top:")
 
 
 def show_checks(checks) -> None:
@@ -62,6 +70,9 @@ def cmp_text(cmp) -> str:
 
 def show_pass(result) -> None:
     """Show a whole pass: the verdict, the cmp table with the root cause highlighted."""
+    if result.busy:
+        show_busy(result.message)
+        return
     if result.solved:
         st.success(result.message, icon=SOLVED_ICON)
     else:

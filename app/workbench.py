@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app import editor, services, session, visits
+from app import editor, ratelimit, services, session, visits
 from app.storage import Attempt
 
 
@@ -31,15 +31,35 @@ def editor_event(key: str, starter: str, lines: int = 8) -> editor.EditorEvent |
 
 def submission(key: str, event: editor.EditorEvent | None) -> str | None:
     """Return the code waiting to be graded: this event's, or one left by an interrupted run."""
-    if event is not None and event.submitted:
+    if event is not None and event.submitted and admitted():
         st.session_state[f"pending:{key}"] = event.code
     return st.session_state.get(f"pending:{key}")
 
 
-def record(key: str, code: str, solved: bool, summary: str, elapsed: float) -> None:
-    """Record a graded submission with the time spent on it, and clear it from the queue."""
-    attempt = Attempt(
-        key, code, solved, summary, elapsed, visits.time_spent(key), session.dataset_source()
-    )
-    services.store().record_attempt(session.profile(), attempt)
+def admitted() -> bool:
+    """Return whether the profile may submit now; if not, say how long to wait."""
+    wait = limiter().wait((services.config().database_url, session.profile().id))
+    if wait:
+        st.warning(ratelimit.too_fast(wait), icon=":material/hourglass_top:")
+    return not wait
+
+
+@st.cache_resource(show_spinner=False)
+def limiter() -> ratelimit.RateLimiter:
+    """Return the one rate limiter shared by every session of this server."""
+    return ratelimit.RateLimiter()
+
+
+def record(
+    key: str, code: str, solved: bool, summary: str, elapsed: float, busy: bool = False
+) -> None:
+    """Record a graded submission with the time spent on it, and clear it from the queue.
+
+    A submission the grader was too busy to take is not an attempt; it is only cleared.
+    """
+    if not busy:
+        attempt = Attempt(
+            key, code, solved, summary, elapsed, visits.time_spent(key), session.dataset_source()
+        )
+        services.store().record_attempt(session.profile(), attempt)
     st.session_state.pop(f"pending:{key}", None)

@@ -74,7 +74,8 @@ def _grade(grader, exercise_id: str, code: str) -> None:
     """Grade a submission, record it, and keep the result to show."""
     with st.spinner("Grading…"):
         result = grader.grade(exercise_id, code)
-        workbench.record(exercise_id, code, result.solved, result.summary(), result.elapsed)
+        summary = result.summary()
+        workbench.record(exercise_id, code, result.solved, summary, result.elapsed, result.busy)
         st.session_state[f"result:{exercise_id}"] = result
     st.rerun()  # so that the navigation and the badge show the new status
 

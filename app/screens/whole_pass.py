@@ -63,6 +63,6 @@ def _grade(grader, slug: str, key: str, code: str) -> None:
         result = grader.grade_pass(code, slug)
         if not result.elapsed:  # the whole-pass grader does not time itself
             result = replace(result, elapsed=time.perf_counter() - start)
-        workbench.record(key, code, result.solved, result.message, result.elapsed)
+        workbench.record(key, code, result.solved, result.message, result.elapsed, result.busy)
         st.session_state[f"result:{key}"] = result
     st.rerun()  # so that the badge shows the new status

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from dataclasses import replace
 
 import pytest
 
 from grader import Catalog, Grader, feedback
+from grader.sandbox import Limits, Sandbox
+from grader.sandbox.verdict import message
 from grader.validate import prove
 
 
@@ -165,3 +169,23 @@ def pytest_generate_tests(metafunc):
 
         ids = [e.id for e in discover().exercises]
         metafunc.parametrize("exercise_id", ids, ids=ids)
+
+
+def test_a_full_queue_is_busy_not_a_verdict(default_data, catalog):
+    box = Sandbox(Limits(cpu_seconds=5, wall_seconds=5), slots=1, queue=0)
+    grader = Grader(default_data, catalog, box)
+    answer = catalog.get("dlogprobs").solution()
+    grader.prepared(catalog.get("dlogprobs"))
+    box.layers()
+    slow = threading.Thread(target=grader.grade, args=("dlogprobs", "import time\ntime.sleep(2)"))
+    try:
+        slow.start()
+        time.sleep(0.5)
+        busy, whole = grader.grade("dlogprobs", answer), grader.grade_pass(answer)
+        slow.join()
+        after = grader.grade("dlogprobs", answer)
+    finally:
+        box.close()
+    assert busy.busy and not busy.solved and busy.summary() == message("busy", box.limits)
+    assert whole.busy and whole.message == message("busy", box.limits)
+    assert after.solved and not after.busy

@@ -1,0 +1,103 @@
+"""Submitting from a page: too fast is refused with a wait, a busy grader records nothing."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from app_helpers import SOLVED, page_test, submit, texts
+
+from app import services, workbench
+from app.ratelimit import RateLimiter
+from grader import Grader
+from grader.sandbox import Limits, Sandbox
+
+ANSWER = "dlogprobs = torch.zeros_like(logprobs)\ndlogprobs[range(n), Yb] = -1.0 / n\n"
+BUSY = "The grader is busy; try again in a moment."
+
+
+def _attempts(exercise_id: str) -> list:
+    store = services.store()
+    return store.attempts(store.profiles()[0], exercise_id)
+
+
+@pytest.fixture
+def frozen(monkeypatch):
+    """Freeze the rate limiter's clock, so that no token comes back during a test."""
+    limiter = RateLimiter(clock=lambda: 0.0)
+    monkeypatch.setattr(workbench, "limiter", lambda: limiter)
+    return limiter
+
+
+def test_a_burst_is_graded_then_the_learner_is_told_to_wait(fake, frozen):
+    at = page_test("dlogprobs").run()
+    for i in range(6):
+        at = submit(at, f"{SOLVED}\n# try {i}\n")
+    assert len(fake.graded) == 5 and len(_attempts("dlogprobs")) == 5
+    assert at.warning[0].value == "You are submitting very fast; wait 1 s."
+    assert at.text_area[0].value.endswith("# try 5\n"), "the code stays in the editor"
+
+
+def test_the_whole_pass_is_limited_too(fake, frozen):
+    at = page_test("01_mlp", page="whole_pass").run()
+    for _ in range(6):
+        at = submit(at, f"{SOLVED}\n")
+    assert len(fake.graded) == 5
+    assert "You are submitting very fast" in at.warning[0].value
+
+
+@pytest.fixture
+def lonely(app_env, monkeypatch, default_grader_data):
+    """Serve the pages from a real grader whose sandbox has one slot and no queue."""
+    box = Sandbox(Limits(cpu_seconds=5, wall_seconds=5), slots=1, queue=0)
+    grader = Grader(default_grader_data, sandbox=box)
+    monkeypatch.setattr(services, "grader", lambda source: grader)
+    grader.prepared(grader.catalog.get("dlogprobs"))
+    box.layers()
+    yield grader
+    box.close()
+
+
+@pytest.fixture(scope="module")
+def default_grader_data():
+    import data
+
+    return data.default_dataset()
+
+
+def _hold_the_slot(grader, seconds: float) -> threading.Thread:
+    """Start a long run in another thread and return once it holds the only slot."""
+    code = f"import time\ntime.sleep({seconds})"
+    slow = threading.Thread(target=grader.grade, args=("dlogprobs", code))
+    slow.start()
+    time.sleep(0.5)
+    return slow
+
+
+def test_a_busy_grader_says_so_and_records_nothing(lonely):
+    at = page_test("dlogprobs").run()
+    slow = _hold_the_slot(lonely, 3)
+    try:
+        at = submit(at, ANSWER)
+    finally:
+        slow.join()
+    assert at.warning[0].value.startswith(BUSY) and not at.error and not at.success
+    assert "Your code is kept in the editor." in at.warning[0].value
+    assert _attempts("dlogprobs") == [] and "Your last attempt" not in texts(at)
+    assert at.text_area[0].value == ANSWER
+    at = submit(at, ANSWER)
+    assert at.success[0].value.startswith("**Solved.**")
+    assert [a.solved for a in _attempts("dlogprobs")] == [True]
+
+
+def test_a_busy_grader_is_no_attempt_at_the_whole_pass(lonely):
+    at = page_test("01_mlp", page="whole_pass").run()
+    slow = _hold_the_slot(lonely, 3)
+    try:
+        at = submit(at, ANSWER)
+    finally:
+        slow.join()
+    assert at.warning[0].value.startswith(BUSY) and not at.error
+    store = services.store()
+    assert store.statuses(store.profiles()[0]) == {}
