@@ -85,10 +85,28 @@ def _list(args) -> int:
 
 
 def _doctor(args) -> int:
-    """Print each sandbox layer and whether this machine provides it."""
-    from grader.sandbox import default_sandbox
+    """Print each sandbox layer and whether this machine provides it.
 
-    layers = default_sandbox().layers()
+    Exit 0 when every layer is on, 1 when some are unavailable (each is also logged), and 2
+    when no sandbox starts at all, so that learner code could not be graded.
+    """
+    layers = _layers()
     for name, state in layers.items():
         print(f"{name:24} {state}")
-    return 0
+    on = sum(state == "on" for state in layers.values())
+    print(f"{on} of {len(layers)} layers on.")
+    if "zygote" in layers:
+        return 2
+    return 0 if on == len(layers) else 1
+
+
+def _layers() -> dict[str, str]:
+    """Start a one-slot sandbox and return its layers, or why it cannot start."""
+    try:
+        sandbox = Sandbox(slots=1)
+    except Exception as err:  # e.g. Python cannot be started: nothing would confine learner code
+        return {"zygote": f"unavailable: {err}"}
+    try:
+        return sandbox.layers() or {"zygote": "unavailable: it did not start in time"}
+    finally:
+        sandbox.close()

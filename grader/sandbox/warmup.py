@@ -29,6 +29,8 @@ def prepare() -> tuple[confine.Plan, dict[str, str]]:
     layers = {"process": "on", "environment": "on", "workdir": "on", "rlimits": "on"}
     layers["uid"] = "on" if uid is not None else "unavailable: not running as root"
     layers["seccomp"] = probe_seccomp()
+    threads = torch.get_num_threads()
+    layers["threads"] = "on" if threads == 1 else f"unavailable: torch uses {threads} threads"
     gc.freeze()
     return confine.Plan(uid, layers["seccomp"] == "on", os.getpid()), layers
 

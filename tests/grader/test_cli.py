@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -100,3 +101,54 @@ def test_validate_one_good_file():
     done = cli("validate", ROOT / "exercises/01_mlp/01_dlogprobs.toml")
     assert done.returncode == 0, done.stdout
     assert "1 exercises checked, 0 problems." in done.stdout
+
+
+LAYERS = ("network", "filesystem", "procfs", "process", "environment", "workdir", "rlimits")
+LAYERS += ("uid", "seccomp", "threads")
+
+
+def _states(stdout: str) -> dict[str, str]:
+    """Return layer -> state from the doctor's table."""
+    rows = [line.split(None, 1) for line in stdout.splitlines()[:-1]]
+    return {name: state for name, state in rows}
+
+
+def test_doctor_prints_every_layer_and_exits_by_what_is_on():
+    done = cli("doctor")
+    states = _states(done.stdout)
+    assert set(states) == set(LAYERS), done.stdout
+    assert all(s == "on" or s.startswith("unavailable: ") for s in states.values())
+    on = sum(s == "on" for s in states.values())
+    assert done.stdout.splitlines()[-1] == f"{on} of {len(LAYERS)} layers on."
+    assert done.returncode == (0 if on == len(LAYERS) else 1)
+    if os.geteuid() == 0:
+        assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_doctor_without_root_reports_and_logs_what_is_missing():
+    """Run as an unmapped user in a user namespace: no longer root, same files."""
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        pytest.skip("needs root and unshare(1) to run the doctor as an unprivileged user")
+    command = ["unshare", "--user", sys.executable, "-m", "grader", "doctor"]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    if "unshare failed" in done.stderr:
+        pytest.skip(f"no user namespaces here: {done.stderr.strip()}")
+    states = _states(done.stdout)
+    for layer in ("network", "filesystem", "procfs", "uid"):
+        assert states[layer] == "unavailable: not running as root", done.stdout
+        assert f"sandbox layer {layer}: unavailable: not running as root" in done.stderr
+    assert states["seccomp"] == "on" and states["rlimits"] == "on"
+    assert done.returncode == 1
+
+
+def test_doctor_says_when_no_sandbox_can_start(monkeypatch, capsys):
+    from grader import cli as command
+
+    def refuse(**kwargs):
+        raise PermissionError(13, "Permission denied", sys.executable)
+
+    monkeypatch.setattr(command, "Sandbox", refuse)
+    assert command.main(["doctor"]) == 2
+    out = capsys.readouterr().out
+    assert out.startswith("zygote                   unavailable: [Errno 13] Permission denied")
+    assert out.splitlines()[-1] == "0 of 1 layers on."
