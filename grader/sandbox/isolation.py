@@ -24,7 +24,10 @@ MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 MNT_DETACH, AT_FDCWD, AT_RECURSIVE = 2, -100, 0x8000
 SYS_MOUNT_SETATTR, MOUNT_ATTR_RDONLY = 442, 1
-STAGE = "/tmp/.veil"
+# Where kept paths wait while a veil goes up: an empty directory outside every veiled one,
+# covered by a throwaway tmpfs in the zygote's own mount namespace only.
+STAGES = ("/media", "/mnt", "/srv", "/opt")
+TMP_OPTIONS, VEIL_OPTIONS = "mode=0711,size=256m", "mode=0755,size=1m"
 # Each run's work dir is its own tmpfs: bounded in bytes and files, and gone in one unmount
 # however many files or how deep a tree the learner's code left in it.
 WORKDIR_OPTIONS = "mode=0700,size=64m,nr_inodes=1024"
@@ -58,17 +61,19 @@ def _attempt(step, *args) -> str:
 
 
 def _filesystem(root: str) -> None:
-    """Give the zygote a private, read-only mount tree with a private /tmp and veiled dirs."""
+    """Give the zygote a private, read-only mount tree with a private /tmp and veiled dirs.
+
+    /tmp is veiled like the others, so a checkout or a venv under /tmp is bound back into it.
+    """
     keeps = kept_paths(root)
-    if any(_under(k, "/tmp") for k in keeps):
-        raise OSError(f"Python or the project lives under /tmp, which workers get empty: {keeps}")
     _unshare(CLONE_NEWNS)
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
-    _mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0711,size=256m")
-    os.mkdir(STAGE, 0o700)
-    for target in veil_targets(root, keeps):
-        _veil(target, keeps)
-    os.rmdir(STAGE)
+    stage = next(d for d in STAGES if os.path.isdir(d) and not os.path.islink(d))
+    _mount("tmpfs", stage, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700,size=1m")
+    targets = [t for t in veil_targets(root, keeps) if not _under(t, "/tmp")]
+    for target in ["/tmp", *targets]:
+        _veil(target, keeps, stage, TMP_OPTIONS if target == "/tmp" else VEIL_OPTIONS)
+    _check(_LIBC.umount2(stage.encode(), MNT_DETACH), f"umount {stage}")
     _read_only("/")
     _mount(None, "/tmp", None, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV)
 
@@ -97,16 +102,16 @@ def _under(path: str, top: str) -> bool:
     return path == top or path.startswith(top.rstrip("/") + "/")
 
 
-def _veil(target: str, keeps: list[str]) -> None:
+def _veil(target: str, keeps: list[str], stage: str, options: str) -> None:
     """Cover target with an empty tmpfs, binding back only the kept paths inside it."""
     inside = [k for k in keeps if _under(k, target)]
     inside = [k for k in inside if not any(k != o and _under(k, o) for o in inside)]
     staged = []
     for keep in inside:
-        spot = _make_like(f"{STAGE}/{next(_spots)}", keep)
+        spot = _make_like(f"{stage}/{next(_spots)}", keep)
         _mount(keep, spot, None, MS_BIND | MS_REC)
         staged.append((keep, spot))
-    _mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m")
+    _mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, options)
     try:
         for keep, spot in staged:
             os.makedirs(os.path.dirname(keep), mode=0o755, exist_ok=True)
