@@ -41,7 +41,7 @@ def page(name: str, title: str | None = None):
     titles = {
         HOME: "Home",
         PROGRESS: "Progress",
-        TRAINING: "Training (coming soon)",
+        TRAINING: "Train the MLP",
         PROBLEMS: "Unreadable files",
     }
     icons = {

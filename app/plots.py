@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
 
 MAX_TICKS = 12
 
@@ -52,3 +53,22 @@ def _ticks(labels: tuple[int, ...]) -> tuple[list[int], list[str]]:
     step = max(1, len(labels) // MAX_TICKS)
     positions = list(range(0, len(labels), step))
     return positions, [str(labels[i]) for i in positions]
+
+
+def loss_curves_figure(curves: dict[str, tuple[float, ...]], bucket: int) -> Figure:
+    """Return the lecture's lossi plot for one or more runs: mean log10 loss per bucket of steps.
+
+    `curves` maps a label to its points; point i covers steps i*bucket to (i+1)*bucket.
+    """
+    figure = Figure(figsize=(9, 3.4), layout="constrained")
+    ax = figure.subplots()
+    for label, points in curves.items():
+        if points:
+            ax.plot(range(len(points)), points, label=label, linewidth=1.2)
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x * bucket:,.0f}"))
+    ax.set_xlabel("step", fontsize=9)
+    ax.set_ylabel(f"log10 loss (mean of {bucket:,} steps)", fontsize=9)
+    ax.grid(alpha=0.3)
+    if len(curves) > 1:
+        ax.legend(fontsize=9)
+    return figure

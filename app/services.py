@@ -19,6 +19,7 @@ from app.storage import Store, open_store
 if TYPE_CHECKING:
     from data import Dataset
     from grader import Catalog, Grader
+    from grader.training import Trainer
 
 DEFAULT_SOURCE = "default"
 NAMES_SOURCE = "names"
@@ -100,3 +101,17 @@ def _grader(fingerprint: str, root: str, signature: tuple, *, _dataset: Dataset)
     from grader import Grader
 
     return Grader(_dataset, _catalog(root, signature))
+
+
+def trainer(source: str) -> Trainer:
+    """Return Exercise 4's trainer for a dataset source, shared by every session that uses it."""
+    chosen = dataset(source)
+    return _trainer(chosen.fingerprint, *_version(), str(config().data_dir), _dataset=chosen)
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _trainer(fingerprint: str, root: str, signature: tuple, data_dir: str, *, _dataset) -> Trainer:
+    """Build a trainer once per dataset; its autograd references are kept under the data dir."""
+    from grader.training import Trainer
+
+    return Trainer(_dataset, Path(data_dir) / "training", _catalog(root, signature))

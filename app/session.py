@@ -47,3 +47,14 @@ def grader():
         st.warning(f"{err} Using the embedded default dataset instead.")
         use_dataset(services.DEFAULT_SOURCE)
         return services.grader(services.DEFAULT_SOURCE)
+
+
+def trainer():
+    """Return Exercise 4's trainer for the profile's dataset (the default one if it is gone)."""
+    source = dataset_source()
+    try:
+        return services.trainer(source)
+    except ValueError as err:  # data.DatasetError, as in grader()
+        st.warning(f"{err} Using the embedded default dataset instead.")
+        use_dataset(services.DEFAULT_SOURCE)
+        return services.trainer(services.DEFAULT_SOURCE)

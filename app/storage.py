@@ -2,8 +2,8 @@
 
 `open_store("sqlite:///var/progress.sqlite3")` returns a Store; a server database can replace
 SQLite later by adding a scheme here, without touching the pages. Each call opens its own
-connection, so Streamlit's session threads never share one. Finished training runs (issue 4)
-will be one more table in SCHEMA.
+connection, so Streamlit's session threads never share one. Finished training runs are one
+more table, kept by runstore.TrainingRuns.
 
     >>> store = open_store("sqlite:////tmp/ninja.sqlite3")
     >>> me = store.add_profile("ada")
@@ -18,6 +18,9 @@ from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+
+from app.runstore import SCHEMA as RUNS_SCHEMA
+from app.runstore import TrainingRuns
 
 SCHEMA_VERSION = 1
 SCHEMA = """
@@ -95,7 +98,7 @@ def open_store(url: str) -> Store:
     return Store(Path(url[len(prefix) :]))
 
 
-class Store:
+class Store(TrainingRuns):
     """Progress of every local profile, in one SQLite file (created on first use)."""
 
     def __init__(self, path: Path):
@@ -103,7 +106,7 @@ class Store:
         path.parent.mkdir(parents=True, exist_ok=True)
         with self._db() as db:
             db.execute("PRAGMA journal_mode=WAL")
-            db.executescript(SCHEMA)
+            db.executescript(SCHEMA + RUNS_SCHEMA)
             db.execute(
                 "INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
             )
@@ -255,9 +258,9 @@ class Store:
         }
 
     def reset(self, profile: Profile) -> None:
-        """Delete the profile's drafts, attempts and events; keep the profile and its settings."""
+        """Delete the profile's drafts, attempts, events and runs; keep it and its settings."""
         with self._db() as db:
-            for table in ("drafts", "attempts", "events"):
+            for table in ("drafts", "attempts", "events", "training_runs"):
                 db.execute(f"DELETE FROM {table} WHERE profile_id = ?", (profile.id,))
 
 

@@ -271,3 +271,16 @@ def loop_advice(line: int, loop_ms: float, add_ms: float, rate: float, projected
         f"flattened `Xb` and `demb`, your training would run at about {projected:,.0f} steps/s "
         f"instead of {rate:,.0f} ({projected / rate:.1f}x faster)."
     )
+
+
+def speed_comparison(yours: float, autograd: float) -> str:
+    ratio = yours / autograd
+    faster = f"{ratio:.2f}x faster" if ratio >= 1 else f"{1 / ratio:.2f}x slower"
+    return (
+        f"Your backward pass trained at {yours:,.0f} steps/s and autograd's at "
+        f"{autograd:,.0f} steps/s: yours is {faster}."
+    )
+
+
+def reference_running(step: int, steps: int) -> str:
+    return f"The autograd reference is training with the same settings: step {step:,} of {steps:,}."

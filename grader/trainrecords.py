@@ -145,6 +145,11 @@ class TrainingStatus:
         """Return whether the run is still starting or running."""
         return self.state in ("starting", "running")
 
+    @property
+    def fraction(self) -> float:
+        """Return the share of the steps done, from 0 to 1."""
+        return min(self.step / self.steps, 1.0) if self.steps else 0.0
+
 
 @dataclass(frozen=True)
 class ReferenceStatus:

@@ -72,8 +72,13 @@ def run_reference(dataset, settings: TrainSettings, progress: Callable[[int], No
 
 
 def _exit_with_parent() -> None:
-    """Exit at once when stdin reaches its end: the parent has gone away."""
-    sys.stdin.buffer.read()
+    """Exit at once when stdin reaches its end: the parent has gone away.
+
+    It reads the raw descriptor: a thread blocked in sys.stdin would hold its lock while the
+    interpreter shuts down, which aborts the process.
+    """
+    while os.read(0, 4096):
+        pass
     os._exit(1)
 
 

@@ -35,7 +35,7 @@ def render() -> None:
     for scenario in catalog.scenarios:
         _scenario_map(catalog, scenario, statuses)
     st.subheader("Exercise 4: train the MLP")
-    st.page_link(nav.page(nav.TRAINING), label="Train with your own backward pass (coming soon)")
+    st.page_link(nav.page(nav.TRAINING), label="Train the MLP with your own backward pass")
     st.header("Dataset")
     datasets.show()
 

@@ -1,24 +1,189 @@
-"""Exercise 4, training with the learner's own backward pass: a placeholder (issue 4)."""
+"""Exercise 4: train the MLP with the learner's own backward pass.
+
+The editor holds the backward section, prefilled from the learner's solved answers; the rest
+of the loop is shown read-only. Submitting checks the seven gradients against autograd; Start
+checks again and trains in a sandboxed worker, with live progress, a Stop button, and the
+result beside an autograd-trained reference.
+"""
 
 from __future__ import annotations
 
+from dataclasses import asdict, fields
+
 import streamlit as st
 
-PLAN = """
-In the lecture's last exercise you train the `n_hidden=200` MLP for 200,000 steps with **your
-own backward pass** instead of `loss.backward()`, calibrate batchnorm on the training set, and
-sample 20 names. The lecture reached train loss 2.0705 / val loss 2.1099.
+from app import services, session, training_session, training_view, workbench
 
-This page will run that training in a sandboxed worker, stream the loss curve, and keep your
-finished runs in your progress. It is not built yet: it is tracked as issue 4.
+KEY = "training"
+CHECK_KEY = "training:check"
+FIELDS = {  # name: (label, smallest, largest, step, format)
+    "steps": ("Steps", 1, 1_000_000, 1000, None),
+    "batch_size": ("Batch size", 2, 4096, 1, None),
+    "n_hidden": ("Hidden units (n_hidden)", 1, 2048, 1, None),
+    "seed": ("Seed", 0, 2**53 - 1, 1, None),
+    "learning_rate": ("Learning rate", 1e-6, 10.0, 0.01, "%.4f"),
+    "decayed_rate": ("Learning rate after decay", 1e-6, 10.0, 0.001, "%.4f"),
+    "decay_step": ("Decay at step", 0, 1_000_000, 1000, None),
+}
+INTRO = """
+The lecture's finale: take out `loss.backward()` and train the `n_hidden=200` MLP with **your
+own gradients**. Your answers to the exercises make up the backward section below (a `...` line
+is an exercise still to solve). **Submit** (Ctrl+Enter) checks your seven gradients against
+autograd on the first batch, as the lecture's early `break` does; **Start training** checks
+again and trains in a sandboxed worker, then evaluates the model beside one trained by autograd.
 """
 
 
 def render() -> None:
-    """Render the placeholder for the training page."""
+    """Render the training page for the current profile and dataset."""
     st.title("Exercise 4: train the MLP")
-    st.info(
-        "Coming soon: training is planned for a later release (issue 4).",
-        icon=":material/construction:",
-    )
-    st.markdown(PLAN)
+    st.markdown(INTRO)
+    trainer = session.trainer()
+    settings = _settings()
+    before, after = trainer.program(settings or _presets()["lecture"])
+    st.markdown("**The loop around your code** (read-only)")
+    st.code(before, language="python", height=320)
+    st.markdown("**Your backward pass** (it runs inside the loop, once per step)")
+    event = workbench.editor_event(KEY, trainer.section(_solved_answers()), lines=30)
+    st.code(after, language="python")
+    submitted = workbench.submission(KEY, event)
+    if submitted is not None:
+        _check(trainer, submitted, settings)
+    _actions(trainer, settings)
+    check = st.session_state.get(CHECK_KEY)
+    if check is not None:
+        training_view.show_check(check)
+    _run(trainer)
+    _history()
+
+
+def _presets() -> dict:
+    """Return the grader's presets (imported late: the page's first render stays light)."""
+    from grader.training import PRESETS
+
+    return PRESETS
+
+
+def _settings():
+    """Show the settings with the two presets; return TrainSettings, or None if invalid."""
+    from grader.training import TrainSettings
+
+    presets = _presets()
+    for name, value in asdict(presets["lecture"]).items():
+        st.session_state.setdefault(f"training:{name}", value)
+    left, right, _ = st.columns([1, 1, 3])
+    left.button("Lecture: 200,000 steps", on_click=_apply, args=(presets["lecture"],))
+    right.button("Quick: 20,000 steps", on_click=_apply, args=(presets["quick"],))
+    with st.expander("Settings", icon=":material/tune:"):
+        columns = st.columns(4)
+        for i, (name, (label, low, high, step, shown)) in enumerate(FIELDS.items()):
+            columns[i % 4].number_input(
+                label, low, high, step=step, format=shown, key=f"training:{name}"
+            )
+    chosen = {f.name: st.session_state[f"training:{f.name}"] for f in fields(TrainSettings)}
+    try:
+        return TrainSettings(**chosen)
+    except ValueError as err:
+        st.error(str(err))
+        return None
+
+
+def _apply(preset) -> None:
+    """Put a preset's values into the settings widgets."""
+    for name, value in asdict(preset).items():
+        st.session_state[f"training:{name}"] = value
+
+
+def _solved_answers() -> dict[str, str]:
+    """Return the learner's latest solved answer to each exercise."""
+    attempts = services.store().attempts(session.profile())
+    return {a.exercise_id: a.code for a in attempts if a.solved}
+
+
+def _code(trainer) -> str:
+    """Return the section as last typed (the saved draft), else as prefilled."""
+    draft = services.store().draft(session.profile(), KEY)
+    return draft if draft is not None else trainer.section(_solved_answers())
+
+
+def _check(trainer, code: str, settings) -> None:
+    """Check the gradients of a submitted section and keep the result to show."""
+    if settings is None:
+        workbench.record(KEY, code, False, "The settings are not valid.", 0.0)
+        return
+    with st.spinner("Checking your gradients against autograd…"):
+        check = trainer.check(code, settings)
+    workbench.record(KEY, code, check.passed, check.message, 0.0)
+    st.session_state[CHECK_KEY] = check
+
+
+def _actions(trainer, settings) -> None:
+    """Show Start training (and Stop while a run is going)."""
+    job = training_session.current()
+    running = job is not None and job.status().active
+    if st.button(
+        "Start training",
+        type="primary",
+        icon=":material/play_arrow:",
+        disabled=settings is None or running,
+        key="training:start",
+    ):
+        code = _code(trainer)
+        with st.spinner("Checking your gradients against autograd…"):
+            check = training_session.start(trainer, code, settings)
+        workbench.record(KEY, code, check.passed, check.message, 0.0)
+        st.session_state[CHECK_KEY] = check
+        st.rerun()
+
+
+def _run(trainer) -> None:
+    """Show this session's run: live while it goes, then its results."""
+    job = training_session.current()
+    if job is None:
+        return
+    st.subheader("Training")
+    if job.status().active:
+        _live()
+        return
+    report = job.status().report
+    reference = trainer.reference(report.settings, start=report.state == "finished")
+    speed = ""
+    if report.state == "finished" and reference.state == "done":
+        from grader.feedback import speed_comparison
+
+        speed = speed_comparison(report.steps_per_s, reference.steps_per_s)
+    training_view.show_report(report, reference, speed)
+    if report.state == "finished" and reference.state == "running":
+        _reference_wait(trainer, report.settings)
+
+
+@st.fragment(run_every=1.0)
+def _live() -> None:
+    """Refresh the progress every second; Stop ends the worker at once."""
+    job = training_session.current()
+    status = job.status()
+    if not status.active:
+        st.rerun()
+    training_view.show_progress(status)
+    if st.button("Stop", icon=":material/stop:", key="training:stop"):
+        job.stop()
+        st.rerun()
+
+
+@st.fragment(run_every=2.0)
+def _reference_wait(trainer, settings) -> None:
+    """Say how far the autograd reference is; show the comparison once it is done."""
+    from grader.feedback import reference_running
+
+    reference = trainer.reference(settings)
+    if reference.state != "running":
+        st.rerun()
+    st.info(reference_running(reference.step, reference.steps), icon=":material/hourglass_top:")
+
+
+def _history() -> None:
+    """List the profile's finished runs."""
+    runs = services.store().training_runs(session.profile())
+    if runs:
+        st.subheader("Your finished runs")
+        st.dataframe(training_view.runs_table(runs), hide_index=True, width="stretch")

@@ -27,3 +27,23 @@ def test_a_one_row_gradient_and_many_columns_get_few_ticks():
     figure = heatmap_figure(heat, "db1")
     assert len(figure.axes[0].get_xticks()) <= 13
     assert figure.axes[2].images[0].get_clim() == (-1.0, 1.0), "an all-zero diff still draws"
+
+
+def test_loss_curves_share_one_plot_with_steps_on_the_x_axis():
+    from app.plots import loss_curves_figure
+
+    figure = loss_curves_figure(
+        {"your backward pass": (0.5, 0.4, 0.3), "autograd": (0.5, 0.41)}, 1000
+    )
+    ax = figure.axes[0]
+    assert [line.get_label() for line in ax.get_lines()] == ["your backward pass", "autograd"]
+    assert list(ax.get_lines()[0].get_ydata()) == [0.5, 0.4, 0.3]
+    assert ax.xaxis.get_major_formatter()(2, 0) == "2,000"
+    assert "mean of 1,000 steps" in ax.get_ylabel() and ax.get_legend() is not None
+
+
+def test_one_curve_needs_no_legend_and_an_empty_one_is_skipped():
+    from app.plots import loss_curves_figure
+
+    ax = loss_curves_figure({"yours": (0.5,), "autograd": ()}, 1).axes[0]
+    assert len(ax.get_lines()) == 1

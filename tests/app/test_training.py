@@ -1,12 +1,150 @@
-"""The training page is a placeholder until issue 4."""
+"""The training page: settings, the section, the gradient check, a run, results and history."""
 
 from __future__ import annotations
 
-from app_helpers import page_test
+import pytest
+from app_helpers import page_test, submit, texts
+from training_helpers import WRONG, FakeTrainer, ended, report
+
+from app import services, training_session
+from app.runstore import TrainingRun
+from app.storage import Attempt
 
 
-def test_the_placeholder_says_what_is_coming(fake):
-    at = page_test(page="training").run()
+@pytest.fixture
+def trainer(app_env, monkeypatch):
+    """Replace the trainer with FakeTrainer; return it."""
+    fake = FakeTrainer()
+    monkeypatch.setattr(services, "trainer", lambda source: fake)
+    return fake
+
+
+def _page():
+    return page_test(page="training").run()
+
+
+def _button(at, label: str):
+    return next(b for b in at.button if b.label == label)
+
+
+def _table(at, column: str):
+    return next(d.value for d in at.dataframe if column in d.value.columns)
+
+
+def _start(at):
+    _button(at, "Start training").click()
+    return at.run()
+
+
+def test_the_page_shows_the_loop_around_a_prefilled_section(trainer):
+    at = _page()
     assert not at.exception
     assert at.title[0].value == "Exercise 4: train the MLP"
-    assert "issue 4" in at.info[0].value
+    code = "\n".join(c.value for c in at.code)
+    assert "for i in range(max_steps):" in code and "max_steps = 200000" in code
+    assert "p.add_(grad, alpha=-lr)" in code and "lr = 0.1 if i < 100000 else 0.01" in code
+    section = at.text_area[0].value
+    assert "# cross entropy loss backward (Exercise 2)" in section and "dlogits = ..." in section
+
+
+def test_the_section_starts_from_the_learners_solved_answers(trainer):
+    _page()
+    store = services.store()
+    answer = "dh = dlogits @ W2.T  # my own"
+    attempt = Attempt("dh", answer, True, "", 0.01, 5.0, "default")
+    store.record_attempt(store.profiles()[0], attempt)
+    store.record_attempt(store.profiles()[0], Attempt("dW2", "dW2 = 0", False, "", 0.0, 1.0, "x"))
+    section = _page().text_area[0].value
+    assert answer in section and "dW2 = ..." in section
+
+
+def test_the_quick_preset_sets_the_settings(trainer):
+    at = _page()
+    _button(at, "Quick: 20,000 steps").click()
+    at.run()
+    steps = next(n for n in at.number_input if n.label == "Steps")
+    assert steps.value == 20_000
+    assert "max_steps = 20000" in "\n".join(c.value for c in at.code)
+
+
+def test_submitting_checks_the_gradients_and_names_the_wrong_one(trainer):
+    at = submit(_page(), f"{WRONG}\ndW2 = 2 * dW2\n")
+    assert "`dW2` does not match autograd" in at.error[0].value
+    table = at.dataframe[0].value
+    assert list(table["shape"])[:2] == ["(27, 10)", "(30, 200)"]
+    assert list(table[""]) == ["✓", "✓", "✓", "✗", "✓", "✓", "✓"]
+    assert trainer.started == []
+
+
+def test_start_with_a_wrong_section_does_not_train(trainer):
+    at = submit(_page(), f"{WRONG}\n")
+    at = _start(at)
+    assert "`dW2` does not match autograd" in texts(at)
+    assert trainer.started == [] and training_session.JOB_KEY not in at.session_state
+
+
+def test_start_trains_and_shows_progress_with_a_stop_button(trainer):
+    at = _start(_page())
+    assert not at.exception and len(trainer.started) == 1
+    assert "All seven gradients match autograd" in texts(at)
+    assert "Step 500 of 2,000 · 1,480 steps/s" in at.get("progress")[0].proto.text
+    job = at.session_state[training_session.JOB_KEY]
+    _button(at, "Stop").click()
+    at.run()
+    assert job.stopped and "as you asked" in at.success[-1].value
+
+
+def test_a_finished_run_shows_losses_samples_curves_and_speed(trainer):
+    trainer.next_status = ended("finished")
+    at = _start(_page())
+    shown = texts(at)
+    assert "Training finished: 2,000 steps in 1.5 s." in shown
+    assert "yours is 1.21x faster" in shown and "2.0705" in shown
+    losses = _table(at, "trained by")
+    assert list(losses["trained by"]) == ["your backward pass", "autograd"]
+    assert list(losses["train loss"]) == ["2.1234", "2.1233"]
+    samples = _table(at, "autograd")
+    assert list(samples["your backward pass"])[:1] == ["name0."] and len(samples) == 20
+    assert len(at.get("image")) == 1, "the loss curves"
+
+
+def test_a_failed_run_says_why(trainer):
+    trainer.next_status = ended("failed")
+    at = _start(_page())
+    assert "`loss` is nan at step 6" in at.error[-1].value
+
+
+def test_a_reference_still_training_is_waited_for(trainer):
+    trainer.next_status = ended("finished")
+    trainer.reference_state = "running"
+    at = _start(_page())
+    assert "The autograd reference is training with the same settings: step 1,200" in texts(at)
+
+
+def test_finished_runs_are_listed_from_the_store(trainer):
+    _page()
+    store = services.store()
+    run = TrainingRun({"steps": 20000, "batch_size": 32, "n_hidden": 200}, 2.2, 2.25,
+                      ("emma.",), 1500.0, 13.3, (0.5,), "default", "dC = ...")  # fmt: skip
+    store.record_run(store.profiles()[0], run)
+    at = _page()
+    assert at.subheader[-1].value == "Your finished runs"
+    table = at.dataframe[-1].value
+    assert list(table["steps"]) == ["20,000"] and list(table["val loss"]) == [2.25]
+
+
+def test_a_finished_run_is_saved_with_the_profile(trainer):
+    at = _start(_page())
+    assert not at.exception
+    trainer.on_finish(report("finished"))
+    runs = services.store().training_runs(services.store().profiles()[0])
+    assert [(r.train_loss, r.val_loss, r.samples[0]) for r in runs] == [(2.1234, 2.2345, "name0.")]
+    assert runs[0].settings["steps"] == 2000 and runs[0].dataset == "default"
+
+
+def test_the_page_checks_with_the_real_trainer(app_env):
+    at = submit(_page(), "dC = torch.zeros_like(C)\n")
+    assert not at.exception
+    assert "`dW2` does not match autograd" in at.error[0].value
+    table = _table(at, "gradient")
+    assert list(table["feedback"])[1] == "dW1 is not defined: expected a torch.Tensor."

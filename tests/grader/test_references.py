@@ -33,6 +33,7 @@ def test_a_reference_is_trained_once_then_read_from_disk(refs, tmp_path, default
     assert first.state == "running" and first.steps == 200
     done = _wait(refs, default_data, QUICK)
     assert done.state == "done" and done.step == 200 and len(done.curve) == 200
+    assert refs._jobs[refs.key(default_data, QUICK)].proc.wait(timeout=30) == 0
     assert len(done.evaluation.samples) == 20 and done.steps_per_s > 0
     again = References(tmp_path).status(default_data, QUICK, start=False)
     assert again == done

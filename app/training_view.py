@@ -1,0 +1,140 @@
+"""Render what Exercise 4's trainer returns: the gradient check, a run's progress and results."""
+
+from __future__ import annotations
+
+import time
+
+import pandas as pd
+import streamlit as st
+
+from app.plots import loss_curves_figure
+from app.results import ROOT_STYLE, show_error, show_stdout
+
+LECTURE = "The lecture reached train 2.0705 / val 2.1099 (names.txt, 200,000 steps)."
+STATE_ICONS = {"finished": ":material/check_circle:", "stopped": ":material/stop_circle:"}
+
+
+def show_check(check) -> None:
+    """Show the gradient check: the verdict, then the lecture's cmp line for each parameter."""
+    if check.passed:
+        st.success(check.message, icon=":material/check_circle:")
+    else:
+        st.error(check.message, icon=":material/cancel:")
+    if check.error is not None:
+        show_error(check.error)
+    if check.rows:
+        st.dataframe(check_table(check), hide_index=True, width="stretch", height=38 + 35 * 7)
+    show_stdout(check.stdout)
+
+
+def check_table(check) -> pd.io.formats.style.Styler:
+    """Return one row per parameter, the root cause highlighted."""
+    frame = pd.DataFrame([_check_row(row) for row in check.rows])
+
+    def highlight(row: pd.Series) -> list[str]:
+        return [ROOT_STYLE if row["gradient"] == check.root_cause else ""] * len(row)
+
+    return frame.style.apply(highlight, axis=1).format({"maxdiff": "{:.1e}"}, na_rep="")
+
+
+def _check_row(row) -> dict:
+    """Return one parameter's line: shape, exact, approximate, maxdiff and feedback."""
+    cmp = row.cmp
+    return {
+        "shape": str(row.shape),
+        "gradient": row.name,
+        "": "✓" if row.status == "pass" else "✗",
+        "exact": cmp.exact if cmp else None,
+        "approximate": cmp.approx if cmp else None,
+        "maxdiff": cmp.maxdiff if cmp else None,
+        "feedback": row.message.replace("`", ""),
+    }
+
+
+def show_progress(status) -> None:
+    """Show a run in progress: a bar with steps/s and time left, and the loss curve so far."""
+    if status.state == "starting":
+        st.progress(0.0, text="Starting the sandboxed worker…")
+        return
+    left = f" · {_duration(status.seconds_left)} left" if status.seconds_left else ""
+    text = f"Step {status.step:,} of {status.steps:,} · {status.steps_per_s:,.0f} steps/s{left}"
+    st.progress(status.fraction, text=text)
+    if status.curve:
+        st.line_chart(pd.DataFrame({"log10 loss": status.curve}), height=220)
+
+
+def show_report(report, reference, speed: str) -> None:
+    """Show how a run ended and, once it finished, the model beside autograd's."""
+    if report.state == "failed":
+        st.error(report.message, icon=":material/error:")
+    else:
+        st.success(report.message, icon=STATE_ICONS[report.state])
+    if report.error is not None:
+        show_error(report.error)
+    for note in report.notes:
+        st.info(note, icon=":material/speed:")
+    if report.state == "finished" and report.evaluation is not None:
+        _comparison(report, reference, speed)
+    show_stdout(report.stdout)
+
+
+def _comparison(report, reference, speed: str) -> None:
+    """Show losses, samples and loss curves beside the autograd reference's."""
+    ref = reference.evaluation if reference.state == "done" else None
+    st.markdown("**After batchnorm calibration on the whole training set**")
+    st.dataframe(_losses(report, reference), hide_index=True)
+    st.caption(LECTURE)
+    if speed:
+        st.markdown(speed)
+    samples = {"your backward pass": list(report.evaluation.samples)}
+    if ref is not None:
+        samples["autograd"] = list(ref.samples)
+    st.markdown("**20 samples** (generator seeded like the lecture's, `seed + 10`)")
+    st.dataframe(pd.DataFrame(samples), hide_index=True, height=38 + 35 * 20)
+    curves = {"your backward pass": report.curve}
+    if reference.state == "done":
+        curves["autograd"] = reference.curve
+    st.pyplot(loss_curves_figure(curves, report.settings.bucket), width="stretch")
+
+
+def _losses(report, reference) -> pd.DataFrame:
+    """Return the train and val losses and speed of the run and of the reference."""
+    rows = [_loss_row("your backward pass", report.evaluation, report.steps_per_s)]
+    if reference.state == "done":
+        rows.append(_loss_row("autograd", reference.evaluation, reference.steps_per_s))
+    return pd.DataFrame(rows)
+
+
+def _loss_row(label: str, evaluation, steps_per_s: float) -> dict:
+    return {
+        "trained by": label,
+        "train loss": f"{evaluation.train_loss:.4f}",
+        "val loss": f"{evaluation.val_loss:.4f}",
+        "steps/s": f"{steps_per_s:,.0f}",
+    }
+
+
+def runs_table(runs) -> pd.DataFrame:
+    """Return the profile's finished runs, newest first."""
+    rows = [
+        {
+            "finished": time.strftime("%Y-%m-%d %H:%M", time.localtime(run.created_at)),
+            "steps": f"{run.settings['steps']:,}",
+            "batch": run.settings["batch_size"],
+            "n_hidden": run.settings["n_hidden"],
+            "train loss": None if run.train_loss is None else round(run.train_loss, 4),
+            "val loss": None if run.val_loss is None else round(run.val_loss, 4),
+            "steps/s": round(run.steps_per_s),
+            "time": _duration(run.elapsed),
+            "dataset": run.dataset,
+        }
+        for run in reversed(runs)
+    ]
+    return pd.DataFrame(rows)
+
+
+def _duration(seconds: float) -> str:
+    """Format seconds as the grader's feedback does."""
+    from grader.feedback import duration
+
+    return duration(seconds)
