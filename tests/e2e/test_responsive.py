@@ -1,0 +1,59 @@
+"""In a real browser: one learner's infinite loop does not stop anyone else.
+
+Learner A submits `while True: pass` (it runs to the sandbox's 5 s CPU limit); while it runs,
+learner B's correct answer is graded and learner C opens a page, each within a few seconds.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from e2e_helpers import OUTPUT, WAIT_MS, open_page, type_and_submit
+
+pytestmark = pytest.mark.e2e
+
+LOOP = "while True:\n    pass\n"
+ANSWER = "dprobs = (1.0 / probs) * dlogprobs\n"
+WARM = "dcounts_sum = (-counts_sum**-2) * dcounts_sum_inv\n"
+GRADING = "Grading…"
+FEW_SECONDS = 4.0
+
+
+@pytest.fixture
+def second(browser):
+    """Yield a page in a second browser context: another learner, another session."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1800})
+    yield context.new_page()
+    context.close()
+
+
+@pytest.fixture
+def third(browser):
+    """Yield a page in a third browser context."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1800})
+    yield context.new_page()
+    context.close()
+
+
+def test_an_infinite_loop_does_not_block_other_learners(server, page, second, third):
+    open_page(second, f"{server.url}/dcounts_sum")  # a warm server: its sandbox has started
+    type_and_submit(second, WARM)
+    second.get_by_text("Solved.", exact=False).first.wait_for(timeout=WAIT_MS)
+    open_page(page, f"{server.url}/dh")
+    open_page(second, f"{server.url}/dprobs")
+    type_and_submit(page, LOOP)
+    page.get_by_text(GRADING).wait_for(timeout=WAIT_MS)
+    started = time.monotonic()
+    type_and_submit(second, ANSWER)
+    second.get_by_text("Solved.", exact=False).first.wait_for(timeout=WAIT_MS)
+    graded = time.monotonic() - started
+    opened = time.monotonic()
+    open_page(third, server.url)
+    third.get_by_text("Your map of the backward pass").wait_for(timeout=WAIT_MS)
+    loaded = time.monotonic() - opened
+    assert page.get_by_text(GRADING).is_visible(), "the loop was still running meanwhile"
+    assert graded < FEW_SECONDS and loaded < FEW_SECONDS, (graded, loaded)
+    second.screenshot(path=OUTPUT / "solved-beside-a-loop.png")
+    page.get_by_text("did not finish within 5 s", exact=False).first.wait_for(timeout=WAIT_MS)
+    page.screenshot(path=OUTPUT / "infinite-loop.png")
