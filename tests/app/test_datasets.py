@@ -55,6 +55,13 @@ def test_an_upload_is_shown_cleaned_before_it_is_used(fake, app_env):
         ("photo.txt", b"\x89PNG\x00\x00\x1a" * 50, "looks binary"),
         ("same.txt", b"a\n" * 10 + b"aa\n" * 10, "too few"),
         ("huge.txt", b"x" * 20_000_001, "is too large"),
+        ("latin1.txt", "zoë\n".encode("latin-1") * 20, "`latin1.txt` is not UTF-8: byte 0xEB"),
+        ("utf16.txt", "anna\nbob\n".encode("utf-16"), "is UTF-16, not UTF-8"),
+        (
+            "one-letter.txt",
+            b"\n".join(b"a" * i for i in range(1, 30)),
+            "too few distinct characters: got 1 ('a')",
+        ),
     ],
 )
 def test_a_bad_upload_gets_a_clear_message_and_changes_nothing(fake, name, content, message):

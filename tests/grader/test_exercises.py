@@ -115,3 +115,12 @@ def test_a_broken_scenario_hides_only_its_folder(copy):
     catalog = discover(copy.parent)
     assert catalog.exercises == () and len(catalog.errors) == 1
     assert catalog.errors[0].where.endswith("output")
+
+
+def test_a_binary_file_is_reported_by_name_and_the_rest_load(copy):
+    path = copy / "05_dcounts.toml"
+    path.write_bytes(b"\xff\xfe\x00\x89PNG\x00" * 20)
+    catalog = discover(copy.parent)
+    assert [e.id for e in catalog.exercises] == ["dlogprobs"]
+    (error,) = catalog.errors
+    assert error.where == str(path) and "is not valid TOML" in error.problem
