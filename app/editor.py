@@ -69,7 +69,18 @@ def _ace(key: str, initial: str, lines: int) -> EditorEvent | None:
     if st.session_state.get(seen) == response["id"]:
         return None
     st.session_state[seen] = response["id"]
-    return EditorEvent(response.get("text", ""), response.get("type") == "submit")
+    return EditorEvent(as_text(response.get("text")), response.get("type") == "submit")
+
+
+def as_text(value: object) -> str:
+    """Return what the browser sent as well-formed text: a lone surrogate becomes U+FFFD.
+
+    A component's value arrives as JSON, which can carry half of a surrogate pair (or no
+    string at all); such text cannot be stored in SQLite or read as code.
+    """
+    if not isinstance(value, str):
+        return ""
+    return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 def _plain(key: str, initial: str, lines: int) -> EditorEvent | None:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
-from app.editor import ACE_PROPS, SUBMIT_LABEL
+from app.editor import ACE_PROPS, SUBMIT_LABEL, as_text
 
 
 def _script(kind: str) -> None:
@@ -31,3 +32,20 @@ def test_the_ace_editor_renders_its_component_without_completion_popups():
     assert not at.exception
     assert at.get("iframe") or at.get("component_instance") or at.get("custom_component")
     assert ACE_PROPS["enableLiveAutocompletion"] is False
+
+
+@pytest.mark.parametrize(
+    ("sent", "code"),
+    [
+        ("x = 1\n", "x = 1\n"),
+        ("s = 'zoë 😀'\n", "s = 'zoë 😀'\n"),
+        ("s = '\ud83d\ude00'", "s = '😀'"),
+        ("s = '\udcff'", "s = '\ufffd'"),
+        ("a\ud800", "a\ufffd"),
+        (None, ""),
+        ({"code": "x"}, ""),
+    ],
+)
+def test_what_the_browser_sends_becomes_well_formed_text(sent, code):
+    assert as_text(sent) == code
+    as_text(sent).encode("utf-8")
