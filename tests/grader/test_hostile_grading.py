@@ -35,7 +35,10 @@ from hostile_helpers import (  # noqa: E402
     zygote_pids,
 )
 
-LIMITS = Limits(cpu_seconds=2, wall_seconds=4, memory_bytes=1024**3)
+# A CPU-bound loop needs a sixth of a core to reach its CPU limit before the wall limit, and
+# one that ignores SIGXCPU (killed at the hard limit, a second later) a third: enough margin
+# for a machine busy with other tests.
+LIMITS = Limits(cpu_seconds=1, wall_seconds=6, memory_bytes=512 * 1024**2)
 EXERCISE = "dlogprobs"
 SOLUTION = str(ROOT / "solutions" / "01_mlp" / "dlogprobs.py")
 EVIL = (
@@ -89,8 +92,8 @@ HOSTILE = [
     case("swallow", "finally", "try:\n    while True:\n        pass\nfinally:\n    while True:\n"
          "        pass", "runs", fixed("cpu_limit")),
     case("memory", "torch-empty", "x = torch.empty(10**12)", "runs", fixed("memory_limit")),
-    case("memory", "growing-list", "a = []\nwhile True:\n    a.append(bytearray(10**7))", "runs",
-         fixed("memory_limit")),
+    case("memory", "growing-list", "a = []\nwhile True:\n    a.append(torch.empty(10**7))",
+         "runs", fixed("memory_limit")),
     case("memory", "growing-tensors", "a = []\nwhile True:\n    a.append(torch.ones(10**7))",
          "runs", fixed("memory_limit")),
     case("memory", "caught", "a = []\nwhile True:\n    try:\n        a.append(bytearray(10**7))\n"
@@ -106,7 +109,7 @@ HOSTILE = [
          "threading.Thread(target=time.sleep, args=(100,)).start()", "runs",
          raised("RuntimeError", 3)),
     case("processes", "spinning-threads", "import threading\ndef spin():\n    while True:\n"
-         "        pass\nfor _ in range(8):\n    threading.Thread(target=spin).start()\nspin()",
+         "        pass\nfor _ in range(4):\n    threading.Thread(target=spin).start()\nspin()",
          "runs", fixed("cpu_limit")),
     case("programs", "torch-os-system", "r = torch.os.system('touch pwned')\n"
          "print('ran', torch.os.path.exists('pwned'))", "form", NOT_DEFINED),
@@ -203,7 +206,8 @@ HOSTILE = [
     case("recursion", "python", "def f():\n    f()\nf()", "runs", raised("RecursionError", 2)),
     case("recursion", "c-stack", "import sys\nsys.setrecursionlimit(10**6)\ndef f(_=None):\n"
          "    return list(map(f, [0]))\nf()", "runs", fixed("crashed", signal.SIGSEGV)),
-    case("output", "print-gigabyte", "print('x' * 10**9)", "runs", fixed("output_limit")),
+    case("output", "print-gigabyte", "for _ in range(1000):\n    print('x' * 10**6)", "runs",
+         fixed("output_limit")),
     case("output", "print-loop", "while True:\n    print('x' * 10000)", "runs",
          fixed("output_limit")),
     case("output", "raw-fds", "import os\nos.write(1, b'x' * 10**7)\nos.write(2, b'x' * 10**7)",
