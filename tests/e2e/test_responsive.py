@@ -17,7 +17,7 @@ LOOP = "while True:\n    pass\n"
 ANSWER = "dprobs = (1.0 / probs) * dlogprobs\n"
 WARM = "dcounts_sum = (-counts_sum**-2) * dcounts_sum_inv\n"
 GRADING = "Grading…"
-FEW_SECONDS = 4.0
+FEW_SECONDS = 5.0
 
 
 @pytest.fixture
