@@ -29,6 +29,13 @@ def editor_event(key: str, starter: str, lines: int = 8) -> editor.EditorEvent |
     return event
 
 
+def replace(key: str, code: str) -> None:
+    """Open the editor for key on code from now on (it becomes the draft); use as a callback."""
+    services.store().save_draft(session.profile(), key, code)
+    st.session_state.pop(f"initial:{key}", None)
+    st.session_state[f"version:{key}"] = st.session_state.get(f"version:{key}", 0) + 1
+
+
 def submission(key: str, event: editor.EditorEvent | None) -> str | None:
     """Return the code waiting to be graded: this event's, or one left by an interrupted run."""
     if event is not None and event.submitted and admitted():

@@ -9,17 +9,17 @@ The lecture's last cells, on parameters that came back from a worker as raw tens
 from __future__ import annotations
 
 import math
-import time
+from dataclasses import replace
 
 import torch
 import torch.nn.functional as F
 
+from grader.sandbox.trainloop import prepare, section_backward, train
 from grader.trainrecords import Evaluation, LoopAdvice, TrainSettings
 
 SAMPLES = 20
 SAMPLE_OFFSET = 10  # the lecture samples with torch.Generator().manual_seed(2147483647 + 10)
 MAX_LENGTH = 50  # a broken model may never pick '.'; stop a sample there
-REPEATS = 50
 
 
 @torch.no_grad()
@@ -88,47 +88,52 @@ def curve(losses: torch.Tensor, done: int, bucket: int) -> tuple[float, ...]:
     return tuple(means.tolist())
 
 
-@torch.inference_mode()  # as in the training worker
-def loop_cost(settings: TrainSettings, vocab_size: int, block_size: int) -> tuple[float, float]:
-    """Return the seconds per step of the lecture's dC double loop and of index_add_, measured."""
-    g = torch.Generator().manual_seed(0)
-    n, e = settings.batch_size, settings.n_embd
-    Xb = torch.randint(0, vocab_size, (n, block_size), generator=g)
-    demb = torch.randn((n, block_size, e), generator=g)
-    C = torch.zeros((vocab_size, e))
-    return _timed(_double_loop, C, Xb, demb), _timed(_index_add, C, Xb, demb)
+# The lecture's Exercise 4 section (trusted), to time a whole step with each form of dC.
+LECTURE_SECTION = """\
+dlogits = F.softmax(logits, 1)
+dlogits[range(n), Yb] -= 1
+dlogits /= n
+dh = dlogits @ W2.T
+dW2 = h.T @ dlogits
+db2 = dlogits.sum(0)
+dhpreact = (1.0 - h**2) * dh
+dbngain = (bnraw * dhpreact).sum(0, keepdim=True)
+dbnbias = dhpreact.sum(0, keepdim=True)
+dhprebn = bngain * bnvar_inv / n * (n * dhpreact - dhpreact.sum(0) - n / (n - 1) * bnraw * (dhpreact * bnraw).sum(0))
+dembcat = dhprebn @ W1.T
+dW1 = embcat.T @ dhprebn
+db1 = dhprebn.sum(0)
+demb = dembcat.view(emb.shape)
+dC = torch.zeros_like(C)
+"""  # noqa: E501
+DC_LOOP = """\
+for k in range(Xb.shape[0]):
+    for j in range(Xb.shape[1]):
+        ix = Xb[k, j]
+        dC[ix] += demb[k, j]
+"""
+DC_INDEX_ADD = "dC.index_add_(0, Xb.view(-1), demb.view(-1, demb.shape[-1]))\n"
+TIMED_STEPS = 150
 
 
-def _double_loop(C: torch.Tensor, Xb: torch.Tensor, demb: torch.Tensor) -> torch.Tensor:
-    """The lecture's dC: a Python loop over every position of the batch."""
-    dC = torch.zeros_like(C)
-    for k in range(Xb.shape[0]):
-        for j in range(Xb.shape[1]):
-            ix = Xb[k, j]
-            dC[ix] += demb[k, j]
-    return dC
+def step_cost(settings: TrainSettings, dataset, dc: str) -> float:
+    """Return the seconds per training step of the lecture's loop with this form of dC."""
+    wire = replace(settings, steps=TIMED_STEPS).wire(dataset.vocab_size, dataset.block_size)
+    code = compile(LECTURE_SECTION + dc, "<lecture>", "exec", dont_inherit=True)
+    seen = {}
+    ns = prepare(wire, dataset.Xtr, dataset.Ytr)
+    with torch.inference_mode():  # as in the training worker
+        train(ns, wire, section_backward(code), lambda step, t, _: seen.update(step=step, t=t))
+    return seen["t"] / seen["step"]
 
 
-def _index_add(C: torch.Tensor, Xb: torch.Tensor, demb: torch.Tensor) -> torch.Tensor:
-    """dC in one call: index_add_ on the flattened indices and gradients."""
-    dC = torch.zeros_like(C)
-    return dC.index_add_(0, Xb.view(-1), demb.view(-1, demb.shape[-1]))
+def advise(line: int, settings: TrainSettings, dataset, rate: float) -> LoopAdvice:
+    """Return how much faster a run at `rate` steps/s with a dC loop would be with index_add_.
 
-
-def _timed(fn, *args) -> float:
-    """Return the best of three averages of REPEATS calls, in seconds per call."""
-    fn(*args)
-    best = math.inf
-    for _ in range(3):
-        start = time.perf_counter()
-        for _ in range(REPEATS):
-            fn(*args)
-        best = min(best, (time.perf_counter() - start) / REPEATS)
-    return best
-
-
-def advise(line: int, settings: TrainSettings, sizes: tuple[int, int], rate: float) -> LoopAdvice:
-    """Return what index_add_ would save a run that trained at `rate` steps/s with a loop."""
-    loop, add = loop_cost(settings, *sizes)
-    per_step = max(1.0 / rate - (loop - add), 1e-9)
-    return LoopAdvice(line, loop * 1e3, add * 1e3, rate, 1.0 / per_step)
+    Whole steps of the lecture's loop are timed with each form of dC, back to back, and the
+    run's own speed is scaled by their ratio.
+    """
+    step_cost(settings, dataset, DC_INDEX_ADD)  # warm up
+    loop = step_cost(settings, dataset, DC_LOOP)
+    add = step_cost(settings, dataset, DC_INDEX_ADD)
+    return LoopAdvice(line, loop * 1e3, add * 1e3, rate, rate * loop / add)

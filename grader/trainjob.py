@@ -39,6 +39,7 @@ GRACE = 15.0  # seconds a session may be disconnected (a reconnect) before its r
 SLOW_RATE, MARGIN = 400.0, 180.0  # steps/s allowed for (the lecture's dC loop), extra seconds
 MEMORY = 3 * 1024**3
 _live: set[TrainingJob] = set()
+_announced: list[bool] = []
 _live_lock = threading.Lock()
 
 
@@ -72,6 +73,7 @@ class TrainingJob:
         self._wire = settings.wire(dataset.vocab_size, dataset.block_size)
         self.limits = limits_for(settings)
         self._run: StreamRun | None = None
+        self.exit_report: dict = {}  # how the worker ended, as its trainer reported it
         if not _admit(self):
             self._end(self._report_of("failed", feedback.training_busy(MAX_RUNS)))
             return
@@ -122,6 +124,7 @@ class TrainingJob:
         ending = _Ending()
         try:
             self._run.launch()
+            _announce(self._run.layers)
             with self._lock:
                 self._state = "running" if not self._stop else self._state
             self._read(TrainStream(self._wire, self.limits.output_bytes), ending)
@@ -132,7 +135,7 @@ class TrainingJob:
             log.exception("training run failed")
             ending.fault = repr(e)
             self._run.stop()
-        exit_report = self._run.finish()
+        exit_report = self.exit_report = self._run.finish()
         try:
             report = self._conclude(ending, exit_report)
         except Exception as e:
@@ -195,8 +198,7 @@ class TrainingJob:
         line = trainsection.loop_into(ast.parse(self.code), "dC")
         rate = self._step / self._elapsed if self._elapsed > 0 else 0.0
         if line is not None and rate > 0:
-            sizes = (self.dataset.vocab_size, self.dataset.block_size)
-            advice = evaluate.advise(line, self.settings, sizes, rate)
+            advice = evaluate.advise(line, self.settings, self.dataset, rate)
             a = advice
             notes.append(feedback.loop_advice(line, a.loop_ms, a.index_add_ms, rate, a.projected))
         text = feedback.training_finished(self._step, self._elapsed)
@@ -250,6 +252,15 @@ class TrainingJob:
         with _live_lock:
             _live.discard(self)
         self._done.set()
+
+
+def _announce(layers: dict[str, str]) -> None:
+    """Log, once per process, the sandbox layers training runs under (warn of missing ones)."""
+    if _announced:
+        return
+    _announced.append(True)
+    for name, state in layers.items():
+        (log.info if state == "on" else log.warning)("training layer %s: %s", name, state)
 
 
 def _admit(job: TrainingJob) -> bool:

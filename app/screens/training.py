@@ -44,7 +44,9 @@ def render() -> None:
     st.markdown("**The loop around your code** (read-only)")
     st.code(before, language="python", height=320)
     st.markdown("**Your backward pass** (it runs inside the loop, once per step)")
-    event = workbench.editor_event(KEY, trainer.section(_solved_answers()), lines=30)
+    section = trainer.section(_solved_answers())
+    event = workbench.editor_event(KEY, section, lines=30)
+    _rebuild(section)
     st.code(after, language="python")
     submitted = workbench.submission(KEY, event)
     if submitted is not None:
@@ -98,6 +100,20 @@ def _solved_answers() -> dict[str, str]:
     """Return the learner's latest solved answer to each exercise."""
     attempts = services.store().attempts(session.profile())
     return {a.exercise_id: a.code for a in attempts if a.solved}
+
+
+def _rebuild(section: str) -> None:
+    """Offer to start the section again from the learner's solved answers, if it differs."""
+    draft = services.store().draft(session.profile(), KEY)
+    if draft is not None and draft != section:
+        st.button(
+            "Rebuild from my solved answers",
+            icon=":material/restart_alt:",
+            on_click=workbench.replace,
+            args=(KEY, section),
+            help="Replace the section with your latest solved answers (and starters).",
+            key="training:rebuild",
+        )
 
 
 def _code(trainer) -> str:

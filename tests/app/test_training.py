@@ -148,3 +148,12 @@ def test_the_page_checks_with_the_real_trainer(app_env):
     assert "`dW2` does not match autograd" in at.error[0].value
     table = _table(at, "gradient")
     assert list(table["feedback"])[1] == "dW1 is not defined: expected a torch.Tensor."
+
+
+def test_an_edited_section_can_be_rebuilt_from_solved_answers(trainer):
+    at = submit(_page(), f"{WRONG}\n")
+    assert at.text_area[0].value == f"{WRONG}\n"
+    _button(at, "Rebuild from my solved answers").click()
+    at.run()
+    assert "dlogits = ..." in at.text_area[0].value
+    assert not [b for b in at.button if b.label == "Rebuild from my solved answers"]

@@ -7,7 +7,16 @@ import math
 import pytest
 import torch
 
-from grader.evaluate import advise, calibrate, curve, evaluate, loop_cost, sample
+from grader.evaluate import (
+    DC_INDEX_ADD,
+    DC_LOOP,
+    advise,
+    calibrate,
+    curve,
+    evaluate,
+    sample,
+    step_cost,
+)
 from grader.sandbox.trainloop import PARAMS, prepare
 from grader.trainrecords import TrainSettings
 
@@ -55,13 +64,14 @@ def test_a_model_with_nan_cannot_be_evaluated(params, default_data):
     assert evaluate(broken, default_data, seed=1) is None
 
 
-def test_the_lectures_double_loop_costs_far_more_than_index_add():
-    loop, add = loop_cost(TrainSettings(), 27, 3)
-    assert loop > 10 * add > 0
+def test_a_step_with_the_lectures_double_loop_costs_more_than_with_index_add(default_data):
+    loop = step_cost(TrainSettings(), default_data, DC_LOOP)
+    add = step_cost(TrainSettings(), default_data, DC_INDEX_ADD)
+    assert loop > 1.5 * add > 0
 
 
-def test_advice_projects_the_speed_without_the_loop():
-    advice = advise(7, TrainSettings(), (27, 3), rate=500.0)
-    saved = (advice.loop_ms - advice.index_add_ms) / 1e3
+def test_advice_scales_the_runs_speed_by_the_measured_ratio(default_data):
+    advice = advise(7, TrainSettings(), default_data, rate=500.0)
     assert advice.line == 7 and advice.steps_per_s == 500.0
-    assert advice.projected == pytest.approx(1 / (1 / 500.0 - saved))
+    assert advice.projected == pytest.approx(500.0 * advice.loop_ms / advice.index_add_ms)
+    assert advice.projected > 500.0

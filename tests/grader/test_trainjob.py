@@ -88,7 +88,7 @@ def test_a_python_loop_for_dc_is_measured_against_index_add(default_data, refere
     code = reference_section[:start] + LECTURE_DC.lstrip()
     _, status = _run(code, default_data)
     advice = status.report.advice
-    assert status.state == "finished" and advice.loop_ms > 10 * advice.index_add_ms
+    assert status.state == "finished" and advice.loop_ms > 1.5 * advice.index_add_ms
     assert advice.projected > advice.steps_per_s
     line = code.splitlines().index("for k in range(Xb.shape[0]):") + 1
     assert status.report.notes[0].startswith(f"`dC` is accumulated in a Python loop (line {line})")
@@ -110,3 +110,15 @@ def test_nothing_is_left_running_at_exit(default_data, reference_section):
     trainjob._stop_all()
     assert gone(worker) and gone(job.pid)
     assert job.wait(30).state == "failed"
+
+
+def test_the_layers_are_logged_once(default_data, reference_section, monkeypatch, caplog):
+    monkeypatch.setattr(trainjob, "_announced", [])
+    caplog.set_level("INFO", logger="grader.training")
+    for _ in range(2):
+        TrainingJob(reference_section, TrainSettings(steps=5), default_data).wait(60)
+    layers = [r.getMessage() for r in caplog.records if r.getMessage().startswith("training layer")]
+    assert "training layer seccomp: on" in layers or "training layer seccomp: unavailable" in str(
+        layers
+    )
+    assert len(layers) == len(set(layers)) >= 6
