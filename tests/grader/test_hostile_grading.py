@@ -297,9 +297,9 @@ def test_no_reference_gradient_is_there_to_steal(hostile_grader, box):
     prepared = hostile_grader.prepared(exercise)
     outcome = box.run(STEAL, prepared.cases)
     assert outcome.status == "ok", outcome
-    for case in outcome.cases:
-        stolen = case.returned["dh"].tensor
-        expected = prepared.expected[case.name].double()
+    for ran in outcome.cases:
+        stolen = ran.returned["dh"].tensor
+        expected = prepared.expected[ran.name].double()
         assert len(stolen) >= 1, "the search finds tensors of that shape (the input h)"
-        assert not any(torch.allclose(t, expected, atol=1e-6) for t in stolen), case.name
+        assert not any(torch.allclose(t, expected, atol=1e-6) for t in stolen), ran.name
     assert not hostile_grader.grade("dh", STEAL).solved
