@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
+
 import pytest
 from e2e_helpers import OUTPUT, open_page, type_and_submit
 
@@ -27,6 +30,7 @@ dC = torch.zeros_like(C)
 dC.index_add_(0, Xb.view(-1), demb.view(-1, demb.shape[-1]))
 """
 TIMEOUT_MS = 120_000
+SESSION_GRACE = 15 + 10  # seconds: the grader's grace for a reconnect, and some slack
 
 
 def _set_number(page, label: str, value: int) -> None:
@@ -56,3 +60,51 @@ def test_a_short_training_runs_to_the_end(server, page):
     log = server.log_text()
     for bad in ("Traceback", "WARNING", "Warning", "Error", "error"):
         assert bad not in log, f"the server log has {bad!r}:\n{log}"
+
+
+def _stat(pid: str) -> list[str]:
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
+def training_processes(server) -> set[int]:
+    """Return the app's training processes (its trainers) and their workers."""
+    found: set[int] = set()
+    for _ in range(2):  # trainers first, then the workers they forked
+        for entry in Path("/proc").iterdir():
+            try:
+                parent, command = int(_stat(entry.name)[1]), (entry / "cmdline").read_bytes()
+            except (OSError, ValueError, IndexError):
+                continue
+            trainer = parent == server.process.pid and b"grader.sandbox.trainer" in command
+            if trainer or parent in found:
+                found.add(int(entry.name))
+    return found
+
+
+def _none_left(server, within: float) -> bool:
+    deadline = time.monotonic() + within
+    while training_processes(server) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return not training_processes(server)
+
+
+def _start_long_run(server, page) -> None:
+    open_page(page, f"{server.url}/training")
+    type_and_submit(page, SECTION)
+    page.get_by_text("All seven gradients match autograd").wait_for(timeout=TIMEOUT_MS)
+    page.get_by_role("button", name="Start training").click()
+    progress = page.locator("[data-testid='stProgress']", has_text="of 200,000")
+    progress.wait_for(timeout=TIMEOUT_MS)
+    assert len(training_processes(server)) == 2, "a trainer and its worker"
+
+
+def test_stop_and_closing_the_tab_leave_no_training_process(server, browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 1800})
+    page = context.new_page()
+    _start_long_run(server, page)
+    page.get_by_role("button", name="Stop").click()
+    page.get_by_text("as you asked", exact=False).wait_for(timeout=TIMEOUT_MS)
+    assert _none_left(server, within=5)
+    _start_long_run(server, page)
+    context.close()  # the learner closes the tab mid-run
+    assert _none_left(server, within=SESSION_GRACE)
