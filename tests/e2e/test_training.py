@@ -41,6 +41,13 @@ def _set_number(page, label: str, value: int) -> None:
     page.wait_for_timeout(500)
 
 
+def _start(page) -> None:
+    """Click Start training once the editor's own blur rerun has settled (it can eat a click)."""
+    page.locator("h1").first.click()
+    page.wait_for_timeout(1500)
+    page.get_by_role("button", name="Start training").click()
+
+
 def test_a_short_training_runs_to_the_end(server, page):
     open_page(page, f"{server.url}/training")
     page.get_by_text("The loop around your code").wait_for(timeout=TIMEOUT_MS)
@@ -49,7 +56,7 @@ def test_a_short_training_runs_to_the_end(server, page):
     page.get_by_text("Settings", exact=True).click()
     _set_number(page, "Steps", 600)
     _set_number(page, "Decay at step", 300)
-    page.get_by_role("button", name="Start training").click()
+    _start(page)
     page.get_by_text("Training finished: 600 steps in", exact=False).wait_for(timeout=TIMEOUT_MS)
     page.get_by_text("yours is", exact=False).wait_for(timeout=TIMEOUT_MS)
     page.get_by_text("Your finished runs").wait_for(timeout=TIMEOUT_MS)
@@ -92,9 +99,12 @@ def _start_long_run(server, page) -> None:
     open_page(page, f"{server.url}/training")
     type_and_submit(page, SECTION)
     page.get_by_text("All seven gradients match autograd").wait_for(timeout=TIMEOUT_MS)
-    page.get_by_role("button", name="Start training").click()
+    _start(page)
     progress = page.locator("[data-testid='stProgress']", has_text="of 200,000")
-    progress.wait_for(timeout=TIMEOUT_MS)
+    try:
+        progress.wait_for(timeout=TIMEOUT_MS)
+    finally:
+        page.screenshot(path=OUTPUT / "training-long-run.png")
     assert len(training_processes(server)) == 2, "a trainer and its worker"
 
 
