@@ -99,7 +99,7 @@ class TrainingJob:
         with self._lock:
             step, elapsed, state = self._step, self._elapsed, self._state
             curve = evaluate.curve(self._losses, step, self.settings.bucket)
-        rate = step / elapsed if elapsed > 0 else 0.0
+        rate = step / elapsed if elapsed > 0 else 0.0  # read under the lock, with the step
         left = (self.settings.steps - step) / rate if rate and state == "running" else None
         report = self._report
         text = report.message if report else ""
@@ -187,7 +187,9 @@ class TrainingJob:
             return self._finished(ending)
         if ending.failed is not None:
             return self._failed(ending)
-        return self._report_of("failed", self._verdict(exit_report), log_text=str(exit_report))
+        verdict = self._verdict(exit_report)
+        fault = str(exit_report) if verdict == feedback.GRADER_FAULT else ""
+        return self._report_of("failed", verdict, log_text=fault)
 
     def _finished(self, ending: _Ending) -> TrainingReport:
         """Evaluate the returned parameters here, and measure a dC loop against index_add_."""
@@ -195,14 +197,15 @@ class TrainingJob:
         notes, advice = [], None
         if evaluation is None:
             notes.append(feedback.model_not_finite())
-        line = trainsection.loop_into(ast.parse(self.code), "dC")
-        rate = self._step / self._elapsed if self._elapsed > 0 else 0.0
+        line, rate = trainsection.loop_into(ast.parse(self.code), "dC"), self._rate()
         if line is not None and rate > 0:
-            advice = evaluate.advise(line, self.settings, self.dataset, rate)
-            a = advice
+            advice = a = evaluate.advise(line, self.settings, self.dataset, rate)
             notes.append(feedback.loop_advice(line, a.loop_ms, a.index_add_ms, rate, a.projected))
         text = feedback.training_finished(self._step, self._elapsed)
-        return self._report_of("finished", text, evaluation, advice, tuple(notes), ending)
+        return self._report_of(
+            "finished", text, evaluation=evaluation, advice=advice, notes=tuple(notes),
+            stdout=ending.stdout,
+        )  # fmt: skip
 
     def _failed(self, ending: _Ending) -> TrainingReport:
         """Explain an early stop: the learner's exception, a non-finite loss or a bad gradient."""
@@ -215,30 +218,31 @@ class TrainingJob:
         err = failed.error
         status = from_cases([CaseOutcome("train", err, {}, "")])
         if status != "ok":
-            return self._report_of("failed", message(status, self.limits), ending=ending)
+            return self._report_of("failed", message(status, self.limits), stdout=ending.stdout)
         error = CodeError(err.type, err.message, err.line, err.traceback)
         text = feedback.training_raised(err.type, err.line, failed.step)
-        return self._report_of("failed", text, ending=ending, error=error)
+        return self._report_of("failed", text, stdout=ending.stdout, error=error)
 
     def _verdict(self, exit_report: dict) -> str:
         """Say why the worker ended without a word: a limit, a crash or a forbidden call."""
         status, text, _ = judge(exit_report, Stream(ready=True), self.limits)
         if status in ("cpu_limit", "wall_limit"):
-            rate = self._step / self._elapsed if self._elapsed > 0 else 0.0
             limit = self.limits.cpu_seconds if status == "cpu_limit" else self.limits.wall_seconds
-            return feedback.training_too_slow(limit, rate, self.settings.steps)
+            return feedback.training_too_slow(limit, self._rate(), self.settings.steps)
         return feedback.GRADER_FAULT if status == "internal" else text
 
-    def _report_of(self, state, text, evaluation=None, advice=None, notes=(), ending=None,
-                   error=None, log_text="") -> TrainingReport:  # fmt: skip
-        """Build the report of this run as it stands."""
+    def _rate(self) -> float:
+        """Return the run's steps/s so far, by the worker's own clock."""
+        return self._step / self._elapsed if self._elapsed > 0 else 0.0
+
+    def _report_of(self, state: str, text: str, log_text: str = "", **extra) -> TrainingReport:
+        """Build the report of this run as it stands; `extra` sets its optional fields."""
         if log_text:
             log.error("training run: %s", log_text)
-        rate = self._step / self._elapsed if self._elapsed > 0 else 0.0
         curve = evaluate.curve(self._losses, self._step, self.settings.bucket)
-        stdout = ending.stdout if ending else ""
-        return TrainingReport(self.settings, state, text, self._step, self._elapsed, rate,
-                              curve, evaluation, advice, notes, error, stdout)  # fmt: skip
+        return TrainingReport(
+            self.settings, state, text, self._step, self._elapsed, self._rate(), curve, **extra
+        )
 
     def _end(self, report: TrainingReport) -> None:
         """Hand a finished run to on_finish, then publish the report and free the slot."""
