@@ -66,7 +66,7 @@ def test_a_quick_run_streams_metrics_and_finishes(trainer, reference_section):
 
 
 def test_the_autograd_reference_follows_a_finished_run(trainer, reference_section):
-    settings = TrainSettings(steps=500, decay_step=250)
+    settings = TrainSettings(steps=200, decay_step=100)
     _, job = trainer.train(reference_section, settings)
     learner = job.wait(60).report.evaluation
     deadline = time.monotonic() + 60
