@@ -26,7 +26,10 @@ def current():
 
 def start(trainer, code: str, settings):
     """Stop this session's run, check the code, and start a new run if the check passes."""
-    stop()
+    previous = current()
+    if previous is not None:
+        previous.stop()
+        previous.wait(5)  # so that its slot is free before the new run asks for one
     on_finish = saver(code, session.profile(), session.dataset_source())
     checked, job = trainer.train(code, settings, alive=session_alive(), on_finish=on_finish)
     if job is not None:

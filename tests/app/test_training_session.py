@@ -41,4 +41,4 @@ def test_starting_again_stops_the_run_before(app_env, monkeypatch):
     training_session.start(trainer, "code", None)
     first = training_session.current()
     training_session.start(trainer, "code", None)
-    assert first.stopped and training_session.current() is not first
+    assert first.stopped and first.waited == 5 and training_session.current() is not first

@@ -83,6 +83,10 @@ class FakeJob:
         self.stopped = True
         self._status = ended("stopped")
 
+    def wait(self, timeout: float | None = None) -> TrainingStatus:
+        self.waited = timeout
+        return self._status
+
 
 class FakeTrainer:
     """Stands in for grader.training.Trainer; `next_status` is what a started run reports."""
