@@ -11,7 +11,6 @@ here, in the trusted process.
 
 from __future__ import annotations
 
-import ast
 import atexit
 import logging
 import threading
@@ -21,7 +20,7 @@ from dataclasses import dataclass
 
 import torch
 
-from grader import evaluate, feedback, trainsection
+from grader import evaluate, feedback, rules, trainsection
 from grader.result import CodeError
 from grader.sandbox import CaseOutcome, Limits
 from grader.sandbox.codec import Stream
@@ -197,7 +196,8 @@ class TrainingJob:
         notes, advice = [], None
         if evaluation is None:
             notes.append(feedback.model_not_finite())
-        line, rate = trainsection.loop_into(ast.parse(self.code), "dC"), self._rate()
+        tree, rate = rules.parse(self.code), self._rate()
+        line = None if isinstance(tree, rules.Problem) else trainsection.loop_into(tree, "dC")
         if line is not None and rate > 0:
             advice = a = evaluate.advise(line, self.settings, self.dataset, rate)
             notes.append(feedback.loop_advice(line, a.loop_ms, a.index_add_ms, rate, a.projected))
