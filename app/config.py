@@ -13,6 +13,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 PREFIX = "NINJA_"
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
 EDITORS = ("ace", "plain")
 
 
@@ -24,7 +25,7 @@ class ConfigError(ValueError):
 class AppConfig:
     """Where the app keeps its files, which editor it shows, and where exercises live."""
 
-    data_dir: Path = Path("var")
+    data_dir: Path = PROJECT_ROOT / "var"  # wherever the app is started from
     database_url: str = ""
     editor: str = "ace"
     exercises_dir: Path | None = None

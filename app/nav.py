@@ -82,6 +82,19 @@ def whole_pass_page(slug: str, catalog=None):
     )
 
 
+def next_after(exercise_id: str, catalog=None) -> tuple[str, object]:
+    """Return the label and page that follow an exercise: the next one, a whole pass, or Home."""
+    catalog = catalog or services.catalog()
+    ids = [e.id for e in catalog.exercises]
+    if exercise_id in ids[:-1]:
+        following = ids[ids.index(exercise_id) + 1]
+        return f"Next exercise: {following}", exercise_page(following)
+    slug = catalog.get(exercise_id).scenario.slug
+    if catalog.scenario(slug).whole_pass:
+        return "Next: the whole pass", whole_pass_page(slug, catalog)
+    return "Back to Home", page(HOME)
+
+
 def whole_pass_id(slug: str) -> str:
     """Return the id under which a scenario's whole-pass attempts are recorded."""
     return f"{WHOLE_PASS}:{slug}"

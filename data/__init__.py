@@ -2,7 +2,13 @@
 
 from data.clean import CleanReport
 from data.dataset import Dataset, build_dataset, default_dataset
-from data.download import MAKEMORE_URL, NAMES_SHA256, cached_names, download_names
+from data.download import (
+    MAKEMORE_URL,
+    NAMES_SHA256,
+    cached_names,
+    default_cache_dir,
+    download_names,
+)
 from data.errors import DatasetError
 from data.sources import load_dataset
 from data.words import WordList, load_words
@@ -16,6 +22,7 @@ __all__ = [
     "WordList",
     "build_dataset",
     "cached_names",
+    "default_cache_dir",
     "default_dataset",
     "download_names",
     "load_dataset",

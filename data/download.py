@@ -17,13 +17,14 @@ NAMES_SHA256 = "0a30b5557f192f32ab962680889aac5f6fda0f4cecf40a6d0b5694f58ea8cc4d
 NAMES_FILE = "names.txt"
 CHUNK_BYTES = 64 * 1024
 MAX_BYTES = 20_000_000
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 Progress = Callable[[int, int | None], None]
 
 
 def default_cache_dir() -> Path:
-    """Return the default cache directory, ~/.cache/backprop-ninja."""
-    return Path.home() / ".cache" / "backprop-ninja"
+    """Return the default cache directory, the project's var/cache, which the app uses too."""
+    return PROJECT_ROOT / "var" / "cache"
 
 
 def cached_names(cache_dir: str | Path | None = None) -> Path | None:

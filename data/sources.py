@@ -53,5 +53,5 @@ def _names_path(cache_dir: str | Path | None) -> Path:
     state = "is damaged (its checksum does not match)" if where.exists() else "is not downloaded"
     raise DatasetError(
         f"The lecture's `{NAMES_FILE}` {state}: looked in {where}. "
-        "Hint: download it first with download_names()."
+        "Hint: download it on the app's Home page, or run `python -m grader download-names`."
     )

@@ -1,8 +1,9 @@
-"""Command line: `python -m grader check|validate|list|doctor`."""
+"""Command line: `python -m grader check|validate|list|doctor|download-names`."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -34,6 +35,7 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--exercise", help="grade one exercise (default: the whole pass)")
     check.add_argument("--data", help="default, names, or a word-list file (txt or csv)")
     check.add_argument("--json", action="store_true", help="print the result as JSON")
+    check.add_argument("--cache", type=Path, help="where names.txt is (default: var/cache)")
     check.set_defaults(func=_check)
     val = sub.add_parser("validate", help="prove exercise files")
     val.add_argument("path", nargs="?", type=Path, help="an exercises folder, scenario or file")
@@ -42,6 +44,10 @@ def _parser() -> argparse.ArgumentParser:
     lst.set_defaults(func=_list)
     doctor = sub.add_parser("doctor", help="show which sandbox layers this machine provides")
     doctor.set_defaults(func=_doctor)
+    fetch = sub.add_parser("download-names", help="download the lecture's names.txt, verified")
+    fetch.add_argument("--url", default=data.MAKEMORE_URL, help="where to download it from")
+    fetch.add_argument("--cache", type=Path, help="where to keep it (default: var/cache)")
+    fetch.set_defaults(func=_download_names)
     return parser
 
 
@@ -54,20 +60,24 @@ def _read(path: Path) -> str:
 
 def _check(args) -> int:
     """Grade one exercise or a whole pass; exit 0 only when everything graded is solved."""
-    grader = Grader(data.load_dataset(args.data), sandbox=Sandbox(slots=1))
+    dataset = data.load_dataset(args.data, cache_dir=args.cache)
     code = _read(args.file)
-    if args.exercise:
-        result = grader.grade(args.exercise, code)
-        print(json.dumps(result.to_dict(), indent=2) if args.json else render.result(result))
-    else:
-        result = grader.grade_pass(code)
-        print(json.dumps(result.to_dict(), indent=2) if args.json else render.whole_pass(result))
+    with contextlib.closing(Sandbox(slots=1)) as sandbox:
+        grader = Grader(dataset, sandbox=sandbox)
+        if args.exercise:
+            result = grader.grade(args.exercise, code)
+            text = render.result(result)
+        else:
+            result = grader.grade_pass(code)
+            text = render.whole_pass(result)
+    print(json.dumps(result.to_dict(), indent=2) if args.json else text)
     return 0 if result.solved else 1
 
 
 def _validate(args) -> int:
     """Prove exercise files; exit 0 only when every one is sound."""
-    count, findings = validate(args.path, sandbox=Sandbox(slots=1))
+    with contextlib.closing(Sandbox(slots=1)) as sandbox:
+        count, findings = validate(args.path, sandbox=sandbox)
     for finding in findings:
         print(f"{finding.where}: {finding.problem}")
     print(f"{count} exercises checked, {len(findings)} problems.")
@@ -110,3 +120,16 @@ def _layers() -> dict[str, str]:
         return sandbox.layers() or {"zygote": "unavailable: it did not start in time"}
     finally:
         sandbox.close()
+
+
+def _download_names(args) -> int:
+    """Download the lecture's names.txt once, verified, showing progress on stderr."""
+
+    def progress(done: int, total: int | None) -> None:
+        of = f" of {total:,}" if total else ""
+        print(f"\r{done:,}{of} bytes", end="", file=sys.stderr, flush=True)
+
+    path = data.download_names(args.url, cache_dir=args.cache, progress=progress)
+    print(file=sys.stderr)
+    print(f"names.txt is verified (SHA-256 {data.NAMES_SHA256[:12]}…) at {path}")
+    return 0

@@ -130,11 +130,7 @@ def _show_solution(exercise_id: str) -> None:
 
 
 def _next(exercise_id: str) -> None:
-    """Offer the next exercise in teaching order, or the whole pass after the last one."""
-    ids = [e.id for e in services.catalog().exercises]
-    following = ids[ids.index(exercise_id) + 1] if exercise_id in ids[:-1] else None
-    label = f"Next exercise: {following}" if following else "Next: the whole pass"
+    """Offer the next exercise in teaching order, then the whole pass or Home."""
+    label, target = nav.next_after(exercise_id)
     if st.button(label, icon=":material/arrow_forward:", key=f"next:{exercise_id}"):
-        if following:
-            st.switch_page(nav.exercise_page(following))
-        st.switch_page(nav.whole_pass_page(services.catalog().exercises[-1].scenario.slug))
+        st.switch_page(target)

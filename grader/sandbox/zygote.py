@@ -59,7 +59,10 @@ def main(sock_fd: int, layers: dict[str, str]) -> None:
         report = run(header, fds, spare or fork_spare(plan), sock)
         if report.get("killed") == "parent":
             return
-        send_packet(sock, report)
+        try:
+            send_packet(sock, report)
+        except (BrokenPipeError, ConnectionResetError):
+            return  # the parent exited before reading the report: nobody is left to serve
         spare = fork_spare(plan)
 
 

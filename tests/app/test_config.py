@@ -6,14 +6,20 @@ from pathlib import Path
 
 import pytest
 
+import data
 from app.config import AppConfig, ConfigError, from_env
 
 
-def test_defaults_keep_progress_under_var():
+def test_defaults_keep_progress_under_the_projects_var():
     config = from_env({})
-    assert config.data_dir == Path("var") and config.editor == "ace"
-    assert config.database_url == f"sqlite:///{Path('var').resolve()}/progress.sqlite3"
-    assert config.cache_dir == Path("var/cache")
+    var = Path(__file__).resolve().parents[2] / "var"
+    assert config.data_dir == var and config.editor == "ace"
+    assert config.database_url == f"sqlite:///{var}/progress.sqlite3"
+    assert config.cache_dir == var / "cache"
+
+
+def test_the_app_and_the_command_line_share_one_download_cache():
+    assert from_env({}).cache_dir == data.default_cache_dir()
 
 
 def test_variables_override_fields_and_other_variables_are_ignored():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from app_helpers import SOLVED, main_test, submit, texts
+from streamlit.testing.v1 import AppTest
 
 from app import nav, services
 
@@ -90,3 +91,28 @@ def _sections() -> dict:
         }
 
     return AppTest.from_function(script).run().session_state["sections"]
+
+
+def test_after_the_last_exercise_comes_its_whole_pass_or_home(fake):
+    def script():
+        from dataclasses import replace
+
+        import streamlit as st
+
+        from app import nav, services
+
+        catalog = services.catalog()
+        mlp = tuple(e for e in catalog.exercises if e.scenario.slug == "01_mlp")
+        cases = [("dlogprobs", catalog), ("dhprebn_fused", replace(catalog, exercises=mlp))]
+        cases.append((catalog.exercises[-1].id, catalog))
+        for exercise_id, within in cases:
+            label, target = nav.next_after(exercise_id, within)
+            st.text(f"{exercise_id} -> {label} -> /{target.url_path}")
+
+    at = AppTest.from_function(script).run()
+    assert not at.exception
+    assert [t.value for t in at.text] == [
+        "dlogprobs -> Next exercise: dprobs -> /dprobs",
+        "dhprebn_fused -> Next: the whole pass -> /whole_pass",
+        "dx_ln_fused -> Back to Home -> /",
+    ]

@@ -2,6 +2,7 @@ import hashlib
 import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 
@@ -155,5 +156,5 @@ def test_cached_names_ignores_missing_and_damaged_files(names_bytes, tmp_path):
     assert cached_names(str(tmp_path)) == tmp_path / NAMES_FILE
 
 
-def test_default_cache_dir_is_under_the_home_cache():
-    assert default_cache_dir().parts[-2:] == (".cache", "backprop-ninja")
+def test_default_cache_dir_is_the_projects_var_cache():
+    assert default_cache_dir() == Path(__file__).resolve().parents[2] / "var" / "cache"

@@ -44,7 +44,10 @@ def test_load_dataset_explains_a_missing_names_file(tmp_path, content, message):
     with pytest.raises(DatasetError) as info:
         load_dataset("names", cache_dir=tmp_path)
     assert message in str(info.value)
-    assert "Hint: download it first with download_names()." in str(info.value)
+    assert (
+        "Hint: download it on the app's Home page, or run `python -m grader download-names`."
+        in str(info.value)
+    )
 
 
 def test_load_dataset_cleans_a_text_file(tmp_path):

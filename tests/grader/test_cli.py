@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import functools
+import http.server
 import json
 import os
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -16,6 +19,7 @@ LECTURE_PASS = Path(__file__).parent / "fixtures" / "lecture_pass.py"
 
 
 def cli(*args, stdin: str | None = None) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
     return subprocess.run(
         [sys.executable, "-m", "grader", *map(str, args)],
         cwd=ROOT,
@@ -23,6 +27,7 @@ def cli(*args, stdin: str | None = None) -> subprocess.CompletedProcess:
         capture_output=True,
         text=True,
         timeout=300,
+        env=env,
     )
 
 
@@ -41,6 +46,7 @@ def test_check_one_exercise_exit_codes(tmp_path):
     )
     assert wrong.returncode == 1
     assert "got (32,), expected (32, 1)" in wrong.stdout
+    assert "Traceback" not in done.stderr + wrong.stderr
 
 
 def test_check_json_is_data():
@@ -58,6 +64,36 @@ def test_check_whole_pass_on_names(names_dataset, tmp_path):
     assert "vocabulary 27" in done.stdout and "4,137 parameters" in done.stdout
     assert done.stdout.count("exact:") == 26
     assert "All 26 gradients match autograd." in done.stdout
+
+
+@pytest.fixture
+def shared_data_server(names_dataset):
+    """Serve ../shared/data over HTTP on 127.0.0.1, as the makemore repository would."""
+    handler = functools.partial(
+        http.server.SimpleHTTPRequestHandler, directory=str(ROOT.parent / "shared" / "data")
+    )
+    handler.log_message = lambda *args: None
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.01,), daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_port}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_download_names_then_check_on_names(shared_data_server, tmp_path):
+    cache = tmp_path / "cache"
+    missing = cli("check", LECTURE_PASS, "--data", "names", "--cache", cache)
+    assert missing.returncode == 2
+    assert "run `python -m grader download-names`" in missing.stderr
+    wrong = cli("download-names", "--url", f"{shared_data_server}/nope.txt", "--cache", cache)
+    assert wrong.returncode == 2 and "HTTP 404" in wrong.stderr
+    done = cli("download-names", "--url", f"{shared_data_server}/names.txt", "--cache", cache)
+    assert done.returncode == 0, done.stderr
+    assert f"names.txt is verified (SHA-256 0a30b5557f19…) at {cache / 'names.txt'}" in done.stdout
+    checked = cli("check", LECTURE_PASS, "--data", "names", "--cache", cache)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "182,625 / dev 22,655 / test 22,866" in checked.stdout
 
 
 def test_check_whole_pass_names_the_root_cause():
