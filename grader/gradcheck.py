@@ -12,12 +12,11 @@ import torch
 from grader import diagnose, feedback, rules
 from grader.result import FAIL, PASS, CodeError
 from grader.sandbox import Case, RunOutcome, Sandbox
-from grader.sandbox.trainloop import GRADS, PARAMS, STEP_CODE, prepare
+from grader.sandbox.trainloop import GRADS, PARAMS, STEP_CODE, prepare, scalars
 from grader.trainrecords import GradCheck, GradRow
 from grader.trainsection import unfinished
 
 BACKWARD_ORDER = ("W2", "b2", "bngain", "bnbias", "W1", "b1", "C")
-SIZES = ("n", "vocab_size", "block_size", "n_embd", "n_hidden")
 NOT_SENT = ("Xtr", "Ytr")  # the section needs the batch, not the whole training set
 
 
@@ -49,7 +48,7 @@ def check(code: str, settings: dict, Xtr, Ytr, sandbox: Sandbox) -> GradCheck:
     if missing:
         return _refused(feedback.unfinished(missing))
     values, expected = first_step(settings, Xtr, Ytr)
-    case = Case("check", values, {k: settings[k] for k in SIZES}, GRADS)
+    case = Case("check", values, scalars(settings), GRADS)
     outcome = sandbox.run(code, [case])
     return judge(outcome, expected, settings["n"])
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from .protocol import Frame, FrameReader
+from .protocol import Frame, FrameReader, ProtocolError
 from .records import DTYPE_NAMES, Case, CaseOutcome, LearnerError, Limits, Returned
 from .tensorwire import describe, tensor_bytes, tensor_from
 from .worker import MAX_MESSAGE, MAX_TRACEBACK
@@ -82,8 +82,10 @@ def read_stream(fd: int, cases: Sequence[Case], limits: Limits, deadline: float)
             accept(stream, frame, cases, limits)
     except TimeoutError:
         raise
-    except Exception as e:  # nothing a worker sends may raise in the parent
+    except (ValueError, ProtocolError) as e:  # the worker sent something malformed: rejected
         stream.error = f"{type(e).__name__}: {e}"[:MAX_LOG]
+    except Exception as e:  # a fault in the parent's own decoding, never the learner's
+        stream.internal = f"parent failed to decode: {type(e).__name__}: {e}"[:MAX_LOG]
     return stream
 
 

@@ -9,6 +9,7 @@ import torch
 from .records import DTYPE_NAMES, DTYPES
 
 MAX_DIMS = 16
+MAX_SPAN = 2**62  # the product of the non-zero sizes; past int64, torch overflows even at numel 0
 
 
 def tensor_bytes(t: torch.Tensor) -> memoryview:
@@ -30,6 +31,8 @@ def check_spec(dtype: object, shape: object, size: int) -> None:
         raise ValueError(f"shape {shape!r} is not a list of at most {MAX_DIMS} sizes")
     if not all(type(n) is int and n >= 0 for n in shape):
         raise ValueError(f"shape {shape!r} has a size that is not a non-negative int")
+    if math.prod(max(n, 1) for n in shape) > MAX_SPAN:
+        raise ValueError(f"shape {shape!r} spans more than {MAX_SPAN} elements")
     expected = math.prod(shape) * DTYPES[dtype].itemsize
     if expected != size:
         raise ValueError(f"shape {shape} of {dtype} needs {expected} bytes, got {size}")

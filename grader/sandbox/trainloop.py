@@ -89,9 +89,15 @@ def prepare(settings: dict, Xtr: torch.Tensor, Ytr: torch.Tensor) -> dict:
     """Return the loop's namespace: torch, the sizes, the data and the parameters INIT draws."""
     ns = {"__name__": "__main__", "__builtins__": dict(builtins.__dict__)}
     ns.update(torch=torch, F=F, math=math, Xtr=Xtr, Ytr=Ytr)
-    ns.update({name: settings[name] for name in SIZES})
+    ns.update(scalars(settings))
     exec(INIT_CODE, ns)
     return ns
+
+
+def scalars(settings: dict, step: int = 0) -> dict:
+    """Return the plain numbers the shown loop defines: sizes, seed, batch_size, max_steps, i."""
+    loop = {"batch_size": settings["n"], "max_steps": settings["steps"], "i": step}
+    return {name: settings[name] for name in SIZES} | loop
 
 
 def rate(settings: dict, i: int) -> float:
@@ -109,6 +115,7 @@ def train(ns: dict, settings: dict, backward: Backward, report: Report, every=EV
     last = start
     for i in range(settings["steps"]):
         ns.update(zip(PARAMS, params, strict=True))  # the loop's own, whatever the section did
+        ns["i"] = i
         exec(STEP_CODE, ns)
         try:
             grads = backward(ns, params)

@@ -59,6 +59,28 @@ def test_samples_follow_the_seed_plus_ten(params, default_data):
     assert first != sample(params, bn, default_data.itos, 3, 2147483647 + 10)
 
 
+def test_samples_are_the_lectures_last_cell(params, default_data):
+    """Sample as the lecture's last cell does, by hand, with its generator seed."""
+    bn = calibrate(params, default_data.Xtr)
+    g = torch.Generator().manual_seed(2147483647 + 10)
+    expected = []
+    for _ in range(20):
+        out, context = [], [0] * 3
+        while True:
+            emb = params["C"][torch.tensor([context])]
+            hpreact = emb.view(1, -1) @ params["W1"] + params["b1"]
+            hpreact = params["bngain"] * (hpreact - bn[0]) * (bn[1] + 1e-5) ** -0.5
+            h = torch.tanh(hpreact + params["bnbias"])
+            probs = torch.softmax(h @ params["W2"] + params["b2"], dim=1)
+            ix = torch.multinomial(probs, num_samples=1, generator=g).item()
+            context = context[1:] + [ix]
+            out.append(ix)
+            if ix == 0 or len(out) == 50:
+                break
+        expected.append("".join(default_data.itos[i] for i in out))
+    assert sample(params, bn, default_data.itos, 3, 2147483647) == tuple(expected)
+
+
 def test_a_model_with_nan_cannot_be_evaluated(params, default_data):
     broken = dict(params, W2=params["W2"] * float("nan"))
     assert evaluate(broken, default_data, seed=1) is None

@@ -88,3 +88,11 @@ def test_the_first_step_is_the_runs_first_step(default_data):
     assert set(grads) == set(GRADS) and grads["dW1"].shape == (30, 200)
     again, _ = first_step(wire, default_data.Xtr, default_data.Ytr)
     assert all(v.equal(again[k]) for k, v in values.items())
+
+
+def test_the_section_sees_the_numbers_the_shown_loop_defines(default_data, reference_section):
+    uses = "dlogits = dlogits * n / batch_size\nassert (i, max_steps) == (0, 20000)\n"
+    code = reference_section.replace("# 2nd layer backprop", uses + "# 2nd layer backprop")
+    assert code != reference_section
+    result = _check(default_data, code, steps=20_000, decay_step=10_000)
+    assert result.passed, result.message

@@ -60,6 +60,13 @@ def case(category: str, name: str, code: str, kind: str, expected: str):
 
 
 NOT_DEFINED = f"`{EXERCISE}` is not defined"
+# Appended to a case that tries to run `touch pwned`: had the program run, the answer would be
+# right and the case solved, so "not defined" proves that nothing was executed.
+IF_RAN = (
+    "\nif __import__('os').path.exists('pwned'):\n"
+    "    dlogprobs = torch.zeros_like(logprobs)\n"
+    "    dlogprobs[range(n), Yb] = -1.0 / n\n"
+)
 LOOP = "while True:\n    pass\n"
 HOSTILE = [
     case("cpu", "loop", LOOP, "runs", fixed("cpu_limit")),
@@ -111,16 +118,16 @@ HOSTILE = [
     case("processes", "spinning-threads", "import threading\ndef spin():\n    while True:\n"
          "        pass\nfor _ in range(4):\n    threading.Thread(target=spin).start()\nspin()",
          "runs", fixed("cpu_limit")),
-    case("programs", "torch-os-system", "r = torch.os.system('touch pwned')\n"
-         "print('ran', torch.os.path.exists('pwned'))", "form", NOT_DEFINED),
+    case("programs", "torch-os-system", "r = torch.os.system('touch pwned')" + IF_RAN, "form",
+         NOT_DEFINED),
     case("programs", "subprocess", "import subprocess\nsubprocess.run(['touch', 'pwned'])", "runs",
          fixed("forbidden")),
     case("programs", "execv", "import os\nos.execv('/bin/sh', ['sh', '-c', 'touch pwned'])",
          "runs", fixed("forbidden")),
     case("programs", "pty", "import pty\npty.spawn(['touch', 'pwned'])", "runs",
          fixed("forbidden")),
-    case("programs", "ctypes-system", "import ctypes\nctypes.CDLL(None).system(b'touch pwned')",
-         "form", NOT_DEFINED),
+    case("programs", "ctypes-system",
+         "import ctypes\nctypes.CDLL(None).system(b'touch pwned')" + IF_RAN, "form", NOT_DEFINED),
     case("programs", "cpp-extension", "import torch.utils.cpp_extension as ext\n"
          "ext.load_inline('x', 'int f() { return 1; }', functions=['f'])", "runs",
          raised("RuntimeError", 2)),
@@ -161,7 +168,7 @@ HOSTILE = [
          "runs", raised("URLError", 2)),
     case("introspection", "subclasses",
          "w = [c for c in object.__subclasses__() if c.__name__ == '_wrap_close'][0]\n"
-         "w.__init__.__globals__['system']('touch pwned')", "form", NOT_DEFINED),
+         "w.__init__.__globals__['system']('touch pwned')" + IF_RAN, "form", NOT_DEFINED),
     case("introspection", "subclasses-popen",
          "P = [c for c in object.__subclasses__() if c.__name__ == 'Popen'][0]\nP(['touch', 'x'])",
          "runs", fixed("forbidden")),
@@ -178,8 +185,8 @@ HOSTILE = [
     case("pickle", "torch-load", EVIL + "torch.save(E(), 'p.pt')\ntorch.load('p.pt')", "runs",
          raised("UnpicklingError", 6)),
     case("pickle", "torch-load-unsafe",
-         EVIL + "torch.save(E(), 'p.pt')\nprint(torch.load('p.pt', weights_only=False))", "form",
-         NOT_DEFINED),
+         EVIL + "torch.save(E(), 'p.pt')\nprint(torch.load('p.pt', weights_only=False))" + IF_RAN,
+         "form", NOT_DEFINED),
     case("monkeypatch", "allclose-and-eq", "torch.allclose = lambda *a, **k: True\n"
          "torch.equal = lambda *a: True\ntorch.Tensor.__eq__ = lambda *a: True\n"
          "import builtins\nbuiltins.abs = lambda x: 0\ndlogprobs = torch.zeros_like(logprobs)",

@@ -74,6 +74,7 @@ def test_malformed_case_frames_are_rejected(change, blobs):
     "entry",
     [
         {"dtype": "float32", "shape": [2**70, 0], "blob": 0},
+        {"dtype": "float32", "shape": [0, 2**62, 2**62], "blob": 0},
         {"dtype": "float32", "shape": [[2]], "blob": 0},
         {"dtype": "float32", "shape": [2], "blob": "0"},
         {"dtype": ["float32"], "shape": [2], "blob": 0},
@@ -114,3 +115,20 @@ def test_jobs_carry_tensors_as_bytes():
     assert spec["tensors"] == [{"name": "x", "blob": 0, "dtype": "int64", "shape": [3, 2]}]
     assert bytes(blobs[0]) == x.contiguous().numpy().tobytes()
     assert spec["values"] == {"n": 2} and spec["outputs"] == ["y"]
+
+
+def test_a_fault_in_the_parents_own_decoding_is_internal(monkeypatch):
+    from grader.sandbox import codec
+
+    def broken(*args):
+        raise KeyError("a bug in the parent")
+
+    monkeypatch.setattr(codec, "decode_case", broken)
+    r, w = os.pipe()
+    write_frame(w, {"kind": "ready"})
+    write_frame(w, GOOD, [BLOB])
+    os.close(w)
+    stream = read_stream(r, CASES, LIMITS, time.monotonic() + 5)
+    os.close(r)
+    assert stream.error is None
+    assert stream.internal == "parent failed to decode: KeyError: 'a bug in the parent'"

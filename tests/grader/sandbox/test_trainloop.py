@@ -93,3 +93,10 @@ def test_a_nan_gradient_stops_the_loop_at_the_next_loss(wire, default_data, refe
 
 def test_the_seven_names_are_the_lectures():
     assert GRADS == ("dC", "dW1", "db1", "dW2", "db2", "dbngain", "dbnbias")
+
+
+def test_the_section_sees_the_numbers_the_shown_loop_defines(wire, default_data, reference_section):
+    steps = "seen = globals().setdefault('seen', [])\nseen.append((i, batch_size, max_steps))\n"
+    ended, _, ns = _train(wire, default_data, reference_section + steps)
+    assert ended.reason is None and ended.step == 30
+    assert ns["seen"] == [(i, 32, 30) for i in range(30)]
