@@ -120,4 +120,4 @@ def make_case(name: str, exercise: Exercise, run: ForwardRun, cotangents: dict) 
 
 def scope_names(case: Case) -> list[str]:
     """Return the names an answer may use in a case, for messages."""
-    return sorted(case.tensors) + sorted(case.values) + ["torch", "F"]
+    return sorted(case.tensors) + sorted(case.values) + ["torch", "F", "math"]

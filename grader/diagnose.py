@@ -12,6 +12,7 @@ from grader.result import Cmp, Heatmap
 
 RTOL, ATOL = 1e-5, 1e-8
 HEATMAP_CELLS = 20_000
+NEAR_ZERO = 1e-6  # a true gradient this small is float noise around an exact zero
 
 
 def compare(name: str, got: torch.Tensor, expected: torch.Tensor) -> Cmp:
@@ -34,6 +35,13 @@ def alike(got: torch.Tensor, expected: torch.Tensor) -> bool:
         return False
     scale = float(expected.abs().max()) if expected.numel() else 0.0
     return bool(torch.allclose(got, expected, rtol=1e-4, atol=1e-6 * max(scale, 1e-3)))
+
+
+def zero_by_coincidence(got: torch.Tensor | None, expected: torch.Tensor) -> bool:
+    """Return whether got is all zeros where the true gradient is only float noise."""
+    if got is None or got.shape != expected.shape or expected.numel() == 0:
+        return False
+    return not bool(got.any()) and float(expected.abs().max()) < NEAR_ZERO
 
 
 def shape_hint(got: torch.Tensor, expected: torch.Tensor) -> str:

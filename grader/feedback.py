@@ -162,6 +162,13 @@ def hint_hard_coded() -> str:
     )
 
 
+def hint_zero_by_coincidence(largest: float) -> str:
+    return (
+        f"Hint: the true gradient is almost zero here (at most {largest:.1e}), so zeros pass on "
+        "one batch by coincidence; compute it from the upstream gradient instead."
+    )
+
+
 def hint_autograd() -> str:
     return "Hint: derive the local derivative and multiply by the upstream gradient."
 

@@ -109,8 +109,15 @@ def _sizes(scenario: Scenario, runs: Runs, outcome: RunOutcome) -> str:
         expected = alt_run.grads[target]
         if got is None or got.shape != expected.shape or not _close(got, expected):
             sizes = ", ".join(f"{k}={v}" for k, v in alt_run.sizes.items())
-            return f"`d{target}` is wrong with {sizes}. {feedback.hint_hard_coded()}"
+            return f"`d{target}` is wrong with {sizes}. {_why_only_here(got, expected)}"
     return ""
+
+
+def _why_only_here(got: torch.Tensor | None, expected: torch.Tensor) -> str:
+    """Return the hint for a gradient right on the lecture batch only: zeros, or sizes."""
+    if diagnose.zero_by_coincidence(got, expected):
+        return feedback.hint_zero_by_coincidence(float(expected.abs().max()))
+    return feedback.hint_hard_coded()
 
 
 def _close(got: torch.Tensor, expected: torch.Tensor) -> bool:

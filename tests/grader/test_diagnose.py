@@ -96,3 +96,18 @@ def test_missing_subsets():
     pairs = diagnose.missing_subsets(("a", "b"))
     assert pairs == [(("a",), ("b",)), (("b",), ("a",))]
     assert diagnose.missing_subsets(("a",)) == []
+
+
+@pytest.mark.parametrize(
+    ("got", "expected", "coincidence"),
+    [
+        (torch.zeros(3, 1), torch.full((3, 1), 3e-9), True),
+        (torch.zeros(3, 1), torch.full((3, 1), 1e-3), False),
+        (torch.full((3, 1), 1e-9), torch.full((3, 1), 3e-9), False),
+        (torch.zeros(3), torch.full((3, 1), 3e-9), False),
+        (None, torch.full((3, 1), 3e-9), False),
+    ],
+    ids=["zeros-on-noise", "zeros-on-a-real-gradient", "not-zeros", "wrong-shape", "undefined"],
+)
+def test_zero_by_coincidence(got, expected, coincidence):
+    assert diagnose.zero_by_coincidence(got, expected) is coincidence

@@ -42,6 +42,7 @@ FEEDBACK = [
         "Your code raised ZeroDivisionError on line 2:",
     ),
     ("unknown name", "dprobs", "dprobs = dlogprob / probs", "runs", "you can use C, W1"),
+    ("unknown name, modules", "dprobs", "dprobs = dlogprob / probs", "runs", "torch, F, math."),
     ("autograd", "dprobs", "loss.backward()\ndprobs = probs.grad", "rules", "uses autograd"),
     ("not defined", "dprobs", "x = 1", "form", feedback.not_defined("dprobs")),
     ("a list", "dprobs", "dprobs = [1, 2]", "form", "`dprobs` is a list"),

@@ -57,6 +57,17 @@ def test_hard_coded_sizes_fail_the_other_configuration(grader):
     assert feedback.hint_hard_coded() in result.sizes_message
 
 
+def test_zeros_right_by_coincidence_are_not_blamed_on_sizes(grader):
+    line = "dlogit_maxes = (-dnorm_logits).sum(1, keepdim=True)"
+    code = LECTURE_PASS.replace(line, "dlogit_maxes = torch.zeros_like(logit_maxes)")
+    assert code != LECTURE_PASS
+    result = grader.grade_pass(code)
+    assert not result.solved and result.root_cause is None
+    assert result.sizes_message.startswith("`dlogit_maxes` is wrong with n=")
+    assert "zeros pass on one batch by coincidence" in result.sizes_message
+    assert feedback.hint_hard_coded() not in result.sizes_message
+
+
 def test_an_exception_stops_the_pass_with_its_line(grader):
     result = grader.grade_pass("dlogprobs = torch.zeros_like(logprobs)\nboom()\n")
     assert not result.solved and result.error.line == 2 and result.error.type == "NameError"
