@@ -27,7 +27,8 @@ def show_result(result) -> None:
     if result.cmp is not None:
         st.code(cmp_text(result.cmp), language=None)
     if result.heatmap is not None and not result.solved:
-        st.markdown("**Where the values differ**")
+        where = " (with random upstream gradients)" if result.heatmap.case == "random" else ""
+        st.markdown(f"**Where the values differ**{where}")
         st.pyplot(heatmap_figure(result.heatmap, result.answer), width="stretch")
     show_stdout(result.stdout)
     st.caption(f"Graded in {result.elapsed * 1000:.0f} ms.")

@@ -121,6 +121,9 @@ def full(ds, section: str) -> None:
     status = TrainingJob(section, settings, ds).wait()
     report = status.report
     print(f"\nthe lecture's run, 200,000 steps ({ds.name}):")
+    if report is None or report.evaluation is None:
+        print(f"  the worker's run did not finish: {status.state}: {status.message}")
+        return
     _losses("reference solution in the worker", report.evaluation, report.steps_per_s,
             time.monotonic() - started)  # fmt: skip
     started = time.monotonic()

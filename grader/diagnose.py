@@ -136,10 +136,10 @@ def _as_2d(t: torch.Tensor) -> torch.Tensor:
     return t.reshape(t.shape[0], -1)
 
 
-def heatmap(got: torch.Tensor, expected: torch.Tensor) -> Heatmap | None:
+def heatmap(got: torch.Tensor, expected: torch.Tensor, case: str = "lecture") -> Heatmap | None:
     """Return the arrays for a learner / autograd / difference picture of a 1-D or 2-D tensor."""
     if got.dim() not in (1, 2) or got.numel() > HEATMAP_CELLS:
         return None
     rows, cols = wrong_places(got, expected)
     a, b = _as_2d(got).double(), _as_2d(expected).double()
-    return Heatmap(a.tolist(), b.tolist(), (a - b).tolist(), rows, cols)
+    return Heatmap(a.tolist(), b.tolist(), (a - b).tolist(), rows, cols, case)

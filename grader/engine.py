@@ -154,6 +154,8 @@ class Grader:
                 else ""
             )
             done.append(checks.check_random(name, rnd, prepared.expected[RANDOM], hint))
+            if done[-1].status == FAIL and _same_shape(rnd, prepared, RANDOM):
+                heat = diagnose.heatmap(rnd.to(expected.dtype), prepared.expected[RANDOM], RANDOM)
         if done[-1].status == PASS:
             alt = next(c for c in outcome.cases if c.name == ALT)
             sizes = prepared.runs[ALT].sizes

@@ -49,6 +49,7 @@ class Heatmap:
     diff: list
     rows: tuple[int, ...]
     cols: tuple[int, ...]
+    case: str = "lecture"  # or "random": the lecture batch with random upstream gradients
 
 
 @dataclass(frozen=True)

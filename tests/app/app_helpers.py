@@ -38,11 +38,12 @@ HEADER = {
     "sizes": {"n": 32},
 }
 
-SOLVED, SHAPE, RAISES, VALUES = (
+SOLVED, SHAPE, RAISES, VALUES, RANDOM_ONLY = (
     "# fake: solved",
     "# fake: shape",
     "# fake: raises",
     "# fake: values",
+    "# fake: random only",
 )
 
 
@@ -143,7 +144,22 @@ def _values(name: str) -> tuple:
     )
 
 
-CANNED = {SOLVED: _solved, SHAPE: _shape, RAISES: _raises, VALUES: _values}
+def _random_only(name: str) -> tuple:
+    heat = Heatmap([[0.0, 0.0]], [[0.5, -0.5]], [[-0.5, 0.5]], (0,), (0, 1), "random")
+    return (
+        {"runs": "pass", "rules": "pass", "form": "pass", "lecture": "pass", "random": "fail"},
+        f"`{name}` is inaccurate: max abs diff 5.0e-01 at (0, 0); tolerance 1e-08.",
+        {"cmp": Cmp(name, False, True, 1e-9), "heatmap": heat},
+    )
+
+
+CANNED = {
+    SOLVED: _solved,
+    SHAPE: _shape,
+    RAISES: _raises,
+    VALUES: _values,
+    RANDOM_ONLY: _random_only,
+}
 
 
 def _result(exercise_id, name, statuses, message, hint="", **extra) -> Result:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from app_helpers import RAISES, SHAPE, SOLVED, VALUES, page_test, submit, texts
+from app_helpers import RAISES, RANDOM_ONLY, SHAPE, SOLVED, VALUES, page_test, submit, texts
 
 from app import services
 from app.storage import Profile
@@ -67,6 +67,14 @@ def test_an_exception_shows_the_learners_traceback(fake):
 def test_wrong_values_show_the_cmp_line_and_heatmaps(fake):
     at = submit(page_test("dcounts").run(), f"{VALUES}\n")
     assert any("exact: False" in c.value and "maxdiff: 1.0e+00" in c.value for c in at.code)
+    assert at.get("image"), "the heatmaps are drawn"
+    assert "**Where the values differ**" in [m.value for m in at.markdown]
+
+
+def test_values_wrong_only_for_random_upstreams_say_so_above_the_heatmaps(fake):
+    at = submit(page_test("dlogit_maxes").run(), f"{RANDOM_ONLY}\n")
+    where = "**Where the values differ** (with random upstream gradients)"
+    assert where in [m.value for m in at.markdown]
     assert at.get("image"), "the heatmaps are drawn"
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from e2e_helpers import OUTPUT, editor_text, open_page, type_and_submit
+from e2e_helpers import EDITOR, OUTPUT, editor_text, open_page, type_and_submit
 
 pytestmark = pytest.mark.e2e
 
@@ -44,6 +44,27 @@ def test_a_wrong_dcounts_sum_inv_gets_the_shape_message(server, page):
         timeout=TIMEOUT_MS
     )
     page.screenshot(path=OUTPUT / "dcounts_sum_inv-shape.png")
+
+
+def test_the_editor_highlights_indents_with_tab_and_keeps_a_draft(server, page):
+    open_page(page, f"{server.url}/dprobs")
+    editor = page.frame_locator(EDITOR)
+    editor.locator(".ace_content").wait_for(timeout=TIMEOUT_MS)
+    editor.locator(".ace_content").click()
+    page.keyboard.press("Control+a")
+    page.keyboard.press("Backspace")
+    page.keyboard.type("dprobs = None if True else 0")
+    page.keyboard.press("Home")
+    page.keyboard.press("Tab")
+    assert editor.locator(".ace_keyword", has_text="if").count() == 1, "Python is highlighted"
+    assert editor_text(page).startswith("    dprobs = None if True else 0"), "Tab indents"
+    page.locator("h1").first.click()  # leaving the editor saves the draft, unsubmitted
+    page.wait_for_timeout(2_000)
+    page.reload()
+    page.locator("h1").first.wait_for(timeout=TIMEOUT_MS)
+    editor.locator(".ace_content").wait_for(timeout=TIMEOUT_MS)
+    assert editor_text(page).startswith("    dprobs = None if True else 0"), "the draft is back"
+    page.screenshot(path=OUTPUT / "dprobs-draft-after-reload.png")
 
 
 def test_the_server_log_has_no_warning_or_traceback(server, page):

@@ -145,7 +145,14 @@ def test_an_exception_shows_only_the_learners_lines(grader):
 def test_wrong_values_come_with_heatmap_data(grader):
     result = grader.grade("dprobs", "dprobs = dlogprobs / probs\ndprobs[3] += 1.0\n")
     assert result.heatmap is not None and result.heatmap.rows == (3,)
-    assert len(result.heatmap.learner) == 32
+    assert len(result.heatmap.learner) == 32 and result.heatmap.case == "lecture"
+
+
+def test_values_wrong_only_for_random_upstreams_come_with_that_heatmap(grader):
+    result = grader.grade("dlogit_maxes", "dlogit_maxes = torch.zeros_like(logit_maxes)\n")
+    assert [c.status for c in result.checks][3:5] == ["pass", "fail"], result.checks
+    assert result.heatmap is not None and result.heatmap.case == "random"
+    assert len(result.heatmap.learner) == 32 and result.heatmap.learner[0] == [0.0]
 
 
 def test_mutating_the_inputs_changes_nothing_later(grader, catalog):
