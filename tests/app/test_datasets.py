@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import functools
+import http.server
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
@@ -83,6 +86,47 @@ def test_names_download_failure_is_explained(fake, monkeypatch):
     at.button(key="dataset:download").click().run()
     assert at.error[0].value == "Could not download `names.txt`: no network."
     assert _source() == "default"
+
+
+@pytest.fixture
+def names_server():
+    """Serve ../shared/data over HTTP on 127.0.0.1, standing in for the makemore repository."""
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(NAMES.parent))
+    handler.log_message = lambda *args: None
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.01,), daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_port}/names.txt"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.mark.skipif(not NAMES.exists(), reason=f"the lecture's names.txt is not at {NAMES}")
+def test_names_download_shows_progress_then_the_verified_preview(
+    fake, app_env, monkeypatch, names_server
+):
+    for name in ("http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    real, seen = data.download_names, []
+
+    def local(cache_dir, progress):
+        def spy(done, total):
+            seen.append((done, total))
+            progress(done, total)
+
+        return real(names_server, cache_dir=cache_dir, progress=spy)
+
+    monkeypatch.setattr(data, "download_names", local)
+    at = _choose(_home(), "names")
+    at.button(key="dataset:download").click().run()
+    assert not at.exception and not at.error
+    size = NAMES.stat().st_size
+    assert len(seen) >= 2 and seen[-1] == (size, size), seen
+    assert at.get("progress")[0].proto.text == "Downloaded and verified."
+    assert (app_env / "cache" / "names.txt").read_bytes() == NAMES.read_bytes()
+    assert "**32,033 words**" in texts(at)
+    at.button(key="dataset:use:names").click().run()
+    assert _source() == "names"
 
 
 @pytest.mark.skipif(not NAMES.exists(), reason=f"the lecture's names.txt is not at {NAMES}")
