@@ -9,6 +9,7 @@ from training_helpers import WRONG, FakeTrainer, ended, report
 from app import services, training_session
 from app.runstore import TrainingRun
 from app.storage import Attempt
+from grader.feedback import duration
 
 
 @pytest.fixture
@@ -87,7 +88,9 @@ def test_start_trains_and_shows_progress_with_a_stop_button(trainer):
     at = _start(_page())
     assert not at.exception and len(trainer.started) == 1
     assert "All seven gradients match autograd" in texts(at)
-    assert "Step 500 of 2,000 · 1,480 steps/s" in at.get("progress")[0].proto.text
+    bar = at.get("progress")[0].proto.text
+    assert bar == f"Step 500 of 2,000 · 1,480 steps/s · {duration(1.0)} left", bar
+    assert len(at.get("vega_lite_chart")) == 1, "the live log10 loss curve"
     job = at.session_state[training_session.JOB_KEY]
     _button(at, "Stop").click()
     at.run()
