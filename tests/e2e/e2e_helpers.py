@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -30,13 +32,26 @@ WAIT_MS = 60_000
 
 
 class Server:
-    """A running app: its base URL and its log file."""
+    """A running app: its base URL, its log file and its data directory."""
 
-    def __init__(self, url: str, log: Path, process: subprocess.Popen):
-        self.url, self.log, self.process = url, log, process
+    def __init__(self, url: str, log: Path, process: subprocess.Popen, data_dir: Path):
+        self.url, self.log, self.process, self.data_dir = url, log, process, data_dir
 
     def log_text(self) -> str:
         return self.log.read_text(encoding="utf-8", errors="replace")
+
+    def draft(self, exercise_id: str, start: str, seconds: float = 20) -> str | None:
+        """Return the saved draft of exercise_id once it starts with `start`, else None."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            with contextlib.closing(sqlite3.connect(self.data_dir / "progress.sqlite3")) as db:
+                row = db.execute(
+                    "SELECT code FROM drafts WHERE exercise_id = ?", (exercise_id,)
+                ).fetchone()
+            if row and row[0].startswith(start):
+                return row[0]
+            time.sleep(0.2)
+        return None
 
 
 def free_port() -> int:
@@ -73,7 +88,7 @@ def start_server(data_dir: Path, log: Path) -> Server:
         try:
             with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as response:
                 if response.status == 200:
-                    return Server(url, log, process)
+                    return Server(url, log, process, data_dir)
         except OSError:
             time.sleep(0.1)
     stop_server(process)
@@ -110,8 +125,15 @@ def type_and_submit(page, code: str) -> None:
     page.keyboard.press("Control+a")
     page.keyboard.press("Backspace")
     page.keyboard.type(code)
-    first = code.splitlines()[0]
-    deadline = time.monotonic() + 10
-    while first not in editor_text(page) and time.monotonic() < deadline:
-        time.sleep(0.1)
+    editor_shows(page, code.splitlines()[0])
     page.keyboard.press("Control+Enter")
+
+
+def editor_shows(page, start: str, seconds: float = 10) -> str:
+    """Return the editor's text once it starts with `start` (Ace paints on the next frame)."""
+    deadline = time.monotonic() + seconds
+    text = editor_text(page)
+    while not text.lstrip("\n").startswith(start) and time.monotonic() < deadline:
+        time.sleep(0.1)
+        text = editor_text(page)
+    return text

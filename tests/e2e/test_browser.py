@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from e2e_helpers import EDITOR, OUTPUT, editor_text, open_page, type_and_submit
+from e2e_helpers import EDITOR, OUTPUT, editor_shows, editor_text, open_page, type_and_submit
 
 pytestmark = pytest.mark.e2e
 
@@ -56,14 +56,15 @@ def test_the_editor_highlights_indents_with_tab_and_keeps_a_draft(server, page):
     page.keyboard.type("dprobs = None if True else 0")
     page.keyboard.press("Home")
     page.keyboard.press("Tab")
+    indented = "    dprobs = None if True else 0"
+    assert editor_shows(page, indented).startswith(indented), "Tab indents"
     assert editor.locator(".ace_keyword", has_text="if").count() == 1, "Python is highlighted"
-    assert editor_text(page).startswith("    dprobs = None if True else 0"), "Tab indents"
     page.locator("h1").first.click()  # leaving the editor saves the draft, unsubmitted
-    page.wait_for_timeout(2_000)
+    assert server.draft("dprobs", indented), "the draft is saved without a submission"
     page.reload()
     page.locator("h1").first.wait_for(timeout=TIMEOUT_MS)
     editor.locator(".ace_content").wait_for(timeout=TIMEOUT_MS)
-    assert editor_text(page).startswith("    dprobs = None if True else 0"), "the draft is back"
+    assert editor_shows(page, indented).startswith(indented), "the draft is back"
     page.screenshot(path=OUTPUT / "dprobs-draft-after-reload.png")
 
 
