@@ -1,0 +1,66 @@
+"""The worker seen from inside: what learner code finds around it when it looks."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from .conftest import LIMITS
+
+LOOK = r"""
+import json, os, resource
+facts = {
+    "fds": sorted(int(f) for f in os.listdir("/proc/self/fd")),
+    "limits": {
+        name: resource.getrlimit(getattr(resource, "RLIMIT_" + name.upper()))
+        for name in ("core", "cpu", "as", "fsize", "nofile", "nproc")
+    },
+    "threads": torch.get_num_threads(),
+    "env": dict(os.environ),
+    "cwd": os.listdir("."),
+    "leader": os.getsid(0) == os.getpid(),
+    "uid": os.getuid(),
+}
+print(json.dumps(facts))
+y = x
+"""
+
+
+@pytest.fixture(scope="module")
+def facts(sandbox):
+    import torch
+
+    from grader.sandbox import Case
+
+    case = Case("lecture", {"x": torch.zeros(2)}, {"n": 3}, ("y",))
+    outcome = sandbox.run(LOOK, [case])
+    assert outcome.status == "ok", outcome
+    return json.loads(outcome.cases[0].stdout)
+
+
+def test_only_stdio_and_the_result_pipe_are_open(facts):
+    # 0-2 lead to /dev/null, 3 is the result pipe; the listing itself holds one more.
+    assert len(facts["fds"]) <= 5 and max(facts["fds"]) <= 4, facts["fds"]
+
+
+def test_limits_are_set_and_no_core_file_can_be_written(facts):
+    limits = facts["limits"]
+    assert limits["core"] == [0, 0]
+    assert limits["cpu"][0] == LIMITS.cpu_seconds and limits["cpu"][1] <= LIMITS.cpu_seconds + 1
+    assert 0 < limits["as"][0] == limits["as"][1] < 64 * 1024**3
+    assert 0 < limits["fsize"][1] <= 16 * 1024**2 and 0 < limits["nofile"][1] <= 256
+    if os.geteuid() == 0:
+        assert 0 < limits["nproc"][1] <= 64, "processes are limited after the uid drop"
+
+
+def test_one_thread_an_empty_environment_and_an_empty_work_dir(facts):
+    assert facts["threads"] == 1
+    assert facts["env"] == {} and facts["cwd"] == []
+    assert facts["leader"], "the worker leads a session of its own"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the uid layer needs root")
+def test_the_worker_is_not_root(facts):
+    assert facts["uid"] not in (0, os.getuid())
