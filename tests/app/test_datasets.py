@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import functools
-import http.server
 import shutil
-import threading
 from pathlib import Path
 
 import pytest
@@ -88,25 +85,9 @@ def test_names_download_failure_is_explained(fake, monkeypatch):
     assert _source() == "default"
 
 
-@pytest.fixture
-def names_server():
-    """Serve ../shared/data over HTTP on 127.0.0.1, standing in for the makemore repository."""
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(NAMES.parent))
-    handler.log_message = lambda *args: None
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, args=(0.01,), daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_port}/names.txt"
-    httpd.shutdown()
-    httpd.server_close()
-
-
-@pytest.mark.skipif(not NAMES.exists(), reason=f"the lecture's names.txt is not at {NAMES}")
 def test_names_download_shows_progress_then_the_verified_preview(
-    fake, app_env, monkeypatch, names_server
+    fake, app_env, monkeypatch, shared_data_url
 ):
-    for name in ("http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"):
-        monkeypatch.delenv(name, raising=False)
     real, seen = data.download_names, []
 
     def local(cache_dir, progress):
@@ -114,7 +95,7 @@ def test_names_download_shows_progress_then_the_verified_preview(
             seen.append((done, total))
             progress(done, total)
 
-        return real(names_server, cache_dir=cache_dir, progress=spy)
+        return real(f"{shared_data_url}/names.txt", cache_dir=cache_dir, progress=spy)
 
     monkeypatch.setattr(data, "download_names", local)
     at = _choose(_home(), "names")

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
 import os
 import shutil
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
@@ -66,29 +63,14 @@ def test_check_whole_pass_on_names(names_dataset, tmp_path):
     assert "All 26 gradients match autograd." in done.stdout
 
 
-@pytest.fixture
-def shared_data_server(names_dataset):
-    """Serve ../shared/data over HTTP on 127.0.0.1, as the makemore repository would."""
-    handler = functools.partial(
-        http.server.SimpleHTTPRequestHandler, directory=str(ROOT.parent / "shared" / "data")
-    )
-    handler.log_message = lambda *args: None
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, args=(0.01,), daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_port}"
-    httpd.shutdown()
-    httpd.server_close()
-
-
-def test_download_names_then_check_on_names(shared_data_server, tmp_path):
+def test_download_names_then_check_on_names(shared_data_url, tmp_path):
     cache = tmp_path / "cache"
     missing = cli("check", LECTURE_PASS, "--data", "names", "--cache", cache)
     assert missing.returncode == 2
     assert "run `python -m grader download-names`" in missing.stderr
-    wrong = cli("download-names", "--url", f"{shared_data_server}/nope.txt", "--cache", cache)
+    wrong = cli("download-names", "--url", f"{shared_data_url}/nope.txt", "--cache", cache)
     assert wrong.returncode == 2 and "HTTP 404" in wrong.stderr
-    done = cli("download-names", "--url", f"{shared_data_server}/names.txt", "--cache", cache)
+    done = cli("download-names", "--url", f"{shared_data_url}/names.txt", "--cache", cache)
     assert done.returncode == 0, done.stderr
     assert f"names.txt is verified (SHA-256 0a30b5557f19…) at {cache / 'names.txt'}" in done.stdout
     checked = cli("check", LECTURE_PASS, "--data", "names", "--cache", cache)
