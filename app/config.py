@@ -25,7 +25,7 @@ class ConfigError(ValueError):
 class AppConfig:
     """Where the app keeps its files, which editor it shows, and where exercises live."""
 
-    data_dir: Path = PROJECT_ROOT / "var"  # wherever the app is started from
+    data_dir: Path = PROJECT_ROOT / "var"  # the same folder whichever directory starts the app
     database_url: str = ""
     editor: str = "ace"
     exercises_dir: Path | None = None
