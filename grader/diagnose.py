@@ -102,7 +102,7 @@ def value_hint(
 
 def factor_label(got: torch.Tensor, expected: torch.Tensor, n: int) -> str:
     """Return the constant factor (n, n-1, n/(n-1), 2 or an inverse) relating got to expected."""
-    factors = {"n": n, "n-1": n - 1, "n/(n-1)": n / (n - 1), "2": 2.0}
+    factors = {"2": 2.0} if n < 2 else {"n": n, "n-1": n - 1, "n/(n-1)": n / (n - 1), "2": 2.0}
     for label, k in factors.items():
         if alike(got, expected * k):
             return label

@@ -104,6 +104,8 @@ def test_after_the_last_exercise_comes_its_whole_pass_or_home(fake):
         catalog = services.catalog()
         mlp = tuple(e for e in catalog.exercises if e.scenario.slug == "01_mlp")
         cases = [("dlogprobs", catalog), ("dhprebn_fused", replace(catalog, exercises=mlp))]
+        first_two = tuple(e for e in catalog.exercises if e.scenario.slug < "03")
+        cases.append(("dx_ln_fused", replace(catalog, exercises=first_two)))
         cases.append((catalog.exercises[-1].id, catalog))
         for exercise_id, within in cases:
             label, target = nav.next_after(exercise_id, within)
@@ -115,4 +117,5 @@ def test_after_the_last_exercise_comes_its_whole_pass_or_home(fake):
         "dlogprobs -> Next exercise: dprobs -> /dprobs",
         "dhprebn_fused -> Next: the whole pass -> /whole_pass",
         "dx_ln_fused -> Back to Home -> /",
+        "dC_wn -> Next: the whole pass -> /whole_pass_04_wavenet",
     ]

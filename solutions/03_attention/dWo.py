@@ -1,0 +1,1 @@
+dWo = (out.transpose(-2, -1) @ dy).sum(0)

@@ -1,0 +1,1 @@
+datt = dscores.masked_fill(future, 0.0)

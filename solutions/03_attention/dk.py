@@ -1,0 +1,1 @@
+dk = datt.transpose(-2, -1) @ q * hs**-0.5

@@ -1,0 +1,1 @@
+dout = dy @ Wo.T

@@ -1,0 +1,1 @@
+dp = dout @ v.transpose(-2, -1)

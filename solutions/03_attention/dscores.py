@@ -1,0 +1,1 @@
+dscores = p * (dp - (p * dp).sum(-1, keepdim=True))

@@ -1,0 +1,1 @@
+dv = p.transpose(-2, -1) @ dout

@@ -1,0 +1,1 @@
+dx = dq @ Wq.T + dk @ Wk.T + dv @ Wv.T

@@ -1,0 +1,1 @@
+dbngain = (bnraw * dhpreact).sum((0, 1), keepdim=True)

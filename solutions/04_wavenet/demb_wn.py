@@ -1,0 +1,1 @@
+demb = dx1.view(n, 2 * groups, n_embd)

@@ -1,0 +1,1 @@
+dh = dhflat.view(n, groups, n_hidden)

@@ -1,0 +1,1 @@
+dhpreact = (1 - h**2) * dh
