@@ -13,6 +13,10 @@ import torch.nn.functional as F
 from . import confine, seccomp, worker
 
 UID_BASE = 2_000_000_000  # workers run as UID_BASE + the zygote's pid (unique while it lives)
+NO_UID = (
+    "not running as root, so workers keep the server's uid (a user namespace maps only one);"
+    " they hold no capabilities and cannot see the grader or the zygote"
+)
 PROBE_FAILURES = {
     1: "the filter could not be installed",
     2: "sockets were not refused",
@@ -27,7 +31,7 @@ def prepare() -> tuple[confine.Plan, dict[str, str]]:
     warm()
     uid = UID_BASE + os.getpid() if os.geteuid() == 0 else None
     layers = {"process": "on", "environment": "on", "workdir": "on", "rlimits": "on"}
-    layers["uid"] = "on" if uid is not None else "unavailable: not running as root"
+    layers["uid"] = "on" if uid is not None else f"unavailable: {NO_UID}"
     layers["seccomp"] = probe_seccomp()
     threads = torch.get_num_threads()
     layers["threads"] = "on" if threads == 1 else f"unavailable: torch uses {threads} threads"
