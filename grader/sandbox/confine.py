@@ -64,7 +64,12 @@ def _null_stdio() -> None:
             os.dup2(null, fd)
 
 
-def confine(plan: Plan, limits: dict) -> None:
+def syscall_filter(plan: Plan):
+    """Build the worker's syscall filter ahead of the run (None when that layer is off)."""
+    return seccomp.build(os.getpid()) if plan.seccomp else None
+
+
+def confine(plan: Plan, limits: dict, rules=None) -> None:
     """Apply the limits, drop to the worker uid and end with the irreversible syscall filter."""
     _limit(limits)
     if plan.uid is not None:
@@ -76,7 +81,7 @@ def confine(plan: Plan, limits: dict) -> None:
         os._exit(EXIT_SETUP)
     seccomp.prctl(PR_SET_DUMPABLE, 0)
     if plan.seccomp:
-        seccomp.install(os.getpid())
+        seccomp.install(rules or seccomp.build(os.getpid()))
 
 
 def _oom_first() -> None:
