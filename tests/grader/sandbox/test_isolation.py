@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
+from grader.sandbox import MissingLayers, Sandbox
 from grader.sandbox.client import ROOT
 from grader.sandbox.isolation import kept_paths
 
@@ -27,3 +28,24 @@ def test_nothing_that_holds_the_project_or_its_secrets_is_kept():
 def test_no_kept_path_is_inside_another():
     keeps = kept_paths(str(ROOT))
     assert not any(k != o and k.startswith(o + "/") for k in keeps for o in keeps)
+
+
+def test_missing_layers_name_each_layer_that_is_off_and_why(sandbox):
+    layers = sandbox.layers()
+    lacking = sandbox.missing_layers()
+    assert set(lacking) == {name for name, state in layers.items() if state != "on"}
+    assert all(why and not why.startswith("unavailable") for why in lacking.values())
+    if os.geteuid() == 0:
+        assert lacking == {}, lacking
+
+
+def test_requiring_every_layer_starts_only_when_all_are_on(sandbox):
+    lacking = sandbox.missing_layers()
+    try:
+        strict = Sandbox(slots=1, require_all_layers=True)
+    except MissingLayers as refusal:
+        assert refusal.missing == lacking and lacking
+        assert all(f"- {name}: {why}" in str(refusal) for name, why in lacking.items())
+    else:
+        strict.close()
+        assert lacking == {}
