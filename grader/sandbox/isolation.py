@@ -18,7 +18,10 @@ from __future__ import annotations
 import ctypes
 import os
 import platform
+import pwd
+import shutil
 import signal
+import subprocess
 import sys
 
 CLONE_NEWNS, CLONE_NEWNET, CLONE_NEWIPC, CLONE_NEWUTS = 0x20000, 0x40000000, 0x8000000, 0x4000000
@@ -41,16 +44,26 @@ ROOT_OPTIONS = "mode=0755,size=1m"
 WORKDIR_OPTIONS = "mode=0700,size=64m,nr_inodes=1024"
 MOUNT_OPTIONS = {"ro": MS_RDONLY, "nosuid": MS_NOSUID, "nodev": MS_NODEV, "noexec": MS_NOEXEC}
 LAYERS = ("network", "filesystem", "procfs", "ipc")
+# Without root, workers get this uid inside the user namespace when newuidmap can map it to one
+# of the server user's subordinate uids (/etc/subuid): then they are not the zygote's uid.
+USERNS_WORKER_ID = 2_000_000_000
 
 _LIBC = ctypes.CDLL(None, use_errno=True)
 
 
 def isolate(root: str) -> dict[str, str]:
-    """Apply each zygote-wide layer the machine allows; return layer -> "on" / "unavailable: …"."""
-    if os.geteuid() != 0 and (why := _attempt(enter_userns)) != "on":
-        return dict.fromkeys(LAYERS, f"unavailable: no user namespace ({why[13:]})")
+    """Apply each zygote-wide layer the machine allows; return layer -> "on" / "unavailable: …".
+
+    Without root, "userns-uid" says whether workers get a uid of their own (USERNS_WORKER_ID).
+    """
+    layers = {}
+    if os.geteuid() != 0:
+        try:
+            layers["userns-uid"] = enter_userns()
+        except OSError as e:
+            return dict.fromkeys(LAYERS, f"unavailable: no user namespace ({e.strerror or e})")
     _prctl(PR_SET_DUMPABLE, 0)  # before any fork: nothing of ours can be read or traced
-    layers = {"network": _attempt(_unshare, CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS)}
+    layers["network"] = _attempt(_unshare, CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS)
     layers["filesystem"] = _attempt(_filesystem, root)
     if layers["filesystem"] != "on":
         why = "unavailable: no private mount namespace"
@@ -69,13 +82,68 @@ def _attempt(step, *args) -> str:
     return "on"
 
 
-def enter_userns() -> None:
-    """Enter a new user namespace mapping only our own uid and gid (no root needed)."""
+def enter_userns() -> str:
+    """Enter a new user namespace mapping our own uid and gid (no root needed).
+
+    Where newuidmap and a subordinate range allow it, USERNS_WORKER_ID is mapped too; return
+    "on" then, else why workers will share our uid.
+    """
     uid, gid = os.getuid(), os.getgid()
+    ranges = _subordinate_ids()
+    helper = _mapper(ranges) if isinstance(ranges, tuple) else None
     _unshare(CLONE_NEWUSER)
+    if helper is not None:
+        os.close(helper[1])  # end of file: the helper maps us now
+        if os.waitstatus_to_exitcode(os.waitpid(helper[0], 0)[1]) == 0:
+            return "on"
+        ranges = "newuidmap could not map a subordinate uid"
     _write("/proc/self/setgroups", "deny")
     _write("/proc/self/uid_map", f"{uid} {uid} 1")
     _write("/proc/self/gid_map", f"{gid} {gid} 1")
+    return f"unavailable: {ranges}"
+
+
+def _subordinate_ids() -> tuple[int, int] | str:
+    """Return the first subordinate uid and gid of this user, or why there are none."""
+    if not (shutil.which("newuidmap") and shutil.which("newgidmap")):
+        return "newuidmap is not installed (Debian: uidmap)"
+    name = pwd.getpwuid(os.getuid()).pw_name
+    found = [_first_id(path, name, str(os.getuid())) for path in ("/etc/subuid", "/etc/subgid")]
+    if None in found:
+        return f"{name} has no range in /etc/subuid and /etc/subgid"
+    return found[0], found[1]
+
+
+def _first_id(path: str, name: str, uid: str) -> int | None:
+    """Return the start of the user's first range in /etc/subuid or /etc/subgid."""
+    try:
+        with open(path) as f:
+            rows = [line.strip().split(":") for line in f]
+    except OSError:
+        return None
+    return next((int(r[1]) for r in rows if len(r) == 3 and r[0] in (name, uid)), None)
+
+
+def _mapper(ranges: tuple[int, int]) -> tuple[int, int]:
+    """Fork a helper that, once we have unshared, maps our ids and one subordinate id."""
+    ready, go = os.pipe()
+    pid = os.fork()
+    if pid != 0:
+        os.close(ready)
+        return pid, go
+    code = 1
+    try:
+        os.close(go)
+        os.read(ready, 1)
+        target, uid, gid = str(os.getppid()), os.getuid(), os.getgid()
+        worker = str(USERNS_WORKER_ID)
+        maps = [("newuidmap", uid, ranges[0]), ("newgidmap", gid, ranges[1])]
+        for tool, own, sub in maps:
+            argv = [tool, target, str(own), str(own), "1", worker, str(sub), "1"]
+            subprocess.run(argv, check=True, capture_output=True)
+        code = 0
+    finally:
+        os._exit(code)
 
 
 def _write(path: str, text: str) -> None:

@@ -14,7 +14,7 @@ from . import confine, seccomp, worker
 
 UID_BASE = 2_000_000_000  # workers run as UID_BASE + the zygote's pid (unique while it lives)
 NO_UID = (
-    "not running as root, so workers keep the server's uid (a user namespace maps only one);"
+    "not running as root, so workers keep the server's uid;"
     " they hold no capabilities and cannot see the grader or the zygote"
 )
 PROBE_FAILURES = {

@@ -69,10 +69,16 @@ def main(sock_fd: int, layers: dict[str, str], kind: str = "grade") -> None:
 
 def _plan(layers: dict[str, str], kind: str) -> tuple[confine.Plan, dict[str, str]]:
     """Warm up, probe, then hide this package's sources; return the plan and every layer."""
+    layers = dict(layers)
+    mapped = layers.pop("userns-uid", None)  # without root: was a worker uid mapped?
     plan, more = prepare()
     own = layers.get("ipc") == "on"  # each run gets its own mount, IPC and PID view
     parent = 0 if own else os.getpid()  # a worker in the PID namespace sees no parent
     plan = replace(plan, tmpfs=layers.get("filesystem") == "on", own=own, zygote=parent, job=kind)
+    if mapped == "on":
+        plan, more["uid"] = replace(plan, uid=isolation.USERNS_WORKER_ID), "on"
+    elif mapped is not None:
+        more["uid"] = f"{mapped}; {more['uid'].removeprefix('unavailable: ')}"
     if layers.get("filesystem") == "on":
         isolation.seal(os.path.dirname(os.path.abspath(__file__)))
     return plan, {**layers, **more}
