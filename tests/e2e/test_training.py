@@ -105,7 +105,7 @@ def _start_long_run(server, page) -> None:
         progress.wait_for(timeout=TIMEOUT_MS)
     finally:
         page.screenshot(path=OUTPUT / "training-long-run.png")
-    assert len(training_processes(server)) == 2, "a trainer and its worker"
+    assert len(training_processes(server)) == 3, "a trainer, its PID namespace's init, a worker"
 
 
 def test_stop_and_closing_the_tab_leave_no_training_process(server, browser):
