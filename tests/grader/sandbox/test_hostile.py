@@ -193,6 +193,8 @@ ESCAPES = {
     "files/other-copy": "escaped = 'secret' in open('{outside}').read()",
     "files/grader-import": "import grader.exercises\nescaped = True",
     "files/solutions": "escaped = bool(os.listdir('{root}/solutions'))",
+    "files/sandbox-source": "escaped = bool(open('{root}/grader/sandbox/zygote.py').read())",
+    "files/progress-db": "escaped = bool(os.listdir('{root}/var'))",
     "ipc/shm-left": "escaped = libc.shmget(0, 2**20, 0o1600) >= 0",
     "ipc/shm-over-limit": (
         "ids = [libc.shmget(0, 2**30, 0o1600) for _ in range(3)]\n"
