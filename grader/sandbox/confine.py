@@ -64,12 +64,12 @@ def _null_stdio() -> None:
             os.dup2(null, fd)
 
 
-def syscall_filter(plan: Plan):
-    """Build the worker's syscall filter ahead of the run (None when that layer is off)."""
-    return seccomp.build(os.getpid()) if plan.seccomp else None
+def syscall_filter(plan: Plan) -> bytes | None:
+    """Compile the worker's syscall filter ahead of the run (None when that layer is off)."""
+    return seccomp.compile_bpf(seccomp.build(os.getpid())) if plan.seccomp else None
 
 
-def confine(plan: Plan, limits: dict, rules=None) -> None:
+def confine(plan: Plan, limits: dict, program: bytes | None = None) -> None:
     """Apply the limits, drop to the worker uid and end with the irreversible syscall filter."""
     _limit(limits)
     if plan.uid is not None:
@@ -81,7 +81,7 @@ def confine(plan: Plan, limits: dict, rules=None) -> None:
         os._exit(EXIT_SETUP)
     seccomp.prctl(PR_SET_DUMPABLE, 0)
     if plan.seccomp:
-        seccomp.install(rules or seccomp.build(os.getpid()))
+        seccomp.install(program or syscall_filter(plan))
 
 
 def _oom_first() -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import os
 
 try:
     import pyseccomp
@@ -61,7 +62,7 @@ CLONE_THREAD = 0x00010000
 FCNTL_SAFE = (("LT", 8), ("EQ", 9), ("EQ", 11), ("GT", 15))
 FIOSETOWN, SIOCSPGRP = 0x8901, 0x8902  # ioctls that set the owner signalled on I/O
 
-PR_SET_NO_NEW_PRIVS = 38
+PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
 _LIBC = ctypes.CDLL(None, use_errno=True)
 
 
@@ -94,9 +95,35 @@ def _allow(rules, name: str) -> None:
         rules.add_rule(pyseccomp.ALLOW, name)
 
 
-def install(rules) -> None:
-    """Load a filter from `build` into this process (irreversible; sets no_new_privs)."""
-    rules.load()
+class _SockFprog(ctypes.Structure):
+    """struct sock_fprog: a compiled BPF program (8 bytes per instruction)."""
+
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_char_p)]
+
+
+def compile_bpf(rules) -> bytes:
+    """Return the filter compiled to BPF by libseccomp, so that loading it later is cheap."""
+    read, write = os.pipe()
+    try:
+        with os.fdopen(write, "wb", closefd=False) as sink:
+            rules.export_bpf(sink)
+        os.close(write)
+        write = -1
+        chunks = []
+        while chunk := os.read(read, 65536):
+            chunks.append(chunk)
+    finally:
+        os.close(read)
+        if write >= 0:
+            os.close(write)
+    return b"".join(chunks)
+
+
+def install(program: bytes) -> None:
+    """Load a program from `compile_bpf` into this process (irreversible; no_new_privs)."""
+    prog = _SockFprog(len(program) // 8, program)
+    prctl(PR_SET_NO_NEW_PRIVS, 1)
+    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(prog))
 
 
 def prctl(option: int, arg2: int, arg3: int = 0) -> None:

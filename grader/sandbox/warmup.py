@@ -68,7 +68,7 @@ def probe_seccomp() -> str:
 def _probe() -> int:
     """In the probe: install the filter, then check sockets, threads and fork."""
     try:
-        seccomp.install(seccomp.build(os.getpid()))
+        seccomp.install(seccomp.compile_bpf(seccomp.build(os.getpid())))
     except (OSError, RuntimeError):
         return 1
     if _works(lambda: socket.socket(socket.AF_UNIX).close()):

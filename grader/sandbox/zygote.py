@@ -149,7 +149,7 @@ def _worker(sock: socket.socket, workdir: str, plan: confine.Plan) -> None:
         if plan.own:
             isolation.enter_run(plan.uid)
         confine.detach(sock.fileno(), workdir or isolation.WORKDIR)
-        rules = confine.syscall_filter(plan)
+        program = confine.syscall_filter(plan)
         message = recv_packet(sock)
         if message is None:
             os._exit(0)  # the zygote is going away
@@ -158,7 +158,7 @@ def _worker(sock: socket.socket, workdir: str, plan: confine.Plan) -> None:
         adopted = True
         payload = FrameReader(confine.PAYLOAD_FD, max_header=max_header).read()
         os.close(confine.PAYLOAD_FD)
-        confine.confine(plan, header["limits"], rules)
+        confine.confine(plan, header["limits"], program)
         code = serve(payload, confine.RESULT_FD)
     except BaseException as e:
         with contextlib.suppress(BaseException):

@@ -35,7 +35,7 @@ def _in_filtered_child(action) -> int:
     if pid == 0:
         code = 2
         try:
-            seccomp.install(seccomp.build(os.getpid()))
+            seccomp.install(seccomp.compile_bpf(seccomp.build(os.getpid())))
             result = action()
             code = 0 if result == -1 else 1  # libc calls answer -1 when refused
         except PermissionError:
