@@ -116,11 +116,14 @@ _default: Sandbox | None = None
 _default_lock = threading.Lock()
 
 
-def default_sandbox() -> Sandbox:
-    """Return the process-wide sandbox, starting it on first use (closed at exit)."""
+def default_sandbox(require_all_layers: bool = False) -> Sandbox:
+    """Return the process-wide sandbox, starting it on first use (closed at exit).
+
+    With require_all_layers, the first call raises MissingLayers if any layer is off.
+    """
     global _default
     with _default_lock:
         if _default is None:
-            _default = Sandbox()
+            _default = Sandbox(require_all_layers=require_all_layers)
             atexit.register(_default.close)
         return _default
