@@ -3,8 +3,8 @@
 Every call not listed fails with EPERM, so learner code sees an ordinary PermissionError: no
 exec, no new processes, no sockets, no ptrace, no SysV IPC, no memfd, no namespaces or mounts.
 Some listed calls are allowed only with safe arguments: clone only for threads (clone3 reports
-ENOSYS so libc falls back to clone), signals only to the worker itself, and no fcntl/ioctl
-that would make the kernel signal another process (F_SETOWN, F_SETSIG, FIOSETOWN).
+ENOSYS so libc falls back to clone), signals only to the worker itself, and only the fcntl
+commands and ioctls that cannot make the kernel signal another process (no F_SETOWN, FIOSETOWN).
 libseccomp checks the architecture, so a syscall from another ABI is refused too.
 The list holds every call that tracing warm workers (strace -f) through the sandbox and hostile
 suites showed, plus the standard library's ordinary file, time and thread calls.
@@ -58,10 +58,13 @@ ALLOWED = _calls(
 )
 SIGNALS = ("kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")
 CLONE_THREAD = 0x00010000
-# fcntl commands allowed: everything but F_SETOWN (8), F_SETSIG (10) and F_SETOWN_EX (15).
-FCNTL_SAFE = (("LT", 8), ("EQ", 9), ("EQ", 11), ("GT", 15))
-FIOSETOWN, SIOCSPGRP = 0x8901, 0x8902  # ioctls that set the owner signalled on I/O
-
+# The fcntl commands and ioctls allowed, each by exact value: the kernel reads these arguments
+# as 32-bit, so a range check on the 64-bit register could be passed with high bits set. Left
+# out: F_SETOWN, F_SETSIG, F_SETOWN_EX, F_SETLEASE and FIOSETOWN/SIOCSPGRP/FIOASYNC, which make
+# the kernel signal another process.
+FCNTL_SAFE = (0, 1, 2, 3, 4, 5, 6, 7, 9, 11, 16, 36, 37, 38, 1025, 1030, 1031, 1032, 1033, 1034)
+IOCTL_SAFE = (0x5401, 0x5413, 0x541B, 0x5421, 0x5450, 0x5451)  # TCGETS TIOCGWINSZ FIONREAD
+# FIONBIO FIONCLEX FIOCLEX
 PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
 _LIBC = ctypes.CDLL(None, use_errno=True)
 
@@ -80,12 +83,12 @@ def build(pid: int):
     rules.add_rule(ps.ALLOW, "clone", ps.Arg(0, ps.MASKED_EQ, CLONE_THREAD, CLONE_THREAD))
     rules.add_rule(ps.ERRNO(errno.ENOSYS), "clone3")
     for name in SIGNALS:
-        for target in (pid, 0, -pid & 0xFFFFFFFFFFFFFFFF):
+        for target in (pid, 0, -pid & 0xFFFFFFFF, -pid & 0xFFFFFFFFFFFFFFFF):
             rules.add_rule(ps.ALLOW, name, ps.Arg(0, ps.EQ, target))
-    for op, value in FCNTL_SAFE:
-        rules.add_rule(ps.ALLOW, "fcntl", ps.Arg(1, getattr(ps, op), value))
-    rules.add_rule(ps.ALLOW, "ioctl", ps.Arg(1, ps.LT, FIOSETOWN))
-    rules.add_rule(ps.ALLOW, "ioctl", ps.Arg(1, ps.GT, SIOCSPGRP))
+    for command in FCNTL_SAFE:
+        rules.add_rule(ps.ALLOW, "fcntl", ps.Arg(1, ps.EQ, command))
+    for request in IOCTL_SAFE:
+        rules.add_rule(ps.ALLOW, "ioctl", ps.Arg(1, ps.EQ, request))
     return rules
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ctypes
 import os
+import platform
 import socket
 
 import pytest
@@ -20,12 +22,15 @@ REFUSED = {
     "shmget": lambda: _libc().shmget(0, 4096, 0o1600),
     "msgget": lambda: _libc().msgget(0, 0o1600),
     "memfd_create": lambda: os.memfd_create("x"),
+    "ioctl FIOSETOWN": lambda: __import__("fcntl").ioctl(0, 0x8901, b"\0\0\0\0"),
 }
+if platform.machine() == "x86_64":  # the kernel reads fcntl's command as 32-bit: 8 is F_SETOWN
+    REFUSED["F_SETOWN with high bits"] = lambda: _libc().syscall(
+        72, 0, ctypes.c_long(0x1_0000_0008), os.getppid()
+    )
 
 
 def _libc():
-    import ctypes
-
     return ctypes.CDLL(None, use_errno=True)
 
 
