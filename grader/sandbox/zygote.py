@@ -79,6 +79,8 @@ def _plan(layers: dict[str, str], kind: str) -> tuple[confine.Plan, dict[str, st
         plan, more["uid"] = replace(plan, uid=isolation.USERNS_WORKER_ID), "on"
     elif mapped is not None:
         more["uid"] = f"{mapped}; {more['uid'].removeprefix('unavailable: ')}"
+        if own:
+            more["uid"] += " (without capabilities, and unable to see the grader or the zygote)"
     if layers.get("filesystem") == "on":
         isolation.seal(os.path.dirname(os.path.abspath(__file__)))
     return plan, {**layers, **more}
