@@ -7,6 +7,7 @@
 Learner code never runs in the calling process; see DESIGN.md, "The sandbox".
 """
 
+from .layers import MissingLayers
 from .records import Case, CaseOutcome, LearnerError, Limits, Returned, RunOutcome
 from .sandbox import Sandbox, default_sandbox
 
@@ -14,6 +15,7 @@ __all__ = [
     "Case",
     "CaseOutcome",
     "LearnerError",
+    "MissingLayers",
     "Limits",
     "Returned",
     "RunOutcome",

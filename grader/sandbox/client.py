@@ -30,7 +30,7 @@ ENV = {"PATH": os.defpath, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 # exercises and solutions) never runs in a process whose memory every worker inherits.
 BOOT = """\
 import importlib.util, sys, types
-root, sock = sys.argv[1], int(sys.argv[2])
+root, sock, kind = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 spec = importlib.util.spec_from_file_location(
     "_sandbox_isolation", root + "/grader/sandbox/isolation.py")
 isolation = importlib.util.module_from_spec(spec)
@@ -40,7 +40,7 @@ grader = types.ModuleType("grader")
 grader.__path__ = [root + "/grader"]
 sys.modules["grader"] = grader
 from grader.sandbox.zygote import main
-main(sock, layers)
+main(sock, layers, kind)
 """
 
 
@@ -61,8 +61,9 @@ class ZygoteClient:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         with theirs:
             argv = [sys.executable, "-E", "-s", "-B", "-P", "-c", BOOT, str(ROOT)]
+            argv += [str(theirs.fileno()), "grade"]
             self.proc = subprocess.Popen(
-                [*argv, str(theirs.fileno())], pass_fds=[theirs.fileno()], env=ENV, cwd="/",
+                argv, pass_fds=[theirs.fileno()], env=ENV, cwd="/",
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, start_new_session=True,
             )  # fmt: skip
         self.sock, self.layers, self.runs = ours, None, 0

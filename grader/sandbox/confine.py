@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import fcntl
 import math
 import os
@@ -16,6 +17,8 @@ EXIT_SETUP, EXIT_NO_RESULT, EXIT_MEMORY = 70, 86, 87
 NPROC = 16  # threads only: the syscall filter already refuses new processes
 MIN_OPEN_FILES = 8
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE = 1, 4
+CAPABILITY_V3 = 0x20080522
+_LIBC = ctypes.CDLL(None, use_errno=True)
 
 
 @dataclass(frozen=True)
@@ -24,8 +27,10 @@ class Plan:
 
     uid: int | None  # unprivileged uid and gid to run as; None when the zygote is not root
     seccomp: bool
-    zygote: int  # the zygote's pid, to notice a worker orphaned before it was confined
+    zygote: int  # the zygote's pid as the worker sees it (0 from inside a PID namespace)
     tmpfs: bool = False  # give each worker its own small tmpfs work dir (private mounts only)
+    own: bool = False  # each worker enters its own mount, IPC namespaces and /proc
+    job: str = "grade"  # the job kind the zygote serves (zygote.JOBS)
 
 
 def detach(keep_fd: int, workdir: str) -> None:
@@ -59,27 +64,54 @@ def _null_stdio() -> None:
             os.dup2(null, fd)
 
 
-def confine(plan: Plan, limits: dict) -> None:
+def syscall_filter(plan: Plan) -> bytes | None:
+    """Compile the worker's syscall filter ahead of the run (None when that layer is off)."""
+    return seccomp.compile_bpf(seccomp.build(os.getpid())) if plan.seccomp else None
+
+
+def confine(plan: Plan, limits: dict, program: bytes | None = None) -> None:
     """Apply the limits, drop to the worker uid and end with the irreversible syscall filter."""
     _limit(limits)
     if plan.uid is not None:
         _drop(plan.uid)
         _lower(resource.RLIMIT_NPROC, NPROC)
+    drop_capabilities()  # in a user namespace the worker keeps the zygote's uid, not its powers
     seccomp.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # changing uid cleared it
     if os.getppid() != plan.zygote:
         os._exit(EXIT_SETUP)
     seccomp.prctl(PR_SET_DUMPABLE, 0)
     if plan.seccomp:
-        seccomp.install(os.getpid())
+        seccomp.install(program or syscall_filter(plan))
 
 
 def _oom_first() -> None:
-    """Ask the kernel to pick this worker first if memory runs out."""
+    """Ask the kernel to pick this worker first if memory runs out.
+
+    A non-dumpable process's /proc files belong to root: become dumpable for the write only
+    (nothing else runs in this worker's namespaces yet).
+    """
+    seccomp.prctl(PR_SET_DUMPABLE, 1)
     try:
         with open("/proc/self/oom_score_adj", "w") as f:
             f.write("1000")
     except OSError:
         pass
+    finally:
+        seccomp.prctl(PR_SET_DUMPABLE, 0)
+
+
+class _CapHeader(ctypes.Structure):
+    """struct __user_cap_header_struct for capset(2)."""
+
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+def drop_capabilities() -> None:
+    """Clear every capability (effective, permitted, inheritable) of this process."""
+    data = (ctypes.c_uint32 * 6)()
+    if _LIBC.capset(ctypes.byref(_CapHeader(CAPABILITY_V3, 0)), data) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"capset: {os.strerror(err)}")
 
 
 def _limit(limits: dict) -> None:

@@ -1,53 +1,75 @@
 """Zygote-wide isolation, applied once at start-up while the zygote is still single-threaded.
 
-It runs before torch is imported (unshare(CLONE_NEWNS) needs a single thread) and before this
-package is imported, so it uses the standard library only. As root, the zygote and every worker
-forked from it get:
+It runs before torch is imported (unshare needs a single thread) and before this package is
+imported, so it uses the standard library only. Without root it first enters a user namespace
+(as bubblewrap does), so root and non-root get the same layers wherever the kernel allows it:
 - a network namespace with no interfaces (and a private IPC namespace and hostname);
-- a mount namespace in which every mount is read-only except a private tmpfs /tmp, in which
-  each run gets its own small tmpfs work dir (bounded in bytes and files, removed in one unmount);
-  the project's parent directory, /root and /home are covered by empty tmpfs ("veiled") with only
-  the Python installation and this package bound back, so solutions, data, .git and other
-  projects are not there to read;
-- a /proc that shows each unprivileged worker only its own processes.
+- a new root: a read-only tmpfs holding only read-only binds of the system's libraries (/usr),
+  the Python installation, the venv, /dev/null-like devices and this package (unmounted by
+  `seal` once the zygote has imported it), entered with pivot_root: the project, its
+  solutions, /home, /root, /tmp and every other copy of the project are simply not there;
+- a PID namespace of its own (held by a tiny init), so workers never see the zygote or the
+  grader; each run then gets, in `enter_run`, its own mount and IPC namespaces, a fresh /proc
+  of that PID namespace and a small tmpfs work dir, all gone when the worker ends.
 """
 
 from __future__ import annotations
 
 import ctypes
-import itertools
 import os
+import platform
+import pwd
+import shutil
+import signal
+import subprocess
 import sys
 
 CLONE_NEWNS, CLONE_NEWNET, CLONE_NEWIPC, CLONE_NEWUTS = 0x20000, 0x40000000, 0x8000000, 0x4000000
+CLONE_NEWUSER, CLONE_NEWPID = 0x10000000, 0x20000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 MNT_DETACH, AT_FDCWD, AT_RECURSIVE = 2, -100, 0x8000
 SYS_MOUNT_SETATTR, MOUNT_ATTR_RDONLY = 442, 1
-# Where kept paths wait while a veil goes up: an empty directory outside every veiled one,
-# covered by a throwaway tmpfs in the zygote's own mount namespace only.
-STAGES = ("/media", "/mnt", "/srv", "/opt")
-TMP_OPTIONS, VEIL_OPTIONS = "mode=0711,size=256m", "mode=0755,size=1m"
-# Each run's work dir is its own tmpfs: bounded in bytes and files, and gone in one unmount
-# however many files or how deep a tree the learner's code left in it.
+SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}.get(platform.machine())
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE = 1, 4
+# Empty directories where the new root is assembled (in the zygote's own mount namespace).
+STAGES = ("/mnt", "/media", "/srv", "/opt", "/tmp")
+SYSTEM = ("/usr", "/etc/ld.so.cache", "/sys/devices/system/cpu")  # libraries; torch's cpuinfo
+LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")  # merged-/usr symlinks
+DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+WORKDIR = "/tmp/run"  # each run's own tmpfs, mounted in its own mount namespace
+ROOT_OPTIONS = "mode=0755,size=1m"
+# Each run's work dir is its own tmpfs: bounded in bytes and files, and gone with the run's
+# mount namespace however many files or how deep a tree the learner's code left in it.
 WORKDIR_OPTIONS = "mode=0700,size=64m,nr_inodes=1024"
 MOUNT_OPTIONS = {"ro": MS_RDONLY, "nosuid": MS_NOSUID, "nodev": MS_NODEV, "noexec": MS_NOEXEC}
+LAYERS = ("network", "filesystem", "procfs", "ipc")
+# Without root, workers get this uid inside the user namespace when newuidmap can map it to one
+# of the server user's subordinate uids (/etc/subuid): then they are not the zygote's uid.
+USERNS_WORKER_ID = 2_000_000_000
 
 _LIBC = ctypes.CDLL(None, use_errno=True)
-_spots = itertools.count()
 
 
 def isolate(root: str) -> dict[str, str]:
-    """Apply each zygote-wide layer the machine allows; return layer -> "on" / "unavailable: …"."""
+    """Apply each zygote-wide layer the machine allows; return layer -> "on" / "unavailable: …".
+
+    Without root, "userns-uid" says whether workers get a uid of their own (USERNS_WORKER_ID).
+    """
+    layers = {}
     if os.geteuid() != 0:
-        why = "unavailable: not running as root"
-        return {"network": why, "filesystem": why, "procfs": why}
-    layers = {"network": _attempt(_unshare, CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS)}
+        try:
+            layers["userns-uid"] = enter_userns()
+        except OSError as e:
+            return dict.fromkeys(LAYERS, f"unavailable: no user namespace ({e.strerror or e})")
+    _prctl(PR_SET_DUMPABLE, 0)  # before any fork: nothing of ours can be read or traced
+    layers["network"] = _attempt(_unshare, CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS)
     layers["filesystem"] = _attempt(_filesystem, root)
-    if layers["filesystem"] == "on":
-        layers["procfs"] = _attempt(_procfs)
-    else:
-        layers["procfs"] = "unavailable: no private mount namespace"
+    if layers["filesystem"] != "on":
+        why = "unavailable: no private mount namespace"
+        return layers | {"procfs": why, "ipc": why}
+    layers["procfs"] = _attempt(_pid_namespace)
+    layers["ipc"] = _attempt(_probe_run) if layers["procfs"] == "on" else layers["procfs"]
     return layers
 
 
@@ -56,45 +78,116 @@ def _attempt(step, *args) -> str:
     try:
         step(*args)
     except OSError as e:
-        return f"unavailable: {e}"
+        return f"unavailable: {e.strerror or e}"
     return "on"
 
 
-def _filesystem(root: str) -> None:
-    """Give the zygote a private, read-only mount tree with a private /tmp and veiled dirs.
+def enter_userns() -> str:
+    """Enter a new user namespace mapping our own uid and gid (no root needed).
 
-    /tmp is veiled like the others, so a checkout or a venv under /tmp is bound back into it.
+    Where newuidmap and a subordinate range allow it, USERNS_WORKER_ID is mapped too; return
+    "on" then, else why workers will share our uid.
     """
+    uid, gid = os.getuid(), os.getgid()
+    ranges = _subordinate_ids()
+    helper = _mapper(ranges) if isinstance(ranges, tuple) else None
+    _unshare(CLONE_NEWUSER)
+    if helper is not None:
+        os.close(helper[1])  # end of file: the helper maps us now
+        if os.waitstatus_to_exitcode(os.waitpid(helper[0], 0)[1]) == 0:
+            return "on"
+        ranges = "newuidmap could not map a subordinate uid"
+    _write("/proc/self/setgroups", "deny")
+    _write("/proc/self/uid_map", f"{uid} {uid} 1")
+    _write("/proc/self/gid_map", f"{gid} {gid} 1")
+    return f"unavailable: {ranges}"
+
+
+def _subordinate_ids() -> tuple[int, int] | str:
+    """Return the first subordinate uid and gid of this user, or why there are none."""
+    if not (shutil.which("newuidmap") and shutil.which("newgidmap")):
+        return "newuidmap is not installed (Debian: uidmap)"
+    name = pwd.getpwuid(os.getuid()).pw_name
+    found = [_first_id(path, name, str(os.getuid())) for path in ("/etc/subuid", "/etc/subgid")]
+    if None in found:
+        return f"{name} has no range in /etc/subuid and /etc/subgid"
+    return found[0], found[1]
+
+
+def _first_id(path: str, name: str, uid: str) -> int | None:
+    """Return the start of the user's first range in /etc/subuid or /etc/subgid."""
+    try:
+        with open(path) as f:
+            rows = [line.strip().split(":") for line in f]
+    except OSError:
+        return None
+    return next((int(r[1]) for r in rows if len(r) == 3 and r[0] in (name, uid)), None)
+
+
+def _mapper(ranges: tuple[int, int]) -> tuple[int, int]:
+    """Fork a helper that, once we have unshared, maps our ids and one subordinate id."""
+    ready, go = os.pipe()
+    pid = os.fork()
+    if pid != 0:
+        os.close(ready)
+        return pid, go
+    code = 1
+    try:
+        os.close(go)
+        os.read(ready, 1)
+        target, uid, gid = str(os.getppid()), os.getuid(), os.getgid()
+        worker = str(USERNS_WORKER_ID)
+        maps = [("newuidmap", uid, ranges[0]), ("newgidmap", gid, ranges[1])]
+        for tool, own, sub in maps:
+            argv = [tool, target, str(own), str(own), "1", worker, str(sub), "1"]
+            subprocess.run(argv, check=True, capture_output=True)
+        code = 0
+    finally:
+        os._exit(code)
+
+
+def _write(path: str, text: str) -> None:
+    """Write text to a /proc file."""
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def _filesystem(root: str) -> None:
+    """Build a new read-only root holding only what a worker needs, and pivot into it."""
     keeps = kept_paths(root)
     _unshare(CLONE_NEWNS)
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
-    stage = next(d for d in STAGES if os.path.isdir(d) and not os.path.islink(d))
-    _mount("tmpfs", stage, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700,size=1m")
-    targets = [t for t in veil_targets(root, keeps) if not _under(t, "/tmp")]
-    for target in ["/tmp", *targets]:
-        _veil(target, keeps, stage, TMP_OPTIONS if target == "/tmp" else VEIL_OPTIONS)
-    _check(_LIBC.umount2(stage.encode(), MNT_DETACH), f"umount {stage}")
-    _read_only("/")
-    _mount(None, "/tmp", None, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV)
+    stage = _stage(keeps)
+    _mount("tmpfs", stage, "tmpfs", MS_NOSUID | MS_NODEV, ROOT_OPTIONS)
+    for keep in keeps:
+        _bind(keep, stage + keep, read_only=True)
+    for device in DEVICES:
+        _bind(device, stage + device, read_only=False)
+    _links(stage)
+    _bind("/proc", stage + "/proc", read_only=False)
+    os.makedirs(stage + WORKDIR, mode=0o755)
+    _pivot(stage)
+    _mount(None, "/", None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
 
 
 def kept_paths(root: str) -> list[str]:
-    """Return the real paths a worker needs to see: Python, its libraries and this package."""
+    """Return the real paths a worker needs to see: libraries, Python, venv, this package."""
     paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, *sys.path}
-    paths.add(os.path.join(root, "grader", "sandbox"))
+    project = os.path.realpath(root)
     real = {os.path.realpath(p) for p in paths if p and os.path.exists(p)}
-    project = os.path.realpath(root)
-    return sorted(p for p in real if not _under(project, p))
+    real = {p for p in real if not _under(project, p)}  # nothing that holds the project
+    real |= {p for p in SYSTEM if os.path.exists(p)}
+    real.add(os.path.join(project, "grader", "sandbox"))
+    return sorted(p for p in real if not any(p != o and _under(p, o) for o in real))
 
 
-def veil_targets(root: str, keeps: list[str]) -> list[str]:
-    """Return the directories to cover: the project's parent (or itself), /root and /home."""
-    project = os.path.realpath(root)
-    parent = os.path.dirname(project)
-    wanted = [project if parent == "/" else parent, "/root", "/home"]
-    found = [t for t in dict.fromkeys(wanted) if os.path.isdir(t) and not os.path.islink(t)]
-    found = [t for t in found if not any(_under(t, k) for k in keeps)]
-    return [t for t in found if not any(t != o and _under(t, o) for o in found)]
+def _stage(keeps: list[str]) -> str:
+    """Return an existing plain directory to build the new root on, with nothing kept in it."""
+    for stage in STAGES:
+        plain = os.path.isdir(stage) and not os.path.islink(stage)
+        if plain and not any(_under(k, stage) for k in keeps):
+            return stage
+    raise OSError(f"no directory to build a new root on among {', '.join(STAGES)}")
 
 
 def _under(path: str, top: str) -> bool:
@@ -102,35 +195,83 @@ def _under(path: str, top: str) -> bool:
     return path == top or path.startswith(top.rstrip("/") + "/")
 
 
-def _veil(target: str, keeps: list[str], stage: str, options: str) -> None:
-    """Cover target with an empty tmpfs, binding back only the kept paths inside it."""
-    inside = [k for k in keeps if _under(k, target)]
-    inside = [k for k in inside if not any(k != o and _under(k, o) for o in inside)]
-    staged = []
-    for keep in inside:
-        spot = _make_like(f"{stage}/{next(_spots)}", keep)
-        _mount(keep, spot, None, MS_BIND | MS_REC)
-        staged.append((keep, spot))
-    _mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, options)
-    try:
-        for keep, spot in staged:
-            os.makedirs(os.path.dirname(keep), mode=0o755, exist_ok=True)
-            _mount(spot, _make_like(keep, spot), None, MS_BIND | MS_REC)
-    except OSError:
-        _LIBC.umount2(target.encode(), MNT_DETACH)  # undo, so Python stays importable
-        raise
-    for _, spot in staged:
-        _check(_LIBC.umount2(spot.encode(), MNT_DETACH), f"umount {spot}")
-        (os.rmdir if os.path.isdir(spot) else os.unlink)(spot)
-
-
-def _make_like(path: str, model: str) -> str:
-    """Create an empty directory (or file) at path, shaped like model; return path."""
-    if os.path.isdir(model):
-        os.mkdir(path, 0o755)
+def _bind(source: str, target: str, read_only: bool) -> None:
+    """Bind source (a directory or a file) onto a new empty spot at target."""
+    os.makedirs(os.path.dirname(target), mode=0o755, exist_ok=True)
+    if os.path.isdir(source):
+        os.makedirs(target, mode=0o755, exist_ok=True)
     else:
-        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o644))
-    return path
+        os.close(os.open(target, os.O_CREAT | os.O_WRONLY, 0o644))
+    _mount(source, target, None, MS_BIND | MS_REC)
+    if read_only:
+        _read_only(target)
+
+
+def _links(stage: str) -> None:
+    """Recreate the top-level symlinks of a merged-/usr system (/lib -> usr/lib, …)."""
+    for link in LINKS:
+        if os.path.islink(link):
+            os.symlink(os.readlink(link), stage + link)
+
+
+def _pivot(new_root: str) -> None:
+    """Make new_root the root directory and drop the old root (as bubblewrap does)."""
+    if SYS_PIVOT_ROOT is None:
+        raise OSError(f"no pivot_root number for {platform.machine()}")
+    os.chdir(new_root)
+    _check(_LIBC.syscall(SYS_PIVOT_ROOT, b".", b"."), "pivot_root")
+    _check(_LIBC.umount2(b".", MNT_DETACH), "umount the old root")
+    os.chdir("/")
+
+
+def _pid_namespace() -> None:
+    """Put every later child in a new PID namespace, held open by a tiny init process."""
+    _unshare(CLONE_NEWPID)
+    if os.fork() == 0:
+        _init()
+
+
+def _init() -> None:
+    """Be the PID namespace's init: hold no descriptors, reap nothing, die with the zygote."""
+    try:
+        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        os.closerange(0, 1 << 16)
+        signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+        while True:
+            signal.pause()
+    finally:
+        os._exit(0)
+
+
+def _probe_run() -> None:
+    """Fork a child that enters a run's namespaces, as each worker will; raise why it cannot."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            enter_run(None)
+        except OSError as e:
+            os._exit(e.errno or 1)
+        os._exit(0)
+    code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    if code != 0:
+        raise OSError(code, f"a run's own namespaces: {os.strerror(code)}")
+
+
+def enter_run(uid: int | None) -> None:
+    """In a new worker: own mount and IPC namespaces, a fresh /proc, an empty tmpfs work dir."""
+    _unshare(CLONE_NEWNS | CLONE_NEWIPC)
+    flags = MS_NOSUID | MS_NODEV | MS_NOEXEC
+    try:
+        _mount("proc", "/proc", "proc", flags, "hidepid=invisible")
+    except OSError:
+        _mount("proc", "/proc", "proc", flags, "hidepid=2")
+    mount_workdir(WORKDIR, uid)
+
+
+def seal(package: str) -> None:
+    """Unmount this package's sources once the zygote has imported them: workers never see it."""
+    if os.path.ismount(package):
+        _check(_LIBC.umount2(package.encode(), MNT_DETACH), f"umount {package}")
 
 
 def _read_only(top: str) -> None:
@@ -167,15 +308,6 @@ def unmount(path: str) -> None:
     _check(_LIBC.umount2(path.encode(), MNT_DETACH), f"umount {path}")
 
 
-def _procfs() -> None:
-    """Mount a /proc in which unprivileged workers see only their own processes."""
-    flags = MS_NOSUID | MS_NODEV | MS_NOEXEC
-    try:
-        _mount("proc", "/proc", "proc", flags, "hidepid=invisible")
-    except OSError:
-        _mount("proc", "/proc", "proc", flags, "hidepid=2")
-
-
 class _MountAttr(ctypes.Structure):
     """struct mount_attr for mount_setattr(2)."""
 
@@ -192,6 +324,11 @@ def _set_attr(path: str, flags: int, set_: int, clear: int) -> None:
 def _unshare(flags: int) -> None:
     """Call unshare(2)."""
     _check(_LIBC.unshare(ctypes.c_int(flags)), "unshare")
+
+
+def _prctl(option: int, arg: int) -> None:
+    """Call prctl(2) with one argument."""
+    _check(_LIBC.prctl(ctypes.c_int(option), ctypes.c_ulong(arg), 0, 0, 0), f"prctl {option}")
 
 
 def _mount(source: str | None, target: str, fstype: str | None, flags: int, data=None) -> None:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from .client import START_TIMEOUT, ZygoteClient, ZygoteFailure
 from .codec import encode_job
+from .layers import MissingLayers, missing, shield
 from .records import Case, Limits, RunOutcome
 from .verdict import INTERNAL, judge, message
 
@@ -29,9 +30,16 @@ class Sandbox:
         >>> outcome.status, outcome.cases[0].returned["y"].tensor
     """
 
-    def __init__(self, limits: Limits = DEFAULT_LIMITS, slots: int = 2, queue: int = 32):
+    def __init__(
+        self,
+        limits: Limits = DEFAULT_LIMITS,
+        slots: int = 2,
+        queue: int = 32,
+        require_all_layers: bool = False,
+    ):
         if slots < 1 or queue < 0:
             raise ValueError("need at least one slot and a non-negative queue")
+        shield()
         self.limits = limits
         self._zygotes = [ZygoteClient() for _ in range(slots)]
         self._free: queue_module.Queue[ZygoteClient] = queue_module.Queue()
@@ -42,6 +50,9 @@ class Sandbox:
         self._announced = threading.Event()
         self._closed = False
         threading.Thread(target=self._announce, name="sandbox-layers", daemon=True).start()
+        if require_all_layers and (lacking := self.missing_layers()):
+            self.close()
+            raise MissingLayers(lacking)
 
     def run(self, code: str, cases: Sequence[Case], limits: Limits | None = None) -> RunOutcome:
         """Run code once per case, each in a fresh namespace, in one confined worker."""
@@ -77,6 +88,10 @@ class Sandbox:
         self._announced.wait(START_TIMEOUT)
         return dict(self._layers)
 
+    def missing_layers(self) -> dict[str, str]:
+        """Return each layer this machine does not provide -> why (empty when all are on)."""
+        return missing(self.layers())
+
     def _announce(self) -> None:
         """Log, once, which layers the machine provides and which it cannot."""
         try:
@@ -101,11 +116,14 @@ _default: Sandbox | None = None
 _default_lock = threading.Lock()
 
 
-def default_sandbox() -> Sandbox:
-    """Return the process-wide sandbox, starting it on first use (closed at exit)."""
+def default_sandbox(require_all_layers: bool = False) -> Sandbox:
+    """Return the process-wide sandbox, starting it on first use (closed at exit).
+
+    With require_all_layers, the first call raises MissingLayers if any layer is off.
+    """
     global _default
     with _default_lock:
         if _default is None:
-            _default = Sandbox()
+            _default = Sandbox(require_all_layers=require_all_layers)
             atexit.register(_default.close)
         return _default

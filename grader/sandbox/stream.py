@@ -1,6 +1,6 @@
 """The parent's handle on one long-running sandbox run that streams frames (Exercise 4).
 
-A StreamRun starts a training process (trainer.py) through the zygote's isolating boot, hands
+A StreamRun starts a zygote of job kind "train" (zygote.py) through its isolating boot, hands
 it one job, and reads the worker's frames as they come. The worker is confined like a grading
 worker; it dies with its trainer (PR_SET_PDEATHSIG), and the trainer kills it and exits when
 this process goes away (end of file on the control socket).
@@ -28,11 +28,6 @@ from . import client
 from .protocol import Frame, FrameReader, ProtocolError, recv_packet, send_packet, write_frame
 from .records import Limits
 
-ZYGOTE_ENTRY = "from grader.sandbox.zygote import main"
-TRAINER_ENTRY = "from grader.sandbox.trainer import main"
-if ZYGOTE_ENTRY not in client.BOOT:
-    raise ImportError("client.BOOT no longer starts the zygote by its usual entry")
-BOOT = client.BOOT.replace(ZYGOTE_ENTRY, TRAINER_ENTRY)
 FRAME_TIMEOUT = 30.0  # seconds for a frame to arrive whole once it has begun
 EXIT_TIMEOUT = 5.0  # seconds for the trainer's exit report once the stream has ended
 RUN_ID = 1
@@ -63,9 +58,9 @@ class StreamRun:
         self.reader: Reader | None = None
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         with theirs:
-            argv = [sys.executable, "-E", "-s", "-B", "-P", "-c", BOOT, str(client.ROOT)]
+            argv = [sys.executable, "-E", "-s", "-B", "-P", "-c", client.BOOT, str(client.ROOT)]
             self.proc = subprocess.Popen(
-                [*argv, str(theirs.fileno())], pass_fds=[theirs.fileno()], env=client.ENV,
+                [*argv, str(theirs.fileno()), "train"], pass_fds=[theirs.fileno()], env=client.ENV,
                 cwd="/", stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                 start_new_session=True,
             )  # fmt: skip

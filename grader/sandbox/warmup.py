@@ -13,6 +13,7 @@ import torch.nn.functional as F
 from . import confine, seccomp, worker
 
 UID_BASE = 2_000_000_000  # workers run as UID_BASE + the zygote's pid (unique while it lives)
+NO_UID = "not running as root, so workers keep the server's uid"
 PROBE_FAILURES = {
     1: "the filter could not be installed",
     2: "sockets were not refused",
@@ -27,7 +28,7 @@ def prepare() -> tuple[confine.Plan, dict[str, str]]:
     warm()
     uid = UID_BASE + os.getpid() if os.geteuid() == 0 else None
     layers = {"process": "on", "environment": "on", "workdir": "on", "rlimits": "on"}
-    layers["uid"] = "on" if uid is not None else "unavailable: not running as root"
+    layers["uid"] = "on" if uid is not None else f"unavailable: {NO_UID}"
     layers["seccomp"] = probe_seccomp()
     threads = torch.get_num_threads()
     layers["threads"] = "on" if threads == 1 else f"unavailable: torch uses {threads} threads"
@@ -64,8 +65,8 @@ def probe_seccomp() -> str:
 def _probe() -> int:
     """In the probe: install the filter, then check sockets, threads and fork."""
     try:
-        seccomp.install(os.getpid())
-    except OSError:
+        seccomp.install(seccomp.compile_bpf(seccomp.build(os.getpid())))
+    except (OSError, RuntimeError):
         return 1
     if _works(lambda: socket.socket(socket.AF_UNIX).close()):
         return 2

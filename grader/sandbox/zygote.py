@@ -9,7 +9,9 @@ It talks to the parent over a SOCK_SEQPACKET socket, one JSON packet per message
 A spare worker is forked while the zygote is idle; it detaches and waits. A run passes it the
 two pipes, so it reads its job straight from the parent and streams frames straight back: no
 learner's code, inputs or results pass through the zygote's memory, which later workers inherit.
-sandbox.py starts the zygote through BOOT, which isolates it before this module is imported.
+client.BOOT starts the zygote, isolated before this module is imported, with a job kind:
+"grade" serves runs of worker.serve until the parent goes away; "train" (stream.py) serves one
+run of trainloop.serve and exits. Both fork, confine and watch their workers the same way.
 """
 
 from __future__ import annotations
@@ -26,12 +28,13 @@ import tempfile
 import time
 from dataclasses import dataclass, replace
 
-from . import confine, isolation, worker
+from . import confine, isolation, trainloop, worker
 from .protocol import FrameReader, ProtocolError, recv_packet, send_packet, write_frame
 from .warmup import prepare
 
 TICK = 0.005  # seconds between checks on kernels without pidfd_open
-MAX_JOB = 256 * 1024**2  # the job's header (code, cases) comes from the trusted parent
+# Each job kind: what the worker serves, and the largest job header (from the trusted parent).
+JOBS = {"grade": (worker.serve, 256 * 1024**2), "train": (trainloop.serve, 1024**2)}
 
 
 @dataclass(frozen=True)
@@ -40,16 +43,18 @@ class Spare:
 
     pid: int
     sock: socket.socket
-    workdir: str
+    workdir: str  # "" when the run has its own mount namespace (its work dir dies with it)
     mounted: bool = False  # the work dir is its own tmpfs, unmounted when the run ends
 
 
-def main(sock_fd: int, layers: dict[str, str]) -> None:
-    """Prepare, announce the layers, then serve runs until the parent goes away."""
+def main(sock_fd: int, layers: dict[str, str], kind: str = "grade") -> None:
+    """Prepare, announce the layers, then serve runs of one job kind until the parent goes away.
+
+    A "train" zygote serves one run and exits.
+    """
     sock = socket.socket(fileno=sock_fd)
-    plan, more = prepare()
-    plan = replace(plan, tmpfs=layers.get("filesystem") == "on")
-    send_packet(sock, {"kind": "ready", "layers": {**layers, **more}, "pid": os.getpid()})
+    plan, layers = _plan(layers, kind)
+    send_packet(sock, {"kind": "ready", "layers": layers, "pid": os.getpid()})
     spare = fork_spare(plan)
     while (message := _receive(sock)) is not None:
         header, fds = message
@@ -57,19 +62,43 @@ def main(sock_fd: int, layers: dict[str, str]) -> None:
             _close(fds)
             continue
         report = run(header, fds, spare or fork_spare(plan), sock)
-        if report.get("killed") == "parent":
+        if report.get("killed") == "parent" or not _send(sock, report) or kind == "train":
             return
-        try:
-            send_packet(sock, report)
-        except (BrokenPipeError, ConnectionResetError):
-            return  # the parent exited before reading the report: nobody is left to serve
         spare = fork_spare(plan)
+
+
+def _plan(layers: dict[str, str], kind: str) -> tuple[confine.Plan, dict[str, str]]:
+    """Warm up, probe, then hide this package's sources; return the plan and every layer."""
+    layers = dict(layers)
+    mapped = layers.pop("userns-uid", None)  # without root: was a worker uid mapped?
+    plan, more = prepare()
+    own = layers.get("ipc") == "on"  # each run gets its own mount, IPC and PID view
+    parent = 0 if own else os.getpid()  # a worker in the PID namespace sees no parent
+    plan = replace(plan, tmpfs=layers.get("filesystem") == "on", own=own, zygote=parent, job=kind)
+    if mapped == "on":
+        plan, more["uid"] = replace(plan, uid=isolation.USERNS_WORKER_ID), "on"
+    elif mapped is not None:
+        more["uid"] = f"{mapped}; {more['uid'].removeprefix('unavailable: ')}"
+        if own:
+            more["uid"] += " (without capabilities, and unable to see the grader or the zygote)"
+    if layers.get("filesystem") == "on":
+        isolation.seal(os.path.dirname(os.path.abspath(__file__)))
+    return plan, {**layers, **more}
+
+
+def _send(sock: socket.socket, report: dict) -> bool:
+    """Send the exit report; return False when the parent has gone (nobody is left to serve)."""
+    try:
+        send_packet(sock, report)
+    except (BrokenPipeError, ConnectionResetError):
+        return False
+    return True
 
 
 def fork_spare(plan: confine.Plan) -> Spare | None:
     """Fork a worker that detaches and waits for a run; None if that fails."""
     try:
-        workdir, mounted = _workdir(plan)
+        workdir, mounted = ("", False) if plan.own else _workdir(plan)
     except OSError:
         return None
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -104,6 +133,8 @@ def _workdir(plan: confine.Plan) -> tuple[str, bool]:
 
 def _remove(workdir: str, mounted: bool) -> None:
     """Remove a work dir without following links: unmount its tmpfs, else delete the tree."""
+    if not workdir:
+        return
     if mounted:
         with contextlib.suppress(OSError):
             isolation.unmount(workdir)
@@ -115,18 +146,22 @@ def _remove(workdir: str, mounted: bool) -> None:
 def _worker(sock: socket.socket, workdir: str, plan: confine.Plan) -> None:
     """In the spare: detach, wait for a run, confine, run the job and exit; never returns."""
     code, adopted = confine.EXIT_SETUP, False
+    serve, max_header = JOBS[plan.job]
     try:
-        confine.detach(sock.fileno(), workdir)
+        if plan.own:
+            isolation.enter_run(plan.uid)
+        confine.detach(sock.fileno(), workdir or isolation.WORKDIR)
+        program = confine.syscall_filter(plan)
         message = recv_packet(sock)
         if message is None:
             os._exit(0)  # the zygote is going away
         header, fds = message
         confine.adopt_fds(result_fd=fds[1], payload_fd=fds[0])
         adopted = True
-        payload = FrameReader(confine.PAYLOAD_FD, max_header=MAX_JOB).read()
+        payload = FrameReader(confine.PAYLOAD_FD, max_header=max_header).read()
         os.close(confine.PAYLOAD_FD)
-        confine.confine(plan, header["limits"])
-        code = worker.serve(payload, confine.RESULT_FD)
+        confine.confine(plan, header["limits"], program)
+        code = serve(payload, confine.RESULT_FD)
     except BaseException as e:
         with contextlib.suppress(BaseException):
             if adopted:  # before that, fd 3 is not the result pipe

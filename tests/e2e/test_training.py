@@ -74,7 +74,7 @@ def _stat(pid: str) -> list[str]:
 
 
 def training_processes(server) -> set[int]:
-    """Return the app's training processes (its trainers) and their workers."""
+    """Return the app's training processes (zygotes of job kind "train") and their workers."""
     found: set[int] = set()
     for _ in range(2):  # trainers first, then the workers they forked
         for entry in Path("/proc").iterdir():
@@ -82,7 +82,7 @@ def training_processes(server) -> set[int]:
                 parent, command = int(_stat(entry.name)[1]), (entry / "cmdline").read_bytes()
             except (OSError, ValueError, IndexError):
                 continue
-            trainer = parent == server.process.pid and b"grader.sandbox.trainer" in command
+            trainer = parent == server.process.pid and command.endswith(b"\x00train\x00")
             if trainer or parent in found:
                 found.add(int(entry.name))
     return found
@@ -105,7 +105,7 @@ def _start_long_run(server, page) -> None:
         progress.wait_for(timeout=TIMEOUT_MS)
     finally:
         page.screenshot(path=OUTPUT / "training-long-run.png")
-    assert len(training_processes(server)) == 2, "a trainer and its worker"
+    assert len(training_processes(server)) == 3, "a trainer, its PID namespace's init, a worker"
 
 
 def test_stop_and_closing_the_tab_leave_no_training_process(server, browser):

@@ -62,17 +62,29 @@ def assert_nothing_left_behind(box, zygotes: list[int], wait: float) -> None:
 
 
 def leftovers(zygotes: list[int]) -> list[str]:
-    """Describe any process beyond one idle spare per zygote, or running as a worker's uid."""
+    """Describe any process beyond one idle spare per zygote, or running as a worker's uid.
+
+    A zygote's PID namespace init (pid 1 inside, isolation.py) is not a leftover.
+    """
     table = processes()
     problems = []
     for zygote in zygotes:
-        children = [pid for pid, (ppid, _) in table.items() if ppid == zygote]
+        children = [p for p, (ppid, _) in table.items() if ppid == zygote and not is_init(p)]
         grandchildren = [pid for pid, (ppid, _) in table.items() if ppid in children]
         if len(children) > 1 or grandchildren:
             problems.append(f"zygote {zygote}: children {children}, grandchildren {grandchildren}")
     workers = {UID_BASE + z for z in zygotes}
     problems += [f"worker {pid} still runs" for pid, (_, uid) in table.items() if uid in workers]
     return problems
+
+
+def is_init(pid: int) -> bool:
+    """Return whether pid is pid 1 of a PID namespace (a zygote's init)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return any(ln.startswith("NSpid:") and ln.split()[-1] == "1" for ln in status.splitlines())
 
 
 def processes() -> dict[int, tuple[int, int]]:

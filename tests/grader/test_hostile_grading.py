@@ -125,7 +125,7 @@ HOSTILE = [
     case("programs", "execv", "import os\nos.execv('/bin/sh', ['sh', '-c', 'touch pwned'])",
          "runs", fixed("forbidden")),
     case("programs", "pty", "import pty\npty.spawn(['touch', 'pwned'])", "runs",
-         fixed("forbidden")),
+         raised("OSError", 2)),  # the new root has no /dev/ptmx: no terminal to open
     case("programs", "ctypes-system",
          "import ctypes\nctypes.CDLL(None).system(b'touch pwned')" + IF_RAN, "form", NOT_DEFINED),
     case("programs", "cpp-extension", "import torch.utils.cpp_extension as ext\n"
@@ -138,9 +138,10 @@ HOSTILE = [
          ".read())", "runs", raised("FileNotFoundError", 2)),
     case("reading", "grader-package", "from grader.exercises import SOLUTIONS_DIR", "runs",
          raised("ModuleNotFoundError", 1)),
-    case("reading", "etc-passwd", "print(open('/etc/passwd').read())", "form", NOT_DEFINED),
+    case("reading", "etc-passwd", "print(open('/etc/passwd').read())", "runs",
+         raised("FileNotFoundError", 1)),  # the new root holds only what Python needs
     case("reading", "etc-shadow", "print(open('/etc/shadow').read())", "runs",
-         raised("PermissionError", 1)),
+         raised("FileNotFoundError", 1)),
     case("reading", "environment", "import os\nprint(dict(os.environ))", "form", NOT_DEFINED),
     case("reading", "own-environ", "print(open('/proc/self/environ').read())", "runs",
          raised("PermissionError", 1)),
@@ -150,9 +151,9 @@ HOSTILE = [
     case("writing", "project", f"open({str(ROOT / 'pwned')!r}, 'w').write('x')", "runs",
          raised("OSError", 1)),
     case("writing", "tmp", "open('/tmp/pwned', 'w').write('x')", "runs",
-         raised("PermissionError", 1)),
+         raised("OSError", 1)),  # a read-only file system
     case("writing", "dev-shm", "open('/dev/shm/pwned', 'w').write('x')", "runs",
-         raised("OSError", 1)),
+         raised("FileNotFoundError", 1)),
     case("writing", "fill-disk", "i = 0\nwhile True:\n    open(f'f{i}', 'wb').write(b'x' * 2**20)"
          "\n    i += 1", "runs", raised("OSError", 3)),
     case("writing", "huge-file", "open('big', 'wb').write(b'x' * 2**24)", "runs",
@@ -204,9 +205,10 @@ HOSTILE = [
     case("exit", "sys-exit", "import sys\nsys.exit(0)", "runs", fixed("exited")),
     case("exit", "os-exit", "dlogprobs = torch.zeros_like(logprobs)\nimport os\nos._exit(0)",
          "runs", fixed("exited")),
-    case("exit", "kill-parent", "import os\nos.kill(os.getppid(), 9)", "runs", fixed("forbidden")),
-    case("exit", "killpg-parent", "import os\nos.killpg(os.getpgid(os.getppid()), 9)", "runs",
-         fixed("forbidden")),
+    case("exit", "kill-parent", "import os\nos.kill(os.getppid() or 1, 9)", "runs",
+         fixed("forbidden")),  # getppid() is 0 in the run's PID namespace
+    case("exit", "killpg-parent", "import os\nos.killpg(os.getpgid(os.getppid() or 1) or 1, 9)",
+         "runs", fixed("forbidden")),  # the parent and its group are unseen: try group 1
     case("exit", "kill-everyone", "import os\nos.kill(-1, 9)", "runs", fixed("forbidden")),
     case("exit", "killpg-self", "import os\nos.killpg(0, 9)", "runs",
          fixed("crashed", signal.SIGKILL)),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -24,8 +25,12 @@ SPAWNS = {
 @pytest.mark.parametrize("how", SPAWNS)
 def test_starting_a_process_is_forbidden(run, honest, how):
     outcome = run(SPAWNS[how])
-    expected = "ok" if how == "system" else "forbidden"
-    assert outcome.status == expected, outcome
+    if how == "system":
+        assert outcome.status == "ok", outcome
+    elif how == "pty" and outcome.status == "ok":  # the new root has no /dev/ptmx to open
+        assert "out of pty devices" in outcome.cases[0].error.message
+    else:
+        assert outcome.status == "forbidden", outcome
     honest()
 
 
@@ -45,7 +50,7 @@ def test_starting_a_process_has_no_side_effect(run, how):
     [
         "import socket\nsocket.create_connection(('1.1.1.1', 80), timeout=1)",
         "import socket\nsocket.socket(socket.AF_UNIX)",
-        "import os\nos.kill(os.getppid(), 9)",
+        "import os\nos.kill(os.getppid() or 1, 9)",  # 0 in a PID namespace: the parent is unseen
         "import os\nos.kill(1, 0)",
         "import os\nos.kill(-1, 9)",
     ],
@@ -160,4 +165,83 @@ def test_filling_the_work_dir_stops_soon_and_leaves_nothing(sandbox, run, honest
     assert outcome.status == "ok" and outcome.elapsed < LIMITS.cpu_seconds, outcome
     assert "No space left on device" in outcome.cases[0].error.message
     assert run("import os\ny = x * len(os.listdir('.'))").cases[0].returned["y"].tensor.sum() == 0
+    honest()
+
+
+# Each escape by category, written so that its code sets `escaped` true only if it worked.
+# The grader's pid, a file outside the project and a home are put into the code by the test.
+ESCAPES = {
+    "parent/mem-write": "f = open('/proc/{grader}/mem', 'r+b')\nescaped = True",
+    "parent/environ": "escaped = len(open('/proc/{grader}/environ', 'rb').read()) > 0",
+    "parent/visible": (
+        "escaped = [p for p in os.listdir('/proc') if p.isdigit() and int(p) != os.getpid()]"
+    ),
+    "parent/kill": "os.kill({grader}, 0)\nescaped = True",
+    "parent/f-setown": (
+        "r, w = os.pipe()\nfcntl.fcntl(r, fcntl.F_SETOWN, {grader})\n"
+        "fcntl.fcntl(r, fcntl.F_SETSIG, 9)\nescaped = True"
+    ),
+    "parent/fiosetown": (
+        "r, w = os.pipe()\nimport struct\n"
+        "fcntl.ioctl(r, 0x8901, struct.pack('i', {grader}))\nescaped = True"
+    ),
+    "parent/ptrace": "escaped = libc.ptrace(16, {grader}, 0, 0) == 0",
+    "files/bashrc": "open('{home}/.bashrc', 'a').write('# pwned\\n')\nescaped = True",
+    "files/tmp": "open('/tmp/bpn-{token}', 'w').write('x')\nescaped = True",
+    "files/dev-shm": "open('/dev/shm/bpn-{token}', 'w').write('x')\nescaped = True",
+    "files/var-tmp": "open('/var/tmp/bpn-{token}', 'w').write('x')\nescaped = True",
+    "files/other-copy": "escaped = 'secret' in open('{outside}').read()",
+    "files/grader-import": "import grader.exercises\nescaped = True",
+    "files/solutions": "escaped = bool(os.listdir('{root}/solutions'))",
+    "files/sandbox-source": "escaped = bool(open('{root}/grader/sandbox/zygote.py').read())",
+    "files/progress-db": "escaped = bool(os.listdir('{root}/var'))",
+    "ipc/shm-left": "escaped = libc.shmget(0, 2**20, 0o1600) >= 0",
+    "ipc/shm-over-limit": (
+        "ids = [libc.shmget(0, 2**30, 0o1600) for _ in range(3)]\n"
+        "escaped = any(i >= 0 for i in ids)"
+    ),
+    "ipc/msg-queue": "escaped = libc.msgget(0, 0o1600) >= 0",
+    "namespaces/new-user": "escaped = libc.unshare(0x10000000) == 0",
+    "namespaces/enter-host": "escaped = libc.setns(os.open('/proc/1/ns/mnt', os.O_RDONLY), 0) == 0",
+    "memory/memfd": "fd = os.memfd_create('x')\nos.write(fd, b'x' * 2**20)\nescaped = True",
+}
+PRELUDE = "import os, fcntl, ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\nescaped = False\n"
+
+
+def _escape_code(name: str, **where) -> str:
+    body = ESCAPES[name].format(**where)
+    indented = "\n".join("    " + line for line in body.splitlines())
+    return f"{PRELUDE}try:\n{indented}\nexcept Exception:\n    pass\ny = x * int(bool(escaped))"
+
+
+def _ipc_and_shmem() -> tuple[int, int]:
+    """Return the number of SysV IPC objects on the host and its Shmem in kB."""
+    count = 0
+    for kind in ("shm", "msg", "sem"):
+        with open(f"/proc/sysvipc/{kind}") as f:
+            count += len(f.read().splitlines()) - 1
+    with open("/proc/meminfo") as f:
+        shmem = next(int(ln.split()[1]) for ln in f if ln.startswith("Shmem:"))
+    return count, shmem
+
+
+@pytest.mark.parametrize("name", ESCAPES)
+def test_each_escape_is_contained_and_leaves_nothing(run, honest, sandbox, tmp_path, name):
+    outside = tmp_path / "another-copy" / "progress.db"
+    outside.parent.mkdir()
+    outside.write_text("secret answers")
+    home = os.path.expanduser("~")
+    bashrc = Path(home, ".bashrc")
+    rc_before = bashrc.read_bytes() if bashrc.exists() else None
+    token = os.urandom(4).hex()
+    ipc_before = _ipc_and_shmem()
+    where = {"grader": os.getpid(), "home": home, "token": token, "outside": outside}
+    outcome = run(_escape_code(name, **where, root=ROOT))
+    assert outcome.status == "ok", outcome
+    assert not outcome.cases[0].returned["y"].tensor.any(), f"{name} escaped"
+    assert not [p for p in ("/tmp", "/dev/shm", "/var/tmp") if Path(p, f"bpn-{token}").exists()]
+    assert (bashrc.read_bytes() if bashrc.exists() else None) == rc_before
+    count, shmem = _ipc_and_shmem()
+    assert count <= ipc_before[0], "a SysV IPC object was left behind"
+    assert shmem <= ipc_before[1] + 64 * 1024, "shared memory was left behind"
     honest()

@@ -1,25 +1,51 @@
-"""Which paths the zygote keeps visible and which directories it veils."""
+"""Which real paths the zygote binds into its new root, and which it leaves out."""
 
 from __future__ import annotations
 
 import os
 import sys
 
+from grader.sandbox import MissingLayers, Sandbox
 from grader.sandbox.client import ROOT
-from grader.sandbox.isolation import kept_paths, veil_targets
+from grader.sandbox.isolation import kept_paths
 
 
-def test_python_and_the_sandbox_are_kept_but_not_the_project():
+def test_python_the_venv_and_the_sandbox_are_kept():
     keeps = kept_paths(str(ROOT))
-    assert os.path.realpath(sys.base_prefix) in keeps
+    assert any(os.path.realpath(sys.base_prefix).startswith(k) for k in keeps)
+    assert any(os.path.realpath(sys.prefix).startswith(k) for k in keeps)
     assert os.path.realpath(ROOT / "grader" / "sandbox") in keeps
-    assert str(ROOT.resolve()) not in keeps
-    assert not any(k.startswith(str(ROOT.resolve() / "solutions")) for k in keeps)
 
 
-def test_the_projects_parent_is_veiled():
+def test_nothing_that_holds_the_project_or_its_secrets_is_kept():
     root = str(ROOT.resolve())
-    targets = veil_targets(root, kept_paths(root))
-    parent = os.path.dirname(root)
-    assert (parent if parent != "/" else root) in targets
-    assert not any(t != o and t.startswith(o + "/") for t in targets for o in targets)
+    for keep in kept_paths(root):
+        assert not root.startswith(keep + "/") and keep != root
+        assert not keep.startswith(root + "/solutions") and not keep.startswith(root + "/var")
+    assert not any(k in ("/", "/home", "/root", "/tmp", "/etc") for k in kept_paths(root))
+
+
+def test_no_kept_path_is_inside_another():
+    keeps = kept_paths(str(ROOT))
+    assert not any(k != o and k.startswith(o + "/") for k in keeps for o in keeps)
+
+
+def test_missing_layers_name_each_layer_that_is_off_and_why(sandbox):
+    layers = sandbox.layers()
+    lacking = sandbox.missing_layers()
+    assert set(lacking) == {name for name, state in layers.items() if state != "on"}
+    assert all(why and not why.startswith("unavailable") for why in lacking.values())
+    if os.geteuid() == 0:
+        assert lacking == {}, lacking
+
+
+def test_requiring_every_layer_starts_only_when_all_are_on(sandbox):
+    lacking = sandbox.missing_layers()
+    try:
+        strict = Sandbox(slots=1, require_all_layers=True)
+    except MissingLayers as refusal:
+        assert refusal.missing == lacking and lacking
+        assert all(f"- {name}: {why}" in str(refusal) for name, why in lacking.items())
+    else:
+        strict.close()
+        assert lacking == {}

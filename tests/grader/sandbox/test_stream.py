@@ -46,14 +46,15 @@ def _events(run: StreamRun, wire: dict, until=None) -> list:
 
 
 def children(pid: int) -> list[int]:
-    """Return the pids whose parent is pid."""
+    """Return the pids whose parent is pid, leaving out a PID namespace's init (pid 1 inside)."""
     found = []
     for entry in Path("/proc").iterdir():
         try:
             fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            nspid = [ln for ln in (entry / "status").read_text().splitlines() if "NSpid" in ln]
         except (OSError, IndexError):
             continue
-        if entry.name.isdigit() and int(fields[1]) == pid:
+        if entry.name.isdigit() and int(fields[1]) == pid and nspid[0].split()[-1] != "1":
             found.append(int(entry.name))
     return found
 
