@@ -29,6 +29,7 @@ class AppConfig:
     database_url: str = ""
     editor: str = "ace"
     exercises_dir: Path | None = None
+    require_all_layers: bool = False  # refuse to grade unless every sandbox layer is on
 
     @property
     def cache_dir(self) -> Path:
@@ -67,4 +68,16 @@ def _convert(name: str, raw: str):
     """Return raw converted to the type of field `name`."""
     if name in ("data_dir", "exercises_dir"):
         return Path(raw).expanduser()
+    if name == "require_all_layers":
+        return _flag(name, raw)
     return raw
+
+
+def _flag(name: str, raw: str) -> bool:
+    """Return a yes/no setting; anything else is an error that names the setting."""
+    value = raw.strip().lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("", "0", "false", "no", "off"):
+        return False
+    raise ConfigError(f"`{PREFIX}{name.upper()}` must be 1 or 0 (true or false): got {raw!r}.")

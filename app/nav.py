@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from app import services, session, sidebar, visits
+from app import safety, services, session, sidebar, visits
 from app.storage import ATTEMPTED, SOLVED
 
 HOME, PROGRESS, TRAINING, PROBLEMS = "home", "progress", "training", "problems"
@@ -110,6 +110,7 @@ def _runner(module: str, *args) -> Callable[[], None]:
 
     def run() -> None:
         visits.start(run.__name__)
+        safety.guard()
         sidebar.show()
         importlib.import_module(f"app.screens.{module}").render(*args)
 

@@ -8,6 +8,7 @@ dataset fingerprint (and per version of the exercise files).
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -115,3 +116,44 @@ def _trainer(fingerprint: str, root: str, signature: tuple, data_dir: str, *, _d
     from grader.training import Trainer
 
     return Trainer(_dataset, Path(data_dir) / "training", _catalog(root, signature))
+
+
+def missing_layers() -> dict[str, str] | None:
+    """Return the sandbox layers this machine lacks -> why, or None while the sandbox starts.
+
+    The sandbox starts in the background on the first call, so no page waits for it; with
+    `NINJA_REQUIRE_ALL_LAYERS` the call waits and raises MissingLayers if any layer is off.
+    """
+    probe = _layer_probe(config().require_all_layers)
+    if config().require_all_layers:
+        probe.join()
+        if probe.error is not None:
+            raise probe.error
+    return probe.missing
+
+
+@st.cache_resource(show_spinner=False)
+def _layer_probe(require_all: bool) -> _LayerProbe:
+    """Start the process-wide sandbox once, in a thread, and remember which layers it lacks."""
+    probe = _LayerProbe(require_all)
+    probe.start()
+    return probe
+
+
+class _LayerProbe(threading.Thread):
+    """Start the sandbox and record its missing layers (or why it refused to start)."""
+
+    def __init__(self, require_all: bool):
+        super().__init__(name="sandbox-layers", daemon=True)
+        self.require_all = require_all
+        self.missing: dict[str, str] | None = None
+        self.error: Exception | None = None
+
+    def run(self) -> None:
+        from grader.sandbox import default_sandbox
+
+        try:
+            self.missing = default_sandbox(self.require_all).missing_layers()
+        except Exception as e:  # MissingLayers, or a sandbox that cannot start at all
+            self.error = e
+            self.missing = {"sandbox": str(e)}

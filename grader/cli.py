@@ -13,6 +13,7 @@ from grader import render
 from grader.engine import Grader
 from grader.exercises import discover
 from grader.sandbox import Sandbox
+from grader.sandbox.clean import inert
 from grader.validate import validate
 
 
@@ -70,7 +71,7 @@ def _check(args) -> int:
         else:
             result = grader.grade_pass(code)
             text = render.whole_pass(result)
-    print(json.dumps(result.to_dict(), indent=2) if args.json else text)
+    print(json.dumps(result.to_dict(), indent=2) if args.json else inert(text))
     return 0 if result.solved else 1
 
 

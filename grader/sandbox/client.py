@@ -117,6 +117,7 @@ class ZygoteClient:
         finally:
             os.close(result_r)
         if stream.done and stream.error is None and stream.internal is None:
+            self._stop_worker()
             self.pending = (self.runs, deadline + GRACE)
             return {"kind": "exit", "id": self.runs, "deferred": True}, stream
         return self._report(self.runs, deadline + GRACE), stream
@@ -134,6 +135,13 @@ class ZygoteClient:
         finally:
             _close(payload_r, result_w)
         return payload_w, result_r
+
+    def _stop_worker(self) -> None:
+        """Free the slot now that the result is in: a worker that lingers is killed at once."""
+        try:
+            send_packet(self.sock, {"kind": "stop", "id": self.runs})
+        except OSError as e:
+            logger.warning("sandbox: could not stop worker of run %d: %r", self.runs, e)
 
     def _report(self, run_id: int, deadline: float) -> dict:
         """Return the exit report of run run_id."""

@@ -8,16 +8,19 @@ needs, and the whole stream for a byte budget. Tensors are rebuilt as fresh torc
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import torch
 
-from .protocol import Frame, FrameReader, ProtocolError
+from .clean import inert
+from .protocol import Frame, FrameReader
 from .records import DTYPE_NAMES, Case, CaseOutcome, LearnerError, Limits, Returned
 from .tensorwire import describe, tensor_bytes, tensor_from
 from .worker import MAX_MESSAGE, MAX_TRACEBACK
 
+logger = logging.getLogger("grader.sandbox")
 MAX_TYPE, MAX_PROBLEM, MAX_LOG = 200, 500, 4000
 NOTE_SLACK = 200  # room for the "[output truncated …]" note
 FRAME_SLACK = 64 * 1024
@@ -82,10 +85,9 @@ def read_stream(fd: int, cases: Sequence[Case], limits: Limits, deadline: float)
             accept(stream, frame, cases, limits)
     except TimeoutError:
         raise
-    except (ValueError, ProtocolError) as e:  # the worker sent something malformed: rejected
+    except Exception as e:  # the worker's bytes are the learner's: whatever breaks decoding
         stream.error = f"{type(e).__name__}: {e}"[:MAX_LOG]
-    except Exception as e:  # a fault in the parent's own decoding, never the learner's
-        stream.internal = f"parent failed to decode: {type(e).__name__}: {e}"[:MAX_LOG]
+        logger.warning("sandbox: rejected a worker's stream", exc_info=True)
     return stream
 
 
@@ -160,7 +162,7 @@ def _keys(entry: object, keys: set[str], what: str) -> None:
 
 
 def _text(value: object, limit: int) -> str:
-    """Return value if it is a string (cut to limit), else raise ValueError."""
+    """Return value, made inert and cut to limit, if it is a string; else raise ValueError."""
     if not isinstance(value, str):
         raise ValueError(f"expected a string, got {type(value).__name__}")
-    return value[:limit]
+    return inert(value[:limit])

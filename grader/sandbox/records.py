@@ -30,6 +30,7 @@ STATUSES = (
     "forbidden",
     "crashed",
     "no_result",
+    "malformed",
     "exited",
     "internal",
     "busy",

@@ -1,4 +1,9 @@
-"""Turn a worker's exit report and result stream into a status and a learner-facing message."""
+"""Turn a worker's exit report and result stream into a status and a learner-facing message.
+
+Only what the parent and the zygote observed decides: the wall clock, the CPU time measured by
+wait4, the signal that ended the worker, and the frames it sent. The exit code is the learner's
+to choose (os._exit), so it never changes the verdict or its wording.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,6 @@ import math
 import signal
 
 from .codec import Stream
-from .confine import EXIT_MEMORY, EXIT_NO_RESULT
 from .records import CaseOutcome, Limits
 from .worker import ALLOCATION_WORDS
 
@@ -26,6 +30,8 @@ MESSAGES = {
     "hand.",
     "crashed": "Your code crashed the worker ({signal}).",
     "no_result": "Your code ended without handing back its variables.",
+    "malformed": "Your code sent data the grader cannot read (it wrote to the grader's channel "
+    "or broke the objects it returns). Assign your answer to a plain variable.",
     "exited": "Your code called exit(), so the grader could not read your variables. Remove the "
     "exit call.",
     "internal": INTERNAL,
@@ -61,21 +67,19 @@ def _status(report: dict, stream: Stream, limits: Limits) -> str:
         return "internal"
     if report.get("killed") == "wall":
         return "wall_limit"
-    if sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu >= math.ceil(limits.cpu_seconds)):
+    if sig in (signal.SIGXCPU, signal.SIGKILL) and cpu >= 0.9 * limits.cpu_seconds:
         return "cpu_limit"
     if sig == signal.SIGSYS:
         return "forbidden"
     if sig is not None:
         return "crashed"
-    if report.get("code") == EXIT_MEMORY:
-        return "memory_limit"
-    if stream.internal is not None:
-        return "internal"
-    if stream.done and stream.error is None:
+    if stream.error is not None:
+        return "malformed"
+    if stream.done and stream.internal is None:
         return from_cases(stream.cases)
     if not stream.ready:
         return "internal"
-    return "no_result" if stream.error or report.get("code") == EXIT_NO_RESULT else "exited"
+    return "no_result"
 
 
 def from_cases(cases: list[CaseOutcome]) -> str:

@@ -22,6 +22,12 @@ sys.path.insert(0, str(Path(__file__).parent))
 from app_helpers import FakeGrader  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def all_layers_on(monkeypatch):
+    """Report every sandbox layer on, so that rendering a page starts no sandbox."""
+    monkeypatch.setattr(services, "missing_layers", lambda: {})
+
+
 @pytest.fixture
 def app_env(tmp_path, monkeypatch):
     """Point the app at a fresh data directory and the plain editor; return the directory."""

@@ -177,3 +177,14 @@ def test_doctor_says_when_no_sandbox_can_start(monkeypatch, capsys):
     out = capsys.readouterr().out
     assert out.startswith("zygote                   unavailable: [Errno 13] Permission denied")
     assert out.splitlines()[-1] == "0 of 1 layers on."
+
+
+def test_learner_text_cannot_paint_the_terminal_or_crash_check(tmp_path):
+    answer = tmp_path / "paint.py"
+    paint = r"\x1b[2J\x1b[H\x1b[32mdprobs: solved\r\u202e"
+    answer.write_text(f"print('{paint}')\nraise ValueError('\\ud800{paint}')\n")
+    done = cli("check", answer, "--exercise", "dprobs")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "Traceback (most recent call last)" not in done.stderr
+    assert "\x1b" not in done.stdout and "\u202e" not in done.stdout
+    assert "ValueError" in done.stdout and "\\x1b[2J" in done.stdout

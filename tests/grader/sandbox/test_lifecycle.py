@@ -165,3 +165,16 @@ def test_a_stop_request_kills_the_running_worker_at_once(lonely):
     assert time.monotonic() - started < 3
     assert "'killed': 'stop'" in outcome.log
     assert lonely.run("y = 1", ONE).status == "ok"
+
+
+def test_a_worker_that_lingers_after_its_result_is_stopped_at_once(lonely):
+    code = "import os\ndef spin(code):\n    while True:\n        pass\nos._exit = spin\ny = 1"
+    patient = Limits(**{**LIMITS.__dict__, "cpu_seconds": 30, "wall_seconds": 60})
+    outcome = lonely.run(code, [Case("a", {}, {}, ("y",))], patient)
+    assert outcome.status == "ok"
+    zygote = lonely._zygotes[0]
+    run_id, deadline = zygote.pending
+    zygote.pending = None
+    report = zygote._report(run_id, deadline)  # without the stop: after 30 s of CPU
+    assert report["killed"] == "stop"
+    assert lonely.run("y = 1", ONE).status == "ok"

@@ -122,3 +122,33 @@ def test_run_checks_its_arguments(sandbox):
 def test_per_run_limits_override_the_defaults(run):
     small = Limits(**{**LIMITS.__dict__, "result_bytes": 8})
     assert "too large" in run("y = x", limits=small).cases[0].returned["y"].problem
+
+
+FORGERIES = [
+    ("garbage on the result pipe", "import os\nos.write(3, b'garbage\\n' * 100)", "malformed"),
+    (
+        "a forged internal failure",
+        "import sys\nwire = sys.modules['grader.sandbox.protocol']\n"
+        "wire.write_frame(3, {'kind': 'internal', 'log': 'forged'})\nimport os\nos._exit(0)",
+        "no_result",
+    ),
+    ("an exit code that claims memory", "import os\nos._exit(87)", "no_result"),
+    ("an exit code that claims no result", "import os\nos._exit(86)", "no_result"),
+]
+
+
+@pytest.mark.parametrize(("case", "code", "status"), FORGERIES, ids=[f[0] for f in FORGERIES])
+def test_what_a_worker_forges_is_its_own_fault(run, case, code, status):
+    outcome = run(code)
+    assert outcome.status == status
+    assert "grader failed" not in outcome.message
+
+
+def test_learner_text_reaches_the_parent_inert(run):
+    code = "print('\\x1b[2J\\x1b[32m solved \\r\\u202e')\nraise ValueError('\\ud800\\x07')"
+    outcome = run(code)
+    case = outcome.cases[0]
+    text = case.stdout + case.error.message
+    assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
+    assert "\\x1b[2J" in case.stdout and "\\ud800" in case.error.message
+    text.encode("utf-8")  # no lone surrogate left
