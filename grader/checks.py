@@ -37,7 +37,7 @@ def _raised(case: CaseOutcome, prepared: Prepared) -> tuple[Check, CodeError]:
 def check_rules(problem: Problem | None, outcome: RunOutcome | None) -> Check:
     """Check 2: no autograd, found in the source or caught while running."""
     if problem is not None:
-        message = feedback.uses_autograd(problem.what, problem.line)
+        message = feedback.uses_autograd(problem.what, problem.line, problem.dynamic)
         return Check("rules", FAIL, message, feedback.hint_autograd())
     if outcome is not None and outcome.status == "forbidden" and "autograd" in outcome.message:
         return Check("rules", FAIL, outcome.message, feedback.hint_autograd())

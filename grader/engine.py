@@ -81,7 +81,11 @@ class Grader:
         problem = rules.autograd_use(tree)
         if problem:
             return PassResult(
-                False, info, (), None, feedback.uses_autograd(problem.what, problem.line)
+                False,
+                info,
+                (),
+                None,
+                feedback.uses_autograd(problem.what, problem.line, problem.dynamic),
             )
         return grade_pass(chosen, self.runs, self.sandbox, code)
 

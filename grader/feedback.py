@@ -69,8 +69,13 @@ def rules_ok() -> str:
     return "Your code computes the gradient by hand."
 
 
-def uses_autograd(what: str, line: int | None) -> str:
+def uses_autograd(what: str, line: int | None, dynamic: bool = False) -> str:
     where = f" on line {line}" if line else ""
+    if dynamic:
+        return (
+            f"Your code uses `{what}`{where}, which can reach autograd in ways the grader cannot "
+            "check; write the gradient with plain tensor operations."
+        )
     return f"Your code uses autograd (`{what}`){where}; write the gradient by hand."
 
 

@@ -43,7 +43,7 @@ def check(code: str, settings: dict, Xtr, Ytr, sandbox: Sandbox) -> GradCheck:
         return _refused(feedback.syntax_error(tree.what, tree.line, tree.column))
     problem = rules.autograd_use(tree)
     if problem:
-        return _refused(feedback.uses_autograd(problem.what, problem.line))
+        return _refused(feedback.uses_autograd(problem.what, problem.line, problem.dynamic))
     missing = unfinished(tree)
     if missing:
         return _refused(feedback.unfinished(missing))

@@ -7,8 +7,23 @@ import re
 from dataclasses import dataclass
 
 MAX_CODE_BYTES = 100_000
-AUTOGRAD_ATTRS = {"backward", "grad", "requires_grad", "requires_grad_", "retain_grad", "autograd"}
-AUTOGRAD_MODULES = ("torch.autograd", "torch.func", "functorch")
+# Attributes that are autograd, or a way back to it; strings and comments never count.
+AUTOGRAD_ATTRS = {
+    "backward", "grad", "requires_grad", "requires_grad_", "retain_grad", "autograd", "grad_fn",
+    "register_hook", "register_post_accumulate_grad_hook", "enable_grad", "set_grad_enabled",
+    "inference_mode", "Parameter", "func", "forward_ad", "functional", "_make_dual",
+    "_unpack_dual", "run_backward", "_execution_engine", "_C",
+}  # fmt: skip
+AUTOGRAD_MODULES = ("torch.autograd", "torch.func", "functorch", "torch._C", "torch._functorch")
+# Plain names a learner may well give their own variables; as attributes they still count.
+LEARNER_NAMES = {"grad", "func", "functional", "backward", "modules", "Parameter", "requires_grad"}
+# Names that reach other names by a computed string, or load code the rules cannot read.
+DYNAMIC_NAMES = {
+    "getattr", "setattr", "delattr", "hasattr", "__import__", "importlib", "exec", "eval",
+    "compile", "globals", "vars", "locals", "__builtins__", "__dict__", "__subclasses__",
+    "__globals__", "__getattribute__", "__closure__", "__code__", "modules", "gc", "ctypes",
+    "_imp", "inspect", "operator", "attrgetter", "methodcaller", "marshal", "pickle", "types",
+}  # fmt: skip
 NOT_TEXT = re.compile("[\x00\ud800-\udfff]")  # a NUL, or half of a UTF-16 surrogate pair
 
 
@@ -19,6 +34,7 @@ class Problem:
     what: str
     line: int | None = None
     column: int | None = None
+    dynamic: bool = False  # names dynamic access (getattr, exec, ...) rather than autograd
 
 
 def parse(code: str) -> ast.Module | Problem:
@@ -50,26 +66,41 @@ def autograd_use(tree: ast.Module) -> Problem | None:
     for node in ast.walk(tree):
         found = _autograd_node(node)
         if found:
-            return Problem(found, getattr(node, "lineno", None), getattr(node, "col_offset", None))
+            line, column = getattr(node, "lineno", None), getattr(node, "col_offset", None)
+            return Problem(found, line, column, is_dynamic(found))
     return None
 
 
 def _autograd_node(node: ast.AST) -> str:
-    """Return a description of node if it touches autograd, else ''."""
+    """Return a description of node if it touches autograd or reaches names dynamically."""
     if isinstance(node, ast.Attribute):
         dotted = _dotted(node)
         module = next((m for m in AUTOGRAD_MODULES if dotted.startswith(m)), "")
-        return module or (f".{node.attr}" if node.attr in AUTOGRAD_ATTRS else "")
-    if isinstance(node, ast.Name) and node.id == "functorch":
-        return "functorch"
+        return module or _name_use(node.attr, prefix=".")
+    if isinstance(node, ast.Name) and node.id not in LEARNER_NAMES:
+        return _name_use(node.id)
     if isinstance(node, ast.Import | ast.ImportFrom):
-        names = [a.name for a in node.names] + [getattr(node, "module", None) or ""]
+        names = [getattr(node, "module", None) or ""] + [a.name for a in node.names]
         for name in names:
-            if name.startswith(AUTOGRAD_MODULES):
+            if name.startswith(AUTOGRAD_MODULES) or name.split(".")[0] in DYNAMIC_NAMES:
                 return name
-    if isinstance(node, ast.Constant) and node.value in AUTOGRAD_ATTRS:
-        return str(node.value)
+            if name in AUTOGRAD_ATTRS:
+                return name
     return ""
+
+
+def _name_use(name: str, prefix: str = "") -> str:
+    """Return how a plain or attribute name touches autograd, or ''."""
+    if name in AUTOGRAD_ATTRS or name == "functorch":
+        return prefix + name
+    if name in DYNAMIC_NAMES:
+        return prefix + name
+    return ""
+
+
+def is_dynamic(what: str) -> bool:
+    """Return whether a problem names dynamic access rather than autograd itself."""
+    return what.lstrip(".").split(".")[0] in DYNAMIC_NAMES
 
 
 def _dotted(node: ast.AST) -> str:

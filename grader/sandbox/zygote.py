@@ -28,7 +28,7 @@ import tempfile
 import time
 from dataclasses import dataclass, replace
 
-from . import confine, isolation, trainloop, worker
+from . import confine, isolation, noautograd, trainloop, worker
 from .protocol import FrameReader, ProtocolError, recv_packet, send_packet, write_frame
 from .warmup import prepare
 
@@ -83,7 +83,17 @@ def _plan(layers: dict[str, str], kind: str) -> tuple[confine.Plan, dict[str, st
             more["uid"] += " (without capabilities, and unable to see the grader or the zygote)"
     if layers.get("filesystem") == "on":
         isolation.seal(os.path.dirname(os.path.abspath(__file__)))
+    more["autograd"] = _attempt_disable()
     return plan, {**layers, **more}
+
+
+def _attempt_disable() -> str:
+    """Make autograd unusable here, so that every worker forked later starts without it."""
+    try:
+        noautograd.disable()
+    except (AttributeError, KeyError, RuntimeError) as e:  # a torch without these switches
+        return f"unavailable: {e!r}"
+    return "on"
 
 
 def _send(sock: socket.socket, report: dict) -> bool:

@@ -122,7 +122,7 @@ def test_validate_one_good_file():
 
 
 LAYERS = ("network", "filesystem", "procfs", "ipc", "process", "environment", "workdir", "rlimits")
-LAYERS += ("uid", "seccomp", "threads")
+LAYERS += ("uid", "seccomp", "threads", "autograd")
 
 
 def _states(stdout: str) -> dict[str, str]:

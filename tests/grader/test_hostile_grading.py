@@ -60,10 +60,12 @@ def case(category: str, name: str, code: str, kind: str, expected: str):
 
 
 NOT_DEFINED = f"`{EXERCISE}` is not defined"
+# Refused before running: dynamic access (the sandbox suites prove the runtime containment).
+STATIC = "which can reach autograd in ways the grader cannot check"
 # Appended to a case that tries to run `touch pwned`: had the program run, the answer would be
 # right and the case solved, so "not defined" proves that nothing was executed.
 IF_RAN = (
-    "\nif __import__('os').path.exists('pwned'):\n"
+    "\nimport os as os_\nif os_.path.exists('pwned'):\n"
     "    dlogprobs = torch.zeros_like(logprobs)\n"
     "    dlogprobs[range(n), Yb] = -1.0 / n\n"
 )
@@ -117,7 +119,7 @@ HOSTILE = [
          raised("RuntimeError", 3)),
     case("processes", "spinning-threads", "import threading\ndef spin():\n    while True:\n"
          "        pass\nfor _ in range(4):\n    threading.Thread(target=spin).start()\nspin()",
-         "runs", fixed("cpu_limit")),
+         "runs", raised("RuntimeError", 6)),  # one thread: a new one would have grad mode on
     case("programs", "torch-os-system", "r = torch.os.system('touch pwned')" + IF_RAN, "form",
          NOT_DEFINED),
     case("programs", "subprocess", "import subprocess\nsubprocess.run(['touch', 'pwned'])", "runs",
@@ -125,9 +127,9 @@ HOSTILE = [
     case("programs", "execv", "import os\nos.execv('/bin/sh', ['sh', '-c', 'touch pwned'])",
          "runs", fixed("forbidden")),
     case("programs", "pty", "import pty\npty.spawn(['touch', 'pwned'])", "runs",
-         raised("OSError", 2)),  # the new root has no /dev/ptmx: no terminal to open
+         raised("ImportError", 1)),  # termios is compiled, and no compiled module loads now
     case("programs", "ctypes-system",
-         "import ctypes\nctypes.CDLL(None).system(b'touch pwned')" + IF_RAN, "form", NOT_DEFINED),
+         "import ctypes\nctypes.CDLL(None).system(b'touch pwned')" + IF_RAN, "rules", STATIC),
     case("programs", "cpp-extension", "import torch.utils.cpp_extension as ext\n"
          "ext.load_inline('x', 'int f() { return 1; }', functions=['f'])", "runs",
          raised("RuntimeError", 2)),
@@ -169,18 +171,17 @@ HOSTILE = [
          "runs", raised("URLError", 2)),
     case("introspection", "subclasses",
          "w = [c for c in object.__subclasses__() if c.__name__ == '_wrap_close'][0]\n"
-         "w.__init__.__globals__['system']('touch pwned')" + IF_RAN, "form", NOT_DEFINED),
+         "w.__init__.__globals__['system']('touch pwned')" + IF_RAN, "rules", STATIC),
     case("introspection", "subclasses-popen",
          "P = [c for c in object.__subclasses__() if c.__name__ == 'Popen'][0]\nP(['touch', 'x'])",
-         "runs", fixed("forbidden")),
+         "rules", STATIC),
     case("introspection", "frames", "import sys\nfound, f = [], sys._getframe()\n"
          "while f is not None:\n    found += [v for v in list(f.f_locals.values())"
          " if isinstance(v, torch.Tensor)]\n    f = f.f_back\n"
          "dlogprobs = [t for t in found if t.shape == logprobs.shape][-1]", "lecture",
          "`dlogprobs` is inaccurate"),
     case("introspection", "gc-tensors", "import gc\ndlogprobs = [o for o in gc.get_objects() if "
-         "isinstance(o, torch.Tensor) and o.shape == logprobs.shape][0]", "lecture",
-         "`dlogprobs` is inaccurate"),
+         "isinstance(o, torch.Tensor) and o.shape == logprobs.shape][0]", "rules", STATIC),
     case("introspection", "parent-memory", "import os\nopen('/proc/%d/mem' % os.getppid(), 'rb')",
          "runs", raised("FileNotFoundError", 2)),
     case("pickle", "torch-load", EVIL + "torch.save(E(), 'p.pt')\ntorch.load('p.pt')", "runs",
@@ -204,7 +205,7 @@ HOSTILE = [
          "`dlogprobs` is inaccurate"),
     case("exit", "sys-exit", "import sys\nsys.exit(0)", "runs", fixed("exited")),
     case("exit", "os-exit", "dlogprobs = torch.zeros_like(logprobs)\nimport os\nos._exit(0)",
-         "runs", fixed("exited")),
+         "runs", fixed("no_result")),
     case("exit", "kill-parent", "import os\nos.kill(os.getppid() or 1, 9)", "runs",
          fixed("forbidden")),  # getppid() is 0 in the run's PID namespace
     case("exit", "killpg-parent", "import os\nos.killpg(os.getpgid(os.getppid() or 1) or 1, 9)",
@@ -232,10 +233,11 @@ HOSTILE = [
     case("nan", "one-inf", "dlogprobs = torch.zeros_like(logprobs)\ndlogprobs[3, 4] = float('inf')",
          "form", "`dlogprobs` has 1 non-finite values (nan or inf), the first at (3, 4)"),
     case("autograd", "hidden", "ag = getattr(torch, 'dargotua'[::-1])\n"
-         "dlogprobs = getattr(ag, 'darg'[::-1])(logprobs.sum(), logprobs)", "rules",
-         fixed("autograd")),
+         "dlogprobs = getattr(ag, 'darg'[::-1])(logprobs.sum(), logprobs)", "rules", STATIC),
     case("autograd", "hidden-backward", "getattr(logprobs.sum(), 'drawkcab'[::-1])()", "rules",
-         fixed("autograd")),
+         STATIC),
+    case("autograd", "enable-grad", "p = logprobs.clone().requires_grad_()\n"
+         "with torch.enable_grad():\n    (p * 2).sum().backward()", "rules", "uses autograd"),
     case("unreadable", "null-byte", "x = 1\ny = 2\x00", "runs",
          "syntax error on line 2, column 6: the character U+0000 cannot appear in code"),
     case("unreadable", "lone-surrogate", "x = '\udcff'", "runs",

@@ -18,8 +18,31 @@ from grader import rules
         ("f = torch.func.grad(f)", "torch.func"),
         ("W1.requires_grad_(True)", ".requires_grad_"),
         ("h.retain_grad()", ".retain_grad"),
-        ("b = getattr(loss, 'backward')", "backward"),
+        ("b = getattr(loss, 'backward')", "getattr"),
         ("import functorch", "functorch"),
+        ("p = torch.nn.Parameter(W1)", ".Parameter"),
+        ("with torch.enable_grad():\n    y = W1 * 2", ".enable_grad"),
+        ("torch.set_grad_enabled(True)", ".set_grad_enabled"),
+        ("with torch.inference_mode(False):\n    pass", ".inference_mode"),
+        ("f = y.grad_fn", ".grad_fn"),
+        ("y.register_hook(print)", ".register_hook"),
+        ("import torch.autograd.forward_ad as fwAD", "torch.autograd.forward_ad"),
+        ("j = torch.autograd.functional.jacobian", "torch.autograd"),
+        ("from torch import func", "func"),
+        ("from torch import enable_grad as on", "enable_grad"),
+        ("f = getattr(torch, 'fu' + 'nc')", "getattr"),
+        ("import sys; m = sys.modules['torch']", ".modules"),
+        ("e = __import__('torch')", "__import__"),
+        ("import importlib", "importlib"),
+        ("exec('x = 1')", "exec"),
+        ("g = eval('1')", "eval"),
+        ("c = compile('1', 'f', 'eval')", "compile"),
+        ("e = torch._C._set_grad_enabled", "torch._C"),
+        ("w = [c for c in object.__subclasses__()]", ".__subclasses__"),
+        ("import gc", "gc"),
+        ("import ctypes", "ctypes"),
+        ("import inspect", "inspect"),
+        ("g = vars(torch)", "vars"),
     ],
 )
 def test_autograd_is_found(code, what):
@@ -29,7 +52,15 @@ def test_autograd_is_found(code, what):
 
 @pytest.mark.parametrize(
     "code",
-    ["dh = dlogits @ W2.T", "grad = 2 * x", "dC = torch.zeros_like(C)\ndC.index_add_(0, i, d)"],
+    [
+        "dh = dlogits @ W2.T",
+        "grad = 2 * x",
+        "dC = torch.zeros_like(C)\ndC.index_add_(0, i, d)",
+        'print("grad", dh.shape)  # not .backward(), just a word',
+        "s = 'torch.autograd.grad and requires_grad are only words here'",
+        "func = lambda t: t * 2\nbackward = func(x)",
+        "with torch.no_grad():\n    y = x * 2",
+    ],
 )
 def test_plain_code_passes(code):
     assert rules.autograd_use(rules.parse(code)) is None

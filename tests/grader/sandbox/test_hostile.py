@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -27,8 +26,9 @@ def test_starting_a_process_is_forbidden(run, honest, how):
     outcome = run(SPAWNS[how])
     if how == "system":
         assert outcome.status == "ok", outcome
-    elif how == "pty" and outcome.status == "ok":  # the new root has no /dev/ptmx to open
-        assert "out of pty devices" in outcome.cases[0].error.message
+    elif how == "pty" and outcome.status == "ok":  # termios is not loaded, nor /dev/ptmx there
+        message = outcome.cases[0].error.message
+        assert "out of pty devices" in message or "no new compiled modules" in message
     else:
         assert outcome.status == "forbidden", outcome
     honest()
@@ -38,7 +38,8 @@ def test_starting_a_process_is_forbidden(run, honest, how):
 def test_starting_a_process_has_no_side_effect(run, how):
     indented = "\n".join("    " + line for line in SPAWNS[how].splitlines())
     code = (
-        f"try:\n{indented}\nexcept OSError:\n    pass\nimport os\ny = x * os.path.exists('marker')"
+        f"try:\n{indented}\nexcept (OSError, ImportError):\n    pass\n"
+        "import os\ny = x * os.path.exists('marker')"
     )
     outcome = run(code)
     assert outcome.status == "ok"
@@ -110,15 +111,15 @@ def test_worker_is_unprivileged_in_an_empty_directory(run, sandbox):
 @pytest.mark.parametrize(
     ("code", "status"),
     [
-        ("import os\nos._exit(0)", "exited"),
+        ("import os\nos._exit(0)", "no_result"),  # the exit code is the learner's: not trusted
         ("import sys\nsys.exit(3)", "exited"),
         ("exit()", "exited"),
         ("import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)", "crashed"),
         ("import ctypes\nctypes.string_at(0)", "crashed"),
         ("import os\nos.close(3)\ny = x", "no_result"),
-        ("import os\nos.write(3, b'garbage\\n')\ny = x", "no_result"),
-        ('import os\nos.write(3, b\'{"kind": "done", "blob_sizes": []}\\n\')', "no_result"),
-        ('import os\nos.write(3, b\'{"kind": "case", "blob_sizes": [99999999]}\\n\')', "no_result"),
+        ("import os\nos.write(3, b'garbage\\n')\ny = x", "malformed"),
+        ('import os\nos.write(3, b\'{"kind": "done", "blob_sizes": []}\\n\')', "malformed"),
+        ('import os\nos.write(3, b\'{"kind": "case", "blob_sizes": [99999999]}\\n\')', "malformed"),
     ],
 )
 def test_ending_or_corrupting_the_worker_is_reported(run, honest, code, status):
@@ -128,12 +129,11 @@ def test_ending_or_corrupting_the_worker_is_reported(run, honest, code, status):
     honest()
 
 
-def test_a_threads_exception_shows_only_the_learners_lines(run):
+def test_a_thread_cannot_bring_autograd_back(run):
     code = "import threading\ndef boom():\n    1 / 0\nt = threading.Thread(target=boom)\n"
     code += "t.start()\nt.join()"
-    stdout = run(code).cases[0].stdout
-    assert 'File "<your code>", line 3, in boom' in stdout and "ZeroDivisionError" in stdout
-    assert "threading.py" not in stdout and sys.prefix not in stdout
+    error = run(code).cases[0].error
+    assert error.type == "RuntimeError" and error.line == 5
 
 
 @pytest.mark.parametrize(

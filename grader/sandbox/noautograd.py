@@ -1,0 +1,98 @@
+"""Make autograd unusable in a worker before the learner's code runs, below Python names.
+
+Turning grad mode off is not enough when the learner can turn it back on, so every switch that
+can turn it on is replaced, in every module that holds it, by a function that can only keep it
+off; the originals are then unreachable from Python. What the switches guard:
+- grad mode (`torch._C._set_grad_enabled`, and `_InferenceMode(False)`, which enables it);
+- forward-mode AD (`_set_fwd_grad_enabled`, `_enter_dual_level`);
+- torch.func's transforms (`_grad_increment_nesting`, `_jvp_increment_nesting`), which ignore an
+  outer no_grad;
+- new threads, which start with grad mode on, and loading extension or built-in modules anew
+  (a reload of torch._C would bring the switches back).
+Without grad mode no graph is recorded, so `.backward()`, `autograd.grad`, hooks and a direct
+call of `grad_fn` have nothing to work on.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import torch
+
+
+class AutogradForbidden(RuntimeError):
+    """The learner's code tried to use autograd."""
+
+
+def disable() -> None:
+    """Turn grad mode and forward AD off for good in this process (and the ones it forks)."""
+    importlib.import_module("encodings.idna")  # loaded lazily by sockets and urllib: load it now
+    torch._C._set_grad_enabled(False)
+    torch._C._set_fwd_grad_enabled(False)
+    swaps = [
+        (torch._C, "_set_grad_enabled", _only_off),
+        (torch._C, "_set_fwd_grad_enabled", _only_off),
+        (torch._C, "_enter_dual_level", _refuse),
+        (torch._C, "_InferenceMode", _InferenceOnly),
+        (torch._C._functorch, "_grad_increment_nesting", _refuse),
+        (torch._C._functorch, "_jvp_increment_nesting", _refuse),
+    ]
+    for owner, names, refusal in (
+        (sys.modules["_thread"], THREADS, _no_threads),
+        (sys.modules["_imp"], LOADERS, _no_loading),
+    ):
+        swaps += [(owner, name, refusal) for name in names if hasattr(owner, name)]
+    _swap_everywhere({id(getattr(owner, name)): new for owner, name, new in swaps})
+    for owner, name, new in swaps:
+        setattr(owner, name, new)
+
+
+THREADS = ("start_new_thread", "start_joinable_thread", "start_new")
+LOADERS = ("create_dynamic", "create_builtin", "exec_dynamic", "exec_builtin")
+
+
+def _swap_everywhere(replacements: dict[int, object]) -> None:
+    """Replace every module-level reference to the originals (keyed by id) in one pass."""
+    for module in list(sys.modules.values()):
+        namespace = getattr(module, "__dict__", None)
+        if not isinstance(namespace, dict):
+            continue
+        for key, value in list(namespace.items()):
+            if id(value) in replacements:
+                namespace[key] = replacements[id(value)]
+
+
+def _refuse(*args, **kwargs):
+    """Stand in for an autograd entry point."""
+    raise AutogradForbidden("autograd is not available here: write the gradient by hand")
+
+
+def _no_threads(*args, **kwargs):
+    """Stand in for starting a thread (a new thread would start with grad mode on)."""
+    raise RuntimeError("can't start new thread: the grader runs your code on one thread")
+
+
+def _no_loading(*args, **kwargs):
+    """Stand in for loading a compiled module (a reload would bring the switches back)."""
+    raise ImportError("the grader loads no new compiled modules; use torch, F and math")
+
+
+def _only_off(enabled, *args, **kwargs) -> None:
+    """Accept switching grad mode off (a no-op: it is off); refuse switching it on."""
+    if enabled:
+        _refuse()
+
+
+class _InferenceOnly:
+    """Stand in for torch._C._InferenceMode: inference mode on is harmless, off enables grad."""
+
+    def __init__(self, mode: bool = True):
+        if not mode:
+            _refuse()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
