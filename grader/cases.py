@@ -6,8 +6,9 @@ batch with random upstream gradients, and another configuration in which every s
 
 from __future__ import annotations
 
+import secrets
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import torch
 
@@ -50,6 +51,12 @@ class Runs:
                 self._runs[key] = self._run(scenario, config)
             return self._runs[key]
 
+    def fresh_alt(self, scenario: Scenario, seed: int) -> ForwardRun:
+        """Return the other-sizes run drawn from a new seed (parameters and data)."""
+        sizes = dict(scenario.alt_sizes)
+        data = synthetic_data(sizes, seed) if scenario.uses_dataset else None
+        return run_forward(scenario, sizes, data, seed=seed)
+
     def _run(self, scenario: Scenario, config: str) -> ForwardRun:
         """Run the scenario for one configuration."""
         if config == LECTURE:
@@ -91,22 +98,54 @@ def upstream(exercise: Exercise, run: ForwardRun) -> dict[str, torch.Tensor]:
     return {name: run.grads[name] for name in exercise.given}
 
 
-def random_upstream(exercise: Exercise, run: ForwardRun) -> dict[str, torch.Tensor]:
-    """Return random upstream gradients on the scale of the true ones (the output keeps 1).
+def random_upstream(
+    exercise: Exercise, run: ForwardRun, g: torch.Generator | None = None
+) -> dict[str, torch.Tensor]:
+    """Return random upstream gradients, every consumer on one scale (the output keeps 1).
 
-    Matching the scale keeps float32 round-off, and so the tolerance, as on the lecture batch.
+    One scale, the largest spread among the true upstream gradients, so that no consumer's
+    branch can vanish: scaled to its own spread, `dlogit_maxes` (about 1e-9) would hide the
+    max branch of `dlogits`, and answers without it would pass.
     """
-    g = torch.Generator().manual_seed(exercise.scenario.seed + len(exercise.id))
+    g = g or torch.Generator().manual_seed(exercise.scenario.seed + len(exercise.id))
+    spreads = [_spread(run.grads[name]) for name in exercise.given]
+    scale = max(spreads, default=0.0) or 1.0
     out = {}
     for name in exercise.given:
         like = run.grads[name]
         if name == exercise.scenario.output:
             out[name] = torch.ones_like(like)
         else:
-            scale = float(like.std()) if like.numel() > 1 else float(like.abs())
-            noise = torch.randn(like.shape, generator=g, dtype=like.dtype)
-            out[name] = noise * (scale or 1.0)
+            out[name] = torch.randn(like.shape, generator=g, dtype=like.dtype) * scale
     return out
+
+
+def _spread(t: torch.Tensor) -> float:
+    """Return the standard deviation of a gradient (its magnitude for a single number)."""
+    return float(t.std()) if t.numel() > 1 else float(t.abs().max()) if t.numel() else 0.0
+
+
+def fresh(prepared: Prepared, runs: Runs) -> Prepared:
+    """Return the prepared cases with new random upstream gradients and new other-size data.
+
+    Drawn anew for every submission, so that nothing a message reveals about those cases can
+    be collected over many submissions and replayed.
+    """
+    exercise, seed = prepared.exercise, secrets.randbits(62)
+    lecture = prepared.runs[LECTURE]
+    random = random_upstream(exercise, lecture, torch.Generator().manual_seed(seed))
+    alt = runs.fresh_alt(exercise.scenario, seed)
+    cotangents = prepared.cotangents | {RANDOM: random, ALT: upstream(exercise, alt)}
+    expected = prepared.expected | {
+        RANDOM: vjp(exercise.scenario, lecture, exercise.target, random),
+        ALT: alt.grads[exercise.target],
+    }
+    forward = prepared.runs | {ALT: alt}
+    cases = tuple(
+        make_case(c.name, exercise, forward[c.name], cotangents[c.name]) if c.name != LECTURE else c
+        for c in prepared.cases
+    )
+    return replace(prepared, cases=cases, expected=expected, runs=forward, cotangents=cotangents)
 
 
 def make_case(name: str, exercise: Exercise, run: ForwardRun, cotangents: dict) -> Case:

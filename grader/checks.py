@@ -87,7 +87,7 @@ def check_lecture(name: str, got: torch.Tensor, expected: torch.Tensor, hint: st
         return Check("lecture", PASS, message)
     index = diagnose.worst_index(got, expected)
     return Check(
-        "lecture", FAIL, feedback.inaccurate(name, cmp.maxdiff, index, diagnose.ATOL), hint
+        "lecture", FAIL, feedback.inaccurate(name, cmp.maxdiff, index, diagnose.TOLERANCE), hint
     )
 
 
@@ -101,11 +101,12 @@ def check_random(name: str, got: torch.Tensor | None, expected: torch.Tensor, hi
             if got is None
             else feedback.wrong_shape(name, got.shape, expected.shape),
         )
-    cmp = diagnose.compare(name, got.to(expected.dtype), expected)
+    cmp = diagnose.compare(name, got.to(expected.dtype), expected, drawn=True)
     if cmp.approx:
         return Check("random", PASS, feedback.random_ok(name))
     index = diagnose.worst_index(got, expected)
-    message = feedback.inaccurate(name, cmp.maxdiff, index, diagnose.ATOL)
+    tol = diagnose.tolerance(expected, drawn=True)
+    message = feedback.inaccurate(name, cmp.maxdiff, index, tol)
     return Check("random", FAIL, message, hint or feedback.hint_random_only())
 
 
@@ -122,11 +123,12 @@ def check_sizes(name: str, case: CaseOutcome, expected: torch.Tensor, sizes: dic
         return Check("sizes", FAIL, feedback.not_defined(name), hint)
     if got.shape != expected.shape:
         return Check("sizes", FAIL, feedback.wrong_shape(name, got.shape, expected.shape), hint)
-    cmp = diagnose.compare(name, got.to(expected.dtype), expected)
+    cmp = diagnose.compare(name, got.to(expected.dtype), expected, drawn=True)
     if cmp.approx:
         return Check("sizes", PASS, feedback.passes_sizes(name, sizes))
     index = diagnose.worst_index(got, expected)
-    message = feedback.inaccurate(name, cmp.maxdiff, index, diagnose.ATOL)
+    tol = diagnose.tolerance(expected, drawn=True)
+    message = feedback.inaccurate(name, cmp.maxdiff, index, tol)
     return Check("sizes", FAIL, message, hint)
 
 

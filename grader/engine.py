@@ -10,10 +10,10 @@ from dataclasses import replace
 import torch
 
 from grader import checks, diagnose, feedback, rules
-from grader.cases import ALT, LECTURE, RANDOM, Prepared, Runs, prepare
+from grader.cases import ALT, LECTURE, RANDOM, Prepared, Runs, fresh, prepare
 from grader.exercises import Catalog, Exercise, discover
 from grader.reference import vjp
-from grader.result import FAIL, PASS, Check, PassResult, Result
+from grader.result import FAIL, PASS, SKIPPED, Check, PassResult, Result
 from grader.sandbox import RunOutcome, Sandbox, default_sandbox
 from grader.views import ExerciseView, describe
 from grader.wholepass import grade_pass, header
@@ -107,11 +107,11 @@ class Grader:
         problem = rules.autograd_use(tree)
         if problem:
             failed = [
-                Check("runs", PASS, feedback.skipped("autograd found")),
+                Check("runs", SKIPPED, feedback.skipped("autograd found")),
                 checks.check_rules(problem, None),
             ]
             return _result(exercise, failed, "it uses autograd")
-        prepared = self.prepared(exercise)
+        prepared = fresh(self.prepared(exercise), self.runs)
         outcome = self.sandbox.run(code, prepared.cases)
         return self._judge(prepared, outcome)
 
@@ -126,7 +126,7 @@ class Grader:
             return _result(exercise, busy, "the grader is busy", busy=True)
         rules_check = checks.check_rules(None, outcome)
         if rules_check.status == FAIL:
-            runs = Check("runs", PASS, feedback.skipped("autograd found"))
+            runs = Check("runs", SKIPPED, feedback.skipped("autograd found"))
             return _result(exercise, [runs, rules_check], "it uses autograd", stdout=stdout)
         runs_check, error = checks.check_runs(outcome, prepared)
         done = [runs_check, rules_check]

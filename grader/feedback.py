@@ -53,8 +53,16 @@ def not_finite(name: str, count: int, index: tuple) -> str:
     return f"`{name}` has {count} non-finite values (nan or inf), the first at {index}."
 
 
-def inaccurate(name: str, maxdiff: float, index: tuple, tol: float) -> str:
-    return f"`{name}` is inaccurate: max abs diff {maxdiff:.1e} at {index}; tolerance {tol:.0e}."
+def inaccurate(name: str, maxdiff: float, index: tuple, tol: tuple[float, float]) -> str:
+    atol, rtol = tol
+    verdict = "has wrong values" if maxdiff > WRONG else "is inaccurate"
+    return (
+        f"`{name}` {verdict}: max abs diff {maxdiff:.1e} at {index}; "
+        f"tolerance {atol:.0e} + {rtol:.0e} × |autograd's value|."
+    )
+
+
+WRONG = 1e-3  # a difference above this is a wrong value, not round-off
 
 
 def form_ok(name: str, shape) -> str:

@@ -91,6 +91,6 @@ def _row(name: str, returned, expected: torch.Tensor, n: int) -> GradRow:
     if cmp.approx:
         return GradRow(name, shape, PASS, feedback.looks_good(name, cmp.maxdiff), cmp)
     index = diagnose.worst_index(got, expected)
-    message = feedback.inaccurate(name, cmp.maxdiff, index, diagnose.ATOL)
+    message = feedback.inaccurate(name, cmp.maxdiff, index, diagnose.TOLERANCE)
     hint = diagnose.value_hint(got, expected, [], [], name[1:], n)
     return GradRow(name, shape, FAIL, f"{message} {hint}".strip(), cmp)

@@ -49,9 +49,12 @@ def synthetic_data(sizes: dict, seed: int, rows: int = 1000) -> tuple[torch.Tens
     return X, Y
 
 
-def run_forward(scenario: Scenario, sizes: dict, data: tuple | None = None) -> ForwardRun:
+def run_forward(
+    scenario: Scenario, sizes: dict, data: tuple | None = None, seed: int | None = None
+) -> ForwardRun:
     """Run setup and forward with autograd; keep every value and every gradient."""
-    env: dict = {"torch": torch, "F": F, "g": torch.Generator().manual_seed(scenario.seed)}
+    g = torch.Generator().manual_seed(scenario.seed if seed is None else seed)
+    env: dict = {"torch": torch, "F": F, "g": g}
     env |= sizes
     if data is not None:
         env["Xtr"], env["Ytr"] = data

@@ -94,7 +94,9 @@ def _row(scenario: Scenario, runs: Runs, outcome: RunOutcome, target: str) -> Pa
     if cmp.approx:
         return PassRow(name, PASS, feedback.looks_good(name, cmp.maxdiff), cmp)
     index = diagnose.worst_index(got, expected)
-    return PassRow(name, FAIL, feedback.inaccurate(name, cmp.maxdiff, index, diagnose.ATOL), cmp)
+    return PassRow(
+        name, FAIL, feedback.inaccurate(name, cmp.maxdiff, index, diagnose.TOLERANCE), cmp
+    )
 
 
 def _sizes(scenario: Scenario, runs: Runs, outcome: RunOutcome) -> str:

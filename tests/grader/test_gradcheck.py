@@ -38,7 +38,7 @@ def test_the_check_uses_the_chosen_n_hidden(default_data, reference_section):
         ("dbngain = -dbngain", "dbngain", "opposite sign"),
         ("dW1 = dW1 * n", "dW1", "constant factor of n"),
         ("del db2", "db2", "`db2` is not defined"),
-        ("dC = torch.zeros_like(C)", "dC", "`dC` is inaccurate"),
+        ("dC = torch.zeros_like(C)", "dC", "`dC` has wrong values"),
         ("dbnbias = dbnbias.sum()", "dbnbias", "wrong shape: got (), expected (1, 200)"),
     ],
 )

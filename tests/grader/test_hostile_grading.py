@@ -35,10 +35,11 @@ from hostile_helpers import (  # noqa: E402
     zygote_pids,
 )
 
-# A CPU-bound loop needs a sixth of a core to reach its CPU limit before the wall limit, and
-# one that ignores SIGXCPU (killed at the hard limit, a second later) a third: enough margin
-# for a machine busy with other tests.
-LIMITS = Limits(cpu_seconds=1, wall_seconds=6, memory_bytes=512 * 1024**2)
+# A CPU-bound loop needs a quarter of a core to reach its CPU limit before the wall limit, and
+# one that ignores SIGXCPU (killed at the hard limit, a second later) three eighths; the cases
+# that fill memory (up to 512 MB, which costs about 0.3 s of CPU to touch) stay far below the
+# CPU limit even on a machine busy with other tests.
+LIMITS = Limits(cpu_seconds=2, wall_seconds=8, memory_bytes=512 * 1024**2)
 EXERCISE = "dlogprobs"
 SOLUTION = str(ROOT / "solutions" / "01_mlp" / "dlogprobs.py")
 EVIL = (
@@ -179,7 +180,7 @@ HOSTILE = [
          "while f is not None:\n    found += [v for v in list(f.f_locals.values())"
          " if isinstance(v, torch.Tensor)]\n    f = f.f_back\n"
          "dlogprobs = [t for t in found if t.shape == logprobs.shape][-1]", "lecture",
-         "`dlogprobs` is inaccurate"),
+         "`dlogprobs` has wrong values"),
     case("introspection", "gc-tensors", "import gc\ndlogprobs = [o for o in gc.get_objects() if "
          "isinstance(o, torch.Tensor) and o.shape == logprobs.shape][0]", "rules", STATIC),
     case("introspection", "parent-memory", "import os\nopen('/proc/%d/mem' % os.getppid(), 'rb')",
@@ -192,7 +193,7 @@ HOSTILE = [
     case("monkeypatch", "allclose-and-eq", "torch.allclose = lambda *a, **k: True\n"
          "torch.equal = lambda *a: True\ntorch.Tensor.__eq__ = lambda *a: True\n"
          "import builtins\nbuiltins.abs = lambda x: 0\ndlogprobs = torch.zeros_like(logprobs)",
-         "lecture", "`dlogprobs` is inaccurate"),
+         "lecture", "`dlogprobs` has wrong values"),
     case("subclass", "tensor-subclass", "class T(torch.Tensor):\n    pass\n"
          "dlogprobs = torch.zeros_like(logprobs).as_subclass(T)", "form",
          "`dlogprobs` is a tensor subclass T, not a plain tensor"),
@@ -202,7 +203,7 @@ HOSTILE = [
     case("subclass", "numpy", "dlogprobs = logprobs.numpy()", "form", "is a ndarray, not a tensor"),
     case("mutation", "inputs", "logprobs.zero_()\nYb.zero_()\n"
          "dlogprobs = torch.zeros_like(logprobs)\ndlogprobs[range(n), Yb] = -1.0 / n", "lecture",
-         "`dlogprobs` is inaccurate"),
+         "`dlogprobs` has wrong values"),
     case("exit", "sys-exit", "import sys\nsys.exit(0)", "runs", fixed("exited")),
     case("exit", "os-exit", "dlogprobs = torch.zeros_like(logprobs)\nimport os\nos._exit(0)",
          "runs", fixed("no_result")),
@@ -222,7 +223,7 @@ HOSTILE = [
          fixed("output_limit")),
     case("output", "raw-fds", "import os\nos.write(1, b'x' * 10**7)\nos.write(2, b'x' * 10**7)",
          "form", NOT_DEFINED),
-    case("gigantic", "tensor", "dlogprobs = torch.zeros(10**8)", "form",
+    case("gigantic", "tensor", "dlogprobs = torch.empty(10**8)", "form",
          "`dlogprobs` is too large to return (shape (100000000,)"),
     case("gigantic", "expanded-view", "dlogprobs = torch.zeros(1).expand(10**9)", "form",
          "expected a float tensor of shape (32, 27)"),

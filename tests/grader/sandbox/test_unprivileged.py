@@ -45,7 +45,7 @@ def test_the_sandbox_suites_pass_as_an_ordinary_user(user):
     probe = [*user, sys.executable, "-c", f"open({str(ROOT / 'grader' / '__init__.py')!r})"]
     if subprocess.run(probe, capture_output=True).returncode != 0:
         reason = f"{USER} cannot run {sys.executable} or read {ROOT}"
-        if os.environ.get("NINJA_TEST_UNPRIVILEGED") == "required":
+        if os.environ.get("BACKPROP_TEST_UNPRIVILEGED") == "required":
             pytest.fail(reason + " (CI requires this run: see .ci/run)")
         pytest.skip(reason)
     home = os.path.expanduser(f"~{USER}")
