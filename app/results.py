@@ -7,7 +7,12 @@ import streamlit as st
 
 from app.plots import heatmap_figure
 
-MARKS = {"pass": ":green[✓]", "fail": ":red[✗]", "skipped": ":gray[·]"}
+MARKS = {
+    "pass": ":green[✓]",
+    "fail": ":red[✗]",
+    "skipped": ":gray[·]",
+    "inconclusive": ":orange[~]",
+}
 SOLVED_ICON, FAILED_ICON = ":material/check_circle:", ":material/cancel:"
 ROOT_STYLE = "background-color: rgba(255, 75, 75, 0.18); font-weight: bold"
 
@@ -94,7 +99,7 @@ def show_pass(result) -> None:
 def pass_table(result) -> pd.io.formats.style.Styler:
     """Return the cmp table, one row per gradient, the first wrong one (the root) highlighted."""
     frame = pd.DataFrame([_pass_row(row) for row in result.rows])
-    root = next((row.name for row in result.rows if row.status == "fail"), None)
+    root = result.root_cause
 
     def highlight(row: pd.Series) -> list[str]:
         return [ROOT_STYLE if row["gradient"] == root else ""] * len(row)

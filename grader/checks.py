@@ -6,7 +6,7 @@ import torch
 
 from grader import diagnose, feedback
 from grader.cases import ALT, Prepared, scope_names
-from grader.result import FAIL, PASS, SKIPPED, Check, CodeError
+from grader.result import FAIL, INCONCLUSIVE, PASS, SKIPPED, Check, CodeError
 from grader.rules import Problem
 from grader.sandbox import CaseOutcome, RunOutcome
 
@@ -27,7 +27,7 @@ def _raised(case: CaseOutcome, prepared: Prepared) -> tuple[Check, CodeError]:
     """Describe the learner's exception, with the names they can use after a NameError."""
     err = case.error
     error = CodeError(err.type, err.message, err.line, err.traceback)
-    hint = ""
+    hint = diagnose.error_hint(err.type, err.message, prepared.runs[case.name].sizes)
     if err.type == "NameError":
         missing = err.message.split("'")[1] if "'" in err.message else "?"
         hint = feedback.hint_unknown_name(missing, scope_names(prepared.case(case.name)))
@@ -44,7 +44,13 @@ def check_rules(problem: Problem | None, outcome: RunOutcome | None) -> Check:
     return Check("rules", PASS, feedback.rules_ok())
 
 
-def check_form(name: str, case: CaseOutcome, expected: torch.Tensor) -> Check:
+def check_form(
+    name: str,
+    case: CaseOutcome,
+    expected: torch.Tensor,
+    sizes: dict | None = None,
+    upstream: tuple[tuple[int, ...], ...] = (),
+) -> Check:
     """Check 3: defined, a plain float tensor, the exact shape, finite."""
     returned = case.returned.get(name)
     if returned is None or returned.tensor is None:
@@ -56,8 +62,13 @@ def check_form(name: str, case: CaseOutcome, expected: torch.Tensor) -> Check:
     if got.dtype not in FLOAT_DTYPES:
         return Check("form", FAIL, feedback.wrong_dtype(name, _dtype(got), _dtype(expected)))
     if got.shape != expected.shape:
-        hint = diagnose.shape_hint(got.to(expected.dtype), expected)
-        return Check("form", FAIL, feedback.wrong_shape(name, got.shape, expected.shape), hint)
+        hint = diagnose.shape_hint(got.to(expected.dtype), expected, sizes, upstream)
+        shapes = (
+            diagnose.named(got.shape, sizes or {}),
+            diagnose.named(expected.shape, sizes or {}),
+        )
+        message = feedback.wrong_shape(name, got.shape, expected.shape, *shapes)
+        return Check("form", FAIL, message, hint)
     bad = ~torch.isfinite(got)
     if bool(bad.any()):
         index = tuple(int(i) for i in bad.nonzero()[0])
@@ -79,12 +90,22 @@ def answer(outcome: RunOutcome, case: str, name: str) -> torch.Tensor | None:
     return None
 
 
-def check_lecture(name: str, got: torch.Tensor, expected: torch.Tensor, hint: str) -> Check:
-    """Check 4: the lecture batch with autograd's upstream gradients (the cmp line)."""
+def check_lecture(
+    name: str, got: torch.Tensor, expected: torch.Tensor, hint: str, noise: float = 0.0
+) -> Check:
+    """Check 4: the lecture batch with autograd's upstream gradients (the cmp line).
+
+    Where the true gradient is no larger than float noise (`noise`), the lecture batch cannot
+    tell a right answer from a wrong one of the same size: the check is inconclusive and the
+    random upstream gradients decide.
+    """
     cmp = diagnose.compare(name, got.to(expected.dtype), expected)
     if cmp.approx:
         message = feedback.exact(name) if cmp.exact else feedback.looks_good(name, cmp.maxdiff)
         return Check("lecture", PASS, message)
+    if diagnose.below_noise(got.to(expected.dtype), expected, noise):
+        largest = float(expected.abs().max()) if expected.numel() else 0.0
+        return Check("lecture", INCONCLUSIVE, feedback.inconclusive(name, largest))
     index = diagnose.worst_index(got, expected)
     return Check(
         "lecture", FAIL, feedback.inaccurate(name, cmp.maxdiff, index, diagnose.TOLERANCE), hint

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Callable
 
 import torch
@@ -15,6 +16,7 @@ TOLERANCE = (ATOL, RTOL)  # as torch.allclose applies them: |got - want| <= atol
 ROUNDOFF_UNITS = 64
 HEATMAP_CELLS = 20_000
 NEAR_ZERO = 1e-6  # a true gradient this small is float noise around an exact zero
+NOISE_UNITS = 1024  # round-off units of the largest upstream value: below it, only noise
 
 
 def tolerance(expected: torch.Tensor, drawn: bool = False) -> tuple[float, float]:
@@ -53,6 +55,21 @@ def alike(got: torch.Tensor, expected: torch.Tensor) -> bool:
     return bool(torch.allclose(got, expected, rtol=1e-4, atol=1e-6 * max(scale, 1e-3)))
 
 
+def noise_level(run_values: dict, cotangents: dict, dtype: torch.dtype) -> float:
+    """Return the float noise of a hand-written gradient: round-off of its upstream values."""
+    if not dtype.is_floating_point:
+        return 0.0
+    scale = max((float(c.abs().max()) for c in cotangents.values() if c.numel()), default=0.0)
+    return NOISE_UNITS * torch.finfo(dtype).eps * scale
+
+
+def below_noise(got: torch.Tensor, expected: torch.Tensor, noise: float) -> bool:
+    """Return whether both the true gradient and the answer are within float noise of zero."""
+    if not noise or not expected.numel():
+        return False
+    return float(expected.abs().max()) <= noise and float(got.abs().max()) <= noise
+
+
 def zero_by_coincidence(got: torch.Tensor | None, expected: torch.Tensor) -> bool:
     """Return whether got is all zeros where the true gradient is only float noise."""
     if got is None or got.shape != expected.shape or expected.numel() == 0:
@@ -60,20 +77,73 @@ def zero_by_coincidence(got: torch.Tensor | None, expected: torch.Tensor) -> boo
     return not bool(got.any()) and float(expected.abs().max()) < NEAR_ZERO
 
 
-def shape_hint(got: torch.Tensor, expected: torch.Tensor) -> str:
-    """Explain a shape mismatch: a broadcast dim to sum, a dropped dim or a transpose."""
+def shape_hint(
+    got: torch.Tensor,
+    expected: torch.Tensor,
+    sizes: dict | None = None,
+    upstream: tuple[tuple[int, ...], ...] = (),
+) -> str:
+    """Explain a shape mismatch: a broadcast dim to sum, a dropped dim, a transpose, a reshape,
+    a sum over the wrong dim or a sum that should not be there; sizes are named where known."""
     g, e = tuple(got.shape), tuple(expected.shape)
+    sizes = sizes or {}
     if got.numel() == expected.numel() and _squeezed(g) == _squeezed(e):
         right = alike(got.reshape(e), expected)
         if len(e) > len(g):
             return feedback.hint_keepdim(right)
         return feedback.hint_values_right_shape_wrong(e) if right else feedback.hint_reshape(e)
-    if len(g) == len(e) == 2 and g == e[::-1]:
-        return feedback.hint_transpose() if alike(got.T, expected) else ""
+    if len(g) == len(e) == 2 and g == e[::-1] and alike(got.T, expected):
+        return feedback.hint_transpose()
     dims = broadcast_dims(g, e)
     if dims is not None:
         return feedback.hint_sum_dims(dims, keepdim=len(e) == len(g))
+    if got.numel() == expected.numel():
+        return feedback.hint_reshape(e, named(e, sizes))
+    wrong = wrong_sum(g, e, sizes, upstream)
+    if wrong:
+        return wrong
+    if broadcast_dims(e, g) is not None:
+        padded = (1,) * (len(e) - len(g)) + g
+        lost = [i for i, (a, b) in enumerate(zip(padded, e, strict=True)) if a != b]
+        return feedback.hint_broadcast_back(
+            named(e, sizes), lost, [label(e[i], sizes) for i in lost]
+        )
     return ""
+
+
+def wrong_sum(g: tuple, e: tuple, sizes: dict, upstream: tuple[tuple[int, ...], ...]) -> str:
+    """Name a sum over the wrong dim: both shapes keep one size each, but different ones."""
+    gs, es = _squeezed(g), _squeezed(e)
+    if len(gs) != 1 or len(es) != 1 or gs == es:
+        return ""
+    kept_wrong, kept_right = gs[0], es[0]
+    full = next((u for u in upstream if kept_wrong in u and kept_right in u), None)
+    if full is None:
+        return feedback.hint_wrong_sum(label(kept_right, sizes), label(kept_wrong, sizes))
+    return feedback.hint_wrong_sum(
+        label(kept_right, sizes),
+        label(kept_wrong, sizes),
+        full.index(kept_wrong),
+        full.index(kept_right),
+        keepdim=len(e) == len(full),
+    )
+
+
+def label(value: int, sizes: dict) -> str:
+    """Return the name of a size (`n`), of a product of two (`block_size*n_embd`), or the number."""
+    names = [k for k, v in sizes.items() if v == value]
+    if len(names) == 1:
+        return names[0]
+    products = [
+        f"{a}*{b}" for a, b in itertools.combinations(sizes, 2) if sizes[a] * sizes[b] == value
+    ]
+    return products[0] if len(products) == 1 and not names else str(value)
+
+
+def named(shape: tuple[int, ...], sizes: dict) -> str:
+    """Return a shape with its sizes named: (32, 27) -> (n, vocab_size)."""
+    parts = [label(v, sizes) if v != 1 else "1" for v in shape]
+    return f"({parts[0]},)" if len(parts) == 1 else "(" + ", ".join(parts) + ")"
 
 
 def _squeezed(shape: tuple[int, ...]) -> tuple[int, ...]:
@@ -99,6 +169,7 @@ def value_hint(
     partials: list[tuple[tuple[str, ...], Callable[[], torch.Tensor]]],
     target: str,
     n: int,
+    sizes: dict | None = None,
 ) -> str:
     """Name the misconception behind a wrong answer of the right shape, if one fits."""
     for message, output in mistakes:
@@ -106,25 +177,72 @@ def value_hint(
         if produced is not None and alike(got, produced):
             return message
     for missing, partial in partials:
-        if alike(got, partial()):
+        rest = partial()
+        if alike(got, rest):
             return feedback.hint_missing_consumer(target, missing)
+        if len(missing) == 1:
+            branch = _branch_hint(got - rest, expected - rest, missing[0], n, sizes)
+            if branch:
+                return branch
     if float(expected.abs().max()) < 1e-6:
         return ""
     if alike(-got, expected):
         return feedback.hint_sign()
-    label = factor_label(got, expected, n)
-    return feedback.hint_factor(label) if label else ""
+    label_ = factor_label(got, expected, n, sizes)
+    return feedback.hint_factor(label_) if label_ else ""
 
 
-def factor_label(got: torch.Tensor, expected: torch.Tensor, n: int) -> str:
-    """Return the constant factor (n, n-1, n/(n-1), 2 or an inverse) relating got to expected."""
-    factors = {"2": 2.0} if n < 2 else {"n": n, "n-1": n - 1, "n/(n-1)": n / (n - 1), "2": 2.0}
-    for label, k in factors.items():
-        if alike(got, expected * k):
-            return label
-        if alike(got, expected / k):
-            return f"1/{label}" if "/" not in label else "(n-1)/n"
-    return ""
+def _branch_hint(got: torch.Tensor, expected: torch.Tensor, consumer: str, n: int, sizes) -> str:
+    """Name a wrong sign or factor on the contribution through one consumer only."""
+    if float(expected.abs().max()) < 1e-6 or alike(got, expected):
+        return ""
+    if alike(-got, expected):
+        return feedback.hint_branch_sign(consumer)
+    factor = factor_label(got, expected, n, sizes)
+    return feedback.hint_branch_factor(consumer, factor) if factor else ""
+
+
+def factor_label(
+    got: torch.Tensor, expected: torch.Tensor, n: int, sizes: dict | None = None
+) -> str:
+    """Return the constant factor relating got to expected, named by the sizes where one fits.
+
+    Small integers and their inverses, n-1 and n/(n-1) (Bessel), every named size, and every
+    ratio of two sizes (a mean over the wrong size); otherwise the number itself.
+    """
+    dot = float((expected * expected).sum())
+    if dot == 0.0:
+        return ""
+    k = float((got * expected).sum()) / dot
+    if abs(k - 1.0) < 1e-3 or abs(k) < 1e-6 or not alike(got, expected * k):
+        return ""
+    for name, value in _factors(n, sizes or {}):
+        if abs(k - value) <= 1e-3 * abs(value):
+            return name
+    return f"{k:.3g}"
+
+
+def _factors(n: int, sizes: dict) -> list[tuple[str, float]]:
+    """Return candidate factors, simplest first, with their inverses."""
+    base: list[tuple[str, float]] = [("2", 2.0), ("3", 3.0)]
+    if n >= 2:
+        base += [("n", float(n)), ("n-1", n - 1.0), ("n/(n-1)", n / (n - 1))]
+    named_sizes = {k: float(v) for k, v in sizes.items() if k != "n" and v > 1}
+    base += list(named_sizes.items())
+    everything = {"n": float(n)} | named_sizes if n >= 2 else named_sizes
+    base += [
+        (f"{a}/{b}", everything[a] / everything[b])
+        for a, b in itertools.permutations(everything, 2)
+        if everything[a] != everything[b]
+    ]
+    out = []
+    for name, value in base:
+        out.append((name, value))
+        inverse = f"1/{name}" if "/" not in name else "/".join(reversed(name.split("/")))
+        if name == "n/(n-1)":
+            inverse = "(n-1)/n"
+        out.append((inverse, 1.0 / value))
+    return out
 
 
 def missing_subsets(given: tuple[str, ...]) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
@@ -159,3 +277,33 @@ def heatmap(got: torch.Tensor, expected: torch.Tensor, case: str = "lecture") ->
     rows, cols = wrong_places(got, expected)
     a, b = _as_2d(got).double(), _as_2d(expected).double()
     return Heatmap(a.tolist(), b.tolist(), (a - b).tolist(), rows, cols, case)
+
+
+MATMUL = re.compile(r"mat1 and mat2 shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\)")
+BROADCAST = re.compile(
+    r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\) at non-singleton "
+    r"dimension (\d+)"
+)
+VIEW = re.compile(r"shape '\[([-\d, ]+)\]' is invalid for input of size (\d+)")
+
+
+def error_hint(kind: str, message: str, sizes: dict) -> str:
+    """Translate PyTorch's shape errors into the learner's sizes: a matmul, a broadcast, a view."""
+    if kind != "RuntimeError":
+        return ""
+    if m := MATMUL.search(message):
+        a, b, c, d = (int(x) for x in m.groups())
+        return feedback.hint_matmul(
+            named((a, b), sizes), named((c, d), sizes), label(b, sizes), label(c, sizes)
+        )
+    if m := BROADCAST.search(message):
+        a, b, dim = (int(x) for x in m.groups())
+        return feedback.hint_broadcast_clash(
+            f"{a} ({label(a, sizes)})" if label(a, sizes) != str(a) else str(a),
+            f"{b} ({label(b, sizes)})" if label(b, sizes) != str(b) else str(b),
+            dim,
+        )
+    if m := VIEW.search(message):
+        shape = tuple(int(x) for x in m.group(1).split(",") if x.strip())
+        return feedback.hint_bad_view(str(list(shape)), int(m.group(2)))
+    return ""

@@ -13,7 +13,16 @@ from grader import checks, diagnose, feedback, rules
 from grader.cases import ALT, LECTURE, RANDOM, Prepared, Runs, fresh, prepare
 from grader.exercises import Catalog, Exercise, discover
 from grader.reference import vjp
-from grader.result import FAIL, PASS, SKIPPED, Check, PassResult, Result
+from grader.result import (
+    DECIDED_OR_OPEN,
+    FAIL,
+    INCONCLUSIVE,
+    PASS,
+    SKIPPED,
+    Check,
+    PassResult,
+    Result,
+)
 from grader.sandbox import RunOutcome, Sandbox, default_sandbox
 from grader.views import ExerciseView, describe
 from grader.wholepass import grade_pass, header
@@ -133,7 +142,11 @@ class Grader:
         if runs_check.status == FAIL:
             return _result(exercise, done, "the code did not run", error=error, stdout=stdout)
         lecture_case = next(c for c in outcome.cases if c.name == LECTURE)
-        done.append(checks.check_form(name, lecture_case, prepared.expected[LECTURE]))
+        run = prepared.runs[LECTURE]
+        upstream = tuple(tuple(t.shape) for t in prepared.cotangents[LECTURE].values())
+        done.append(
+            checks.check_form(name, lecture_case, prepared.expected[LECTURE], run.sizes, upstream)
+        )
         if done[-1].status == FAIL:
             return _result(exercise, done, "the answer has the wrong form", stdout=stdout)
         return self._values(prepared, outcome, done, stdout)
@@ -149,14 +162,21 @@ class Grader:
         if not cmp.approx:
             hint = self._value_hint(prepared, got, LECTURE) or _where_hint(got, expected)
             heat = diagnose.heatmap(got.to(expected.dtype), expected)
-        done.append(checks.check_lecture(name, got, expected, hint))
-        if done[-1].status == PASS:
+        noise = diagnose.noise_level(
+            prepared.runs[LECTURE].values, prepared.cotangents[LECTURE], expected.dtype
+        )
+        done.append(checks.check_lecture(name, got, expected, hint, noise))
+        if done[-1].status == INCONCLUSIVE:
+            heat = None
+        if done[-1].status in DECIDED_OR_OPEN:
             rnd = checks.answer(outcome, RANDOM, name)
             hint = (
                 self._value_hint(prepared, rnd, RANDOM)
                 if _same_shape(rnd, prepared, RANDOM)
                 else ""
             )
+            if rnd is not None and rnd.numel() and not bool(rnd.any()):
+                hint = feedback.hint_all_zero(float(expected.abs().max()))
             done.append(checks.check_random(name, rnd, prepared.expected[RANDOM], hint))
             if done[-1].status == FAIL and _same_shape(rnd, prepared, RANDOM):
                 heat = diagnose.heatmap(rnd.to(expected.dtype), prepared.expected[RANDOM], RANDOM)
@@ -187,7 +207,7 @@ class Grader:
         ]
         n = int(run.sizes.get("n", 1))
         return diagnose.value_hint(
-            got.to(expected.dtype), expected, mistakes, partials, exercise.target, n
+            got.to(expected.dtype), expected, mistakes, partials, exercise.target, n, run.sizes
         )
 
     def _mistake_output(self, prepared: Prepared, index: int):
@@ -240,7 +260,7 @@ def _result(exercise: Exercise, done: list[Check], reason: str, **extra) -> Resu
     kinds = {c.kind for c in done}
     rest = [checks.skipped(k, reason) for k in ORDER if k not in kinds]
     all_checks = tuple(sorted(done + rest, key=lambda c: ORDER.index(c.kind)))
-    solved = all(c.status == PASS for c in all_checks)
+    solved = all(c.status in DECIDED_OR_OPEN for c in all_checks)
     return Result(exercise.id, exercise.answer, solved, all_checks, **extra)
 
 

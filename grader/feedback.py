@@ -19,6 +19,13 @@ def looks_good(name: str, maxdiff: float) -> str:
     return f"`{name}` looks good (max diff {maxdiff:.1e})."
 
 
+def inconclusive(name: str, largest: float) -> str:
+    return (
+        f"Cannot tell on the lecture batch: the true `{name}` is float noise (at most "
+        f"{largest:.1e}), and so is yours. The random upstream gradients decide."
+    )
+
+
 def exact(name: str) -> str:
     return f"`{name}` matches autograd exactly."
 
@@ -45,8 +52,14 @@ def wrong_dtype(name: str, got: str, expected: str) -> str:
     return f"`{name}` has the wrong dtype: got {got}, expected {expected}."
 
 
-def wrong_shape(name: str, got, expected) -> str:
-    return f"`{name}` has the wrong shape: got {_shape(got)}, expected {_shape(expected)}."
+def wrong_shape(name: str, got, expected, got_named: str = "", expected_named: str = "") -> str:
+    def shown(shape, named: str) -> str:
+        return f"{_shape(shape)} = {named}" if named and named != _shape(shape) else _shape(shape)
+
+    return (
+        f"`{name}` has the wrong shape: got {shown(got, got_named)}, "
+        f"expected {shown(expected, expected_named)}."
+    )
 
 
 def not_finite(name: str, count: int, index: tuple) -> str:
@@ -132,8 +145,76 @@ def hint_keepdim(values_right: bool = True) -> str:
     return "Hint: a dimension was dropped; sum with keepdim=True."
 
 
-def hint_reshape(expected) -> str:
-    return f"Hint: the answer must have the shape of the tensor itself, {_shape(expected)}."
+def hint_reshape(expected, named: str = "") -> str:
+    shown = (
+        f"{_shape(expected)} = {named}" if named and named != _shape(expected) else _shape(expected)
+    )
+    return f"Hint: the answer must have the shape of the tensor itself, {shown}."
+
+
+def hint_wrong_sum(
+    keep: str, kept: str, dim: int | None = None, wrong_dim: int | None = None, keepdim=False
+) -> str:
+    if dim is None:
+        return (
+            f"Hint: you summed over the wrong dim: the gradient keeps one value per {keep}, "
+            f"yours one per {kept}; sum over the {kept} dim and keep the {keep} one."
+        )
+    keep_text = " with keepdim=True" if keepdim else ""
+    return (
+        f"Hint: you summed over the wrong dim: the gradient keeps one value per {keep}, "
+        f"yours one per {kept}; sum over dim {dim} ({kept}){keep_text}, not dim {wrong_dim} "
+        f"({keep})."
+    )
+
+
+def hint_broadcast_back(expected_named: str, dims: list[int], names: list[str]) -> str:
+    where = " and ".join(f"dim {d} ({name})" for d, name in zip(dims, names, strict=True))
+    return (
+        f"Hint: the gradient has the shape of its variable, {expected_named}, but yours has "
+        f"size 1 in {where}: do not sum there; every element has its own gradient (broadcast "
+        "it back with `torch.ones_like(...) *` or `.expand_as(...)`)."
+    )
+
+
+def hint_matmul(left: str, right: str, inner_left: str, inner_right: str) -> str:
+    return (
+        f"Hint: `@` multiplies {left} by {right}: the inner sizes, {inner_left} and "
+        f"{inner_right}, must match. Transpose one of them (e.g. `W.T`) or swap the order."
+    )
+
+
+def hint_broadcast_clash(a: str, b: str, dim: int) -> str:
+    return (
+        f"Hint: two tensors of this line do not broadcast: {a} against {b} in dim {dim}. "
+        "For a matrix product use `@`; otherwise check which dims you summed or transposed."
+    )
+
+
+def hint_bad_view(target: str, count: int) -> str:
+    return (
+        f"Hint: a view keeps the number of elements: {target} does not hold {count:,}; "
+        "take the sizes from the tensors (`emb.shape`, `n`) instead of typing them."
+    )
+
+
+def hint_branch_sign(consumer: str) -> str:
+    return f"Hint: the contribution that flows back through `{consumer}` has the opposite sign."
+
+
+def hint_branch_factor(consumer: str, label: str) -> str:
+    return (
+        f"Hint: the contribution that flows back through `{consumer}` is off by a constant "
+        f"factor of {label}."
+    )
+
+
+def hint_all_zero(largest: float) -> str:
+    return (
+        f"Hint: your answer is all zeros; the true gradient is only almost zero on the lecture "
+        f"batch (at most {largest:.1e}) and not for other upstream gradients: compute it from "
+        "the upstream gradient."
+    )
 
 
 def hint_values_right_shape_wrong(expected) -> str:
@@ -170,8 +251,9 @@ def hint_random_only() -> str:
 
 def hint_hard_coded() -> str:
     return (
-        "Hint: your answer is right for the lecture's sizes but not for others; "
-        "use n, shapes of tensors or keepdim instead of numbers like 32, 64, 27, 3 or 10."
+        "Hint: your answer is right for the lecture's sizes but not for others, so a size is "
+        "hard-coded; use n, shapes of tensors or keepdim instead of numbers like 32, 64, 27, 3 "
+        "or 10."
     )
 
 
@@ -198,6 +280,32 @@ def _few(items: tuple[int, ...], limit: int = 6) -> str:
 
 def whole_pass_root(name: str) -> str:
     return f"`{name}` is the first wrong gradient in backward order; fix it first."
+
+
+def whole_pass_alias(new: str, old: str, line: int, changed: int) -> str:
+    return (
+        f"`{new}` and `{old}` are one tensor since line {line} (`{new} = {old}`), so the "
+        f"in-place change on line {changed} changed both. Write `{new} = {old}.clone()`."
+    )
+
+
+def whole_pass_shape_slip(name: str, got, expected, lecture_line: bool) -> str:
+    own = "This is the lecture's own line. " if lecture_line else ""
+    return (
+        f"`{name}` has the right values in shape {_shape(got)}, expected {_shape(expected)}. "
+        f"{own}The lecture's `cmp` calls it exact because `==` broadcasts {_shape(got)} "
+        f"against {_shape(expected)}; a gradient has its variable's shape: sum with "
+        "keepdim=True. The gradients after it are not affected."
+    )
+
+
+def cmp_printed(label: str, cmp, message: str) -> str:
+    if cmp is None:
+        return f"{label:15s} | {message}"
+    return (
+        f"{label:15s} | exact: {str(cmp.exact):5s} | approximate: {str(cmp.approx):5s} | "
+        f"maxdiff: {cmp.maxdiff}"
+    )
 
 
 def whole_pass_solved(count: int) -> str:

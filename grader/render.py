@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from grader.result import PASS, SKIPPED, PassResult, Result
+from grader.result import INCONCLUSIVE, PASS, SKIPPED, PassResult, Result
 
-MARKS = {PASS: "✓", SKIPPED: "·"}
+MARKS = {PASS: "✓", SKIPPED: "·", INCONCLUSIVE: "~"}
 
 
 def result(res: Result) -> str:

@@ -30,18 +30,20 @@ SCENARIO_KEYS = {
     "forward": dict,
 }
 REQUIRED = ("title", "output", "params", "sizes", "alt_sizes", "setup", "forward")
-SHAPE_COMMENT = re.compile(r"#\s*(\(.*\))\s*$")
+# `# (shape)`, optionally followed by the reason for the line: `# (1, n_hidden) Bessel: ...`
+SHAPE_COMMENT = re.compile(r"#\s*(\([^()]*\))(?:\s+(\S.*?))?\s*$")
 
 
 @dataclass(frozen=True)
 class Statement:
-    """One line of a program: `target = expr  # (shape)`."""
+    """One line of a program: `target = expr  # (shape) why`."""
 
     target: str
     reads: tuple[str, ...]
     source: str
     shape: str
     line: int
+    note: str = ""  # the lecture's reason for writing the line this way, if any
 
 
 @dataclass(frozen=True)
@@ -100,7 +102,8 @@ def _statement(node: ast.stmt, lines: list[str], where: str) -> Statement:
     match = SHAPE_COMMENT.search(text)
     source = ast.get_source_segment("\n".join(lines), node) or text
     shape = match.group(1) if match else ""
-    return Statement(target.id, reads, source, shape, node.lineno)
+    note = (match.group(2) or "") if match else ""
+    return Statement(target.id, reads, source, shape, node.lineno, note)
 
 
 def load_scenario(path: Path) -> Scenario:

@@ -63,8 +63,9 @@ def describe(exercise: Exercise, runs: Runs) -> ExerciseView:
 
 
 def _line(stmt) -> str:
-    """Return a statement with its shape comment."""
-    return f"{stmt.source}  # {stmt.shape}" if stmt.shape else stmt.source
+    """Return a statement with its shape comment and the lecture's reason, if any."""
+    comment = " ".join(part for part in (stmt.shape, stmt.note) if part)
+    return f"{stmt.source}  # {comment}" if comment else stmt.source
 
 
 def _info(scenario, run, name: str, role: str, shown: str | None = None) -> TensorInfo:

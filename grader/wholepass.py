@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import ast
+from dataclasses import dataclass
+
 import torch
 
 from grader import diagnose, feedback
@@ -42,22 +45,174 @@ def grade_pass(scenario: Scenario, runs: Runs, sandbox: Sandbox, code: str) -> P
         busy = outcome.status == "busy"
         return PassResult(False, info, (), None, message, error, _stdout(outcome), busy=busy)
     rows = tuple(_row(scenario, runs, outcome, name) for name in scenario.whole_pass)
-    root = next((r.name for r in rows if r.status == FAIL), None)
-    sizes_message = _sizes(scenario, runs, outcome) if root is None else ""
-    solved = root is None and not sizes_message
-    if root:
+    lecture = runs.get(scenario, LECTURE)
+    slips = tuple(r.name for r in rows if _shape_only(r.name, outcome, lecture))
+    tree = _tree(code)
+    aliased = _alias_note(rows, tree)
+    root = next((r.name for r in rows if r.status == FAIL and r.name not in slips), None)
+    sizes_message = _sizes(scenario, runs, outcome) if root is None and not slips else ""
+    solved = root is None and not slips and not sizes_message
+    notes = tuple(_slip_note(name, outcome, lecture, code) for name in slips)
+    if aliased:
+        message = aliased
+    elif root:
         message = feedback.whole_pass_root(root)
+    elif slips:
+        message = notes[0]
+        notes = notes[1:]
     else:
         message = sizes_message or feedback.whole_pass_solved(len(rows))
+    stdout = _cmp_lines(tree, rows) + _stdout(outcome)
     return PassResult(
         solved,
         info,
         rows,
         root,
         message,
-        stdout=_stdout(outcome),
+        stdout=stdout,
         sizes_message=sizes_message,
+        notes=notes,
     )
+
+
+# Lines of the lecture's own Exercise 1 cell that its `cmp` passes although the shape is wrong
+# (`==` broadcasts): recognised so that the report can say so.
+LECTURE_SLIPS = {"dbnmeani": "dbnmeani=(-dbndiff).sum(0)"}
+
+
+def _tree(code: str) -> ast.Module | None:
+    """Parse the code (it already parsed once, before running)."""
+    try:
+        return ast.parse(code)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _shape_only(name: str, outcome: RunOutcome, lecture) -> bool:
+    """Return whether a gradient has the right values in a shape that only broadcasts."""
+    returned = outcome.cases[0].returned.get(name)
+    got = returned.tensor if returned else None
+    expected = lecture.grads[name[1:]]
+    if got is None or got.shape == expected.shape or got.numel() != expected.numel():
+        return False
+    squeezed = tuple(d for d in got.shape if d != 1) == tuple(d for d in expected.shape if d != 1)
+    return squeezed and diagnose.alike(got.to(expected.dtype).reshape(expected.shape), expected)
+
+
+def _slip_note(name: str, outcome: RunOutcome, lecture, code: str) -> str:
+    """Explain a gradient right in value and wrong in shape, and why the lecture's cmp passed it."""
+    got = outcome.cases[0].returned[name].tensor
+    expected = lecture.grads[name[1:]]
+    own = _assigns(code, name) == LECTURE_SLIPS.get(name)
+    return feedback.whole_pass_shape_slip(name, tuple(got.shape), tuple(expected.shape), own)
+
+
+def _assigns(code: str, name: str) -> str | None:
+    """Return the first line assigning `name`, without spaces."""
+    for line in code.splitlines():
+        squashed = "".join(line.split("#")[0].split())
+        if squashed.startswith(f"{name}="):
+            return squashed
+    return None
+
+
+@dataclass(frozen=True)
+class Alias:
+    """`new = old` made two gradients one tensor; `changed` is the in-place line after it."""
+
+    new: str
+    old: str
+    line: int
+    changed: int
+
+
+def aliases(tree: ast.Module | None) -> list[Alias]:
+    """Find `a = b` between gradient names followed by an in-place change of either."""
+    if tree is None:
+        return []
+    found, open_pairs = [], []
+    for stmt in tree.body:
+        if (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+            and isinstance(stmt.value, ast.Name)
+        ):
+            open_pairs.append((stmt.targets[0].id, stmt.value.id, stmt.lineno))
+            continue
+        changed = _changed_in_place(stmt)
+        for new, old, line in list(open_pairs):
+            rebound = _rebinds(stmt)
+            if changed & {new, old}:
+                found.append(Alias(new, old, line, stmt.lineno))
+                open_pairs.remove((new, old, line))
+            elif rebound & {new, old}:
+                open_pairs.remove((new, old, line))
+    return found
+
+
+def _changed_in_place(stmt: ast.stmt) -> set[str]:
+    """Names a statement changes in place: `x += ...`, `x[...] = ...`, `x.add_(...)`."""
+    names = set()
+    if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name | ast.Subscript):
+        base = stmt.target if isinstance(stmt.target, ast.Name) else stmt.target.value
+        if isinstance(base, ast.Name):
+            names.add(base.id)
+    if isinstance(stmt, ast.Assign):
+        for target in stmt.targets:
+            if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+                names.add(target.value.id)
+    for node in ast.walk(stmt):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr.endswith("_")
+            and not node.func.attr.startswith("_")
+            and isinstance(node.func.value, ast.Name)
+        ):
+            names.add(node.func.value.id)
+    return names
+
+
+def _rebinds(stmt: ast.stmt) -> set[str]:
+    """Names a plain assignment binds to a new value."""
+    if isinstance(stmt, ast.Assign):
+        return {t.id for t in stmt.targets if isinstance(t, ast.Name)}
+    return set()
+
+
+def _alias_note(rows: tuple[PassRow, ...], tree: ast.Module | None) -> str:
+    """Say which line made the first wrong gradient share its tensor with another."""
+    wrong = {r.name for r in rows if r.status == FAIL}
+    for alias in aliases(tree):
+        if {alias.new, alias.old} & wrong:
+            return feedback.whole_pass_alias(alias.new, alias.old, alias.line, alias.changed)
+    return ""
+
+
+def _cmp_lines(tree: ast.Module | None, rows: tuple[PassRow, ...]) -> str:
+    """Return what the lecture's `cmp(name, dt, t)` calls would print, in the order written."""
+    if tree is None:
+        return ""
+    by_name = {r.name: r for r in rows}
+    lines = []
+    for node in ast.walk(tree):
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "cmp"
+            and len(node.args) >= 2
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+            and isinstance(node.args[1], ast.Name)
+        ):
+            continue
+        row = by_name.get(node.args[1].id)
+        if row is not None:
+            lines.append(
+                (node.lineno, feedback.cmp_printed(node.args[0].value, row.cmp, row.message))
+            )
+    return "".join(text + "\n" for _, text in sorted(lines))
 
 
 def _failure(outcome: RunOutcome) -> tuple[str, CodeError | None] | None:
@@ -87,7 +242,9 @@ def _row(scenario: Scenario, runs: Runs, outcome: RunOutcome, target: str) -> Pa
         problem = returned.problem if returned else "is not defined"
         return PassRow(name, FAIL, feedback.not_tensor(name, problem))
     if got.shape != expected.shape:
-        hint = diagnose.shape_hint(got.to(expected.dtype), expected)
+        hint = diagnose.shape_hint(
+            got.to(expected.dtype), expected, runs.get(scenario, LECTURE).sizes
+        )
         message = feedback.wrong_shape(name, got.shape, expected.shape)
         return PassRow(name, FAIL, f"{message} {hint}".strip())
     cmp = diagnose.compare(name, got.to(expected.dtype), expected)

@@ -140,10 +140,16 @@ def _send(out: int, name: str, error, returned: dict, data: list, capture: Captu
     write_frame(out, {**header, "stdout": capture.take()}, data)
 
 
+def cmp(name, dt=None, t=None) -> None:
+    """Stand in for the lecture's `cmp(name, dt, t)`: autograd's values are not here, so the
+    grader prints the lecture's line for each call after the run (grader/wholepass.py)."""
+    return None
+
+
 def namespace(case: dict, blobs: tuple) -> dict:
     """Return a fresh namespace: torch, F, math, the case's values and fresh input tensors."""
     ns = {"__name__": "__main__", "__builtins__": dict(builtins.__dict__)}
-    ns.update(torch=torch, F=F, math=math)
+    ns.update(torch=torch, F=F, math=math, cmp=cmp)
     ns.update(case["values"])
     for spec in case["tensors"]:
         ns[spec["name"]] = tensor_from(blobs[spec["blob"]], spec["dtype"], spec["shape"])

@@ -139,7 +139,7 @@ def test_an_interrupted_submission_is_graded_on_the_next_run(fake):
             "dcounts_sum_inv",
             "dcounts_sum_inv = (counts * dprobs).sum(1)\n",
             False,
-            "`dcounts_sum_inv` has the wrong shape: got (32,), expected (32, 1).",
+            "`dcounts_sum_inv` has the wrong shape: got (32,) = (n,), expected (32, 1) = (n, 1).",
         ),
         (
             "dprobs",

@@ -52,7 +52,9 @@ FEEDBACK = [
         "dcounts_sum_inv",
         "dcounts_sum_inv = (counts * dprobs).sum(1)",
         "form",
-        feedback.wrong_shape("dcounts_sum_inv", (32,), (32, 1)) + " " + feedback.hint_keepdim(),
+        feedback.wrong_shape("dcounts_sum_inv", (32,), (32, 1), "(n,)", "(n, 1)")
+        + " "
+        + feedback.hint_keepdim(),
     ),
     (
         "no sum",
@@ -105,7 +107,7 @@ FEEDBACK = [
         "dlogit_maxes",
         "dlogit_maxes = torch.zeros_like(logit_maxes)",
         "random",
-        feedback.hint_random_only(),
+        "Hint: your answer is all zeros",
     ),
 ]
 

@@ -61,3 +61,10 @@ def test_fused_cross_entropy_reference(mlp, runs):
     loss = run.values["loss"]
     d = vjp(mlp, run, "logits", {"loss": torch.ones_like(loss)})
     assert torch.allclose(d, run.grads["logits"], atol=1e-9)
+
+
+def test_the_lecture_batch_is_the_videos(mlp, names_dataset):
+    """The seeded generator draws C, W1, b1, W2, b2 then the batch, as the lecture's cell does."""
+    sizes = mlp.sizes | {"vocab_size": names_dataset.vocab_size}
+    run = run_forward(mlp, sizes, (names_dataset.Xtr, names_dataset.Ytr))
+    assert run.values["Yb"][:6].tolist() == [8, 14, 15, 22, 0, 19]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -44,7 +45,7 @@ def test_the_first_wrong_gradient_is_the_root_cause(grader):
 def test_the_lectures_dropped_keepdim_is_named(grader):
     lecture = LECTURE_PASS.replace("(-dbndiff).sum(0, keepdim=True)", "(-dbndiff).sum(0)")
     result = grader.grade_pass(lecture)
-    assert result.root_cause == "dbnmeani"
+    assert result.root_cause is None, "right values in a broadcastable shape are not a root"
     row = next(r for r in result.rows if r.name == "dbnmeani")
     assert "got (64,), expected (1, 64)" in row.message and "keepdim=True" in row.message
 
@@ -77,3 +78,72 @@ def test_header_shows_the_lecture_figures(names_dataset, catalog):
     info = Grader(names_dataset, catalog).header()
     assert (info["train"], info["dev"], info["test"]) == (182625, 22655, 22866)
     assert info["vocab_size"] == 27 and info["parameters"] == 4137
+
+
+CMP_CALLS = """
+cmp('logprobs', dlogprobs, logprobs)
+cmp('counts', dcounts, counts)
+cmp('bnmeani', dbnmeani, bnmeani)
+"""
+
+
+def test_cmp_exists_and_prints_the_lectures_line_for_each_call(grader):
+    result = grader.grade_pass(LECTURE_PASS + CMP_CALLS)
+    assert result.solved, result.message
+    lines = result.stdout.splitlines()
+    assert lines[:2] == [
+        f"{name:15s} | exact: True  | approximate: True  | maxdiff: 0.0"
+        for name in ("logprobs", "counts")
+    ], result.stdout
+    assert re.fullmatch(
+        r"bnmeani {9}\| exact: (True |False) \| approximate: True  \| maxdiff: \S+", lines[2]
+    ), result.stdout
+
+
+def test_the_lectures_own_bnmeani_line_is_named_and_not_blamed(grader):
+    lecture = LECTURE_PASS.replace(
+        "dbnmeani = (-dbndiff).sum(0, keepdim=True)", "dbnmeani = (-dbndiff).sum(0)"
+    )
+    result = grader.grade_pass(lecture + CMP_CALLS)
+    assert not result.solved and result.root_cause is None
+    assert "This is the lecture's own line" in result.message
+    assert "`==` broadcasts (64,) against (1, 64)" in result.message
+    statuses = {r.name: r.status for r in result.rows}
+    assert statuses["dbnmeani"] == "fail" and statuses["dhprebn"] == "pass"
+    assert "bnmeani         | `dbnmeani` has the wrong shape" in result.stdout
+
+
+def test_a_shape_slip_of_ones_own_is_not_called_the_lectures(grader):
+    mine = LECTURE_PASS.replace(
+        "dbnmeani = (-dbndiff).sum(0, keepdim=True)", "dbnmeani = -dbndiff.sum(0)"
+    )
+    result = grader.grade_pass(mine)
+    assert not result.solved and "lecture's own line" not in result.message
+    assert "`dbnmeani` has the right values in shape (64,)" in result.message
+
+
+@pytest.mark.parametrize(
+    ("alias", "changed"),
+    [
+        ("dhprebn = dbndiff", "dhprebn += 1.0 / n * (torch.ones_like(hprebn) * dbnmeani)"),
+        ("dhprebn = dbndiff", "dhprebn.add_(1.0 / n * (torch.ones_like(hprebn) * dbnmeani))"),
+    ],
+)
+def test_an_alias_changed_in_place_is_named_not_the_correct_line(grader, alias, changed):
+    code = LECTURE_PASS.replace("dhprebn = dbndiff.clone()", alias).replace(
+        "dhprebn += 1.0 / n * (torch.ones_like(hprebn) * dbnmeani)", changed
+    )
+    lines = code.splitlines()
+    result = grader.grade_pass(code)
+    assert not result.solved
+    expected = feedback.whole_pass_alias(
+        "dhprebn", "dbndiff", lines.index(alias) + 1, lines.index(changed) + 1
+    )
+    assert result.message == expected
+
+
+def test_an_alias_rebound_before_any_change_is_harmless(grader):
+    code = LECTURE_PASS.replace(
+        "dhprebn = dbndiff.clone()", "dhprebn = dbndiff\ndhprebn = dbndiff + 0"
+    )
+    assert grader.grade_pass(code).solved

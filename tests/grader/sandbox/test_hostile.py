@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.sandbox import Case
+from grader.sandbox import Case, Limits
 from grader.sandbox.client import ROOT
 
 from .conftest import LIMITS
@@ -145,7 +145,9 @@ def test_a_thread_cannot_bring_autograd_back(run):
 )
 def test_running_out_of_memory_ends_the_run(sandbox, code):
     cases = [Case(name, {}, {}, ()) for name in ("first", "second", "third")]
-    outcome = sandbox.run(code, cases)
+    # Touching 512 MB costs about half a second of CPU, more on a busy machine: room to spare.
+    roomy = Limits(**{**LIMITS.__dict__, "cpu_seconds": 5, "wall_seconds": 10})
+    outcome = sandbox.run(code, cases, roomy)
     assert outcome.status == "memory_limit", outcome
     assert [c.name for c in outcome.cases] == ["first"]
 
