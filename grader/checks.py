@@ -91,7 +91,12 @@ def answer(outcome: RunOutcome, case: str, name: str) -> torch.Tensor | None:
 
 
 def check_lecture(
-    name: str, got: torch.Tensor, expected: torch.Tensor, hint: str, noise: float = 0.0
+    name: str,
+    got: torch.Tensor,
+    expected: torch.Tensor,
+    hint: str,
+    noise: float = 0.0,
+    base: tuple[float, float] | None = None,
 ) -> Check:
     """Check 4: the lecture batch with autograd's upstream gradients (the cmp line).
 
@@ -99,7 +104,7 @@ def check_lecture(
     tell a right answer from a wrong one of the same size: the check is inconclusive and the
     random upstream gradients decide.
     """
-    cmp = diagnose.compare(name, got.to(expected.dtype), expected)
+    cmp = diagnose.compare(name, got.to(expected.dtype), expected, base=base)
     if cmp.approx:
         message = feedback.exact(name) if cmp.exact else feedback.looks_good(name, cmp.maxdiff)
         return Check("lecture", PASS, message)
@@ -108,11 +113,20 @@ def check_lecture(
         return Check("lecture", INCONCLUSIVE, feedback.inconclusive(name, largest))
     index = diagnose.worst_index(got, expected)
     return Check(
-        "lecture", FAIL, feedback.inaccurate(name, cmp.maxdiff, index, diagnose.TOLERANCE), hint
+        "lecture",
+        FAIL,
+        feedback.inaccurate(name, cmp.maxdiff, index, diagnose.tolerance(expected, base=base)),
+        hint,
     )
 
 
-def check_random(name: str, got: torch.Tensor | None, expected: torch.Tensor, hint: str) -> Check:
+def check_random(
+    name: str,
+    got: torch.Tensor | None,
+    expected: torch.Tensor,
+    hint: str,
+    base: tuple[float, float] | None = None,
+) -> Check:
     """Check 5: arbitrary upstream gradients, which defeat answers right by coincidence."""
     if got is None or got.shape != expected.shape:
         return Check(
@@ -122,16 +136,22 @@ def check_random(name: str, got: torch.Tensor | None, expected: torch.Tensor, hi
             if got is None
             else feedback.wrong_shape(name, got.shape, expected.shape),
         )
-    cmp = diagnose.compare(name, got.to(expected.dtype), expected, drawn=True)
+    cmp = diagnose.compare(name, got.to(expected.dtype), expected, drawn=True, base=base)
     if cmp.approx:
         return Check("random", PASS, feedback.random_ok(name))
     index = diagnose.worst_index(got, expected)
-    tol = diagnose.tolerance(expected, drawn=True)
+    tol = diagnose.tolerance(expected, drawn=True, base=base)
     message = feedback.inaccurate(name, cmp.maxdiff, index, tol)
     return Check("random", FAIL, message, hint or feedback.hint_random_only())
 
 
-def check_sizes(name: str, case: CaseOutcome, expected: torch.Tensor, sizes: dict) -> Check:
+def check_sizes(
+    name: str,
+    case: CaseOutcome,
+    expected: torch.Tensor,
+    sizes: dict,
+    base: tuple[float, float] | None = None,
+) -> Check:
     """Check 6: another configuration in which every size differs."""
     hint = feedback.hint_hard_coded()
     if case.error is not None:
@@ -144,11 +164,11 @@ def check_sizes(name: str, case: CaseOutcome, expected: torch.Tensor, sizes: dic
         return Check("sizes", FAIL, feedback.not_defined(name), hint)
     if got.shape != expected.shape:
         return Check("sizes", FAIL, feedback.wrong_shape(name, got.shape, expected.shape), hint)
-    cmp = diagnose.compare(name, got.to(expected.dtype), expected, drawn=True)
+    cmp = diagnose.compare(name, got.to(expected.dtype), expected, drawn=True, base=base)
     if cmp.approx:
         return Check("sizes", PASS, feedback.passes_sizes(name, sizes))
     index = diagnose.worst_index(got, expected)
-    tol = diagnose.tolerance(expected, drawn=True)
+    tol = diagnose.tolerance(expected, drawn=True, base=base)
     message = feedback.inaccurate(name, cmp.maxdiff, index, tol)
     return Check("sizes", FAIL, message, hint)
 

@@ -19,22 +19,31 @@ NEAR_ZERO = 1e-6  # a true gradient this small is float noise around an exact ze
 NOISE_UNITS = 1024  # round-off units of the largest upstream value: below it, only noise
 
 
-def tolerance(expected: torch.Tensor, drawn: bool = False) -> tuple[float, float]:
-    """Return (atol, rtol): the lecture's, or for freshly drawn cases a round-off floor too.
+def tolerance(
+    expected: torch.Tensor, drawn: bool = False, base: tuple[float, float] | None = None
+) -> tuple[float, float]:
+    """Return (atol, rtol): the exercise's (or the lecture's), for drawn cases with a floor.
 
     Random upstream gradients and other sizes change at every submission, so a correct answer
     that sums in another order must not fail on one draw: atol grows to 64 units of round-off
     of the largest expected value.
     """
+    atol, rtol = base or TOLERANCE
     if not drawn or not expected.numel() or not expected.is_floating_point():
-        return TOLERANCE
+        return atol, rtol
     floor = ROUNDOFF_UNITS * torch.finfo(expected.dtype).eps * float(expected.abs().max())
-    return max(ATOL, floor), RTOL
+    return max(atol, floor), rtol
 
 
-def compare(name: str, got: torch.Tensor, expected: torch.Tensor, drawn: bool = False) -> Cmp:
+def compare(
+    name: str,
+    got: torch.Tensor,
+    expected: torch.Tensor,
+    drawn: bool = False,
+    base: tuple[float, float] | None = None,
+) -> Cmp:
     """Return the lecture's cmp line for got against expected (same shape)."""
-    atol, rtol = tolerance(expected, drawn)
+    atol, rtol = tolerance(expected, drawn, base)
     exact = bool(torch.all(got == expected))
     approx = bool(torch.allclose(got, expected, rtol=rtol, atol=atol))
     maxdiff = float((got - expected).abs().max()) if got.numel() else 0.0

@@ -96,7 +96,32 @@ class Grader:
                 None,
                 feedback.uses_autograd(problem.what, problem.line, problem.dynamic),
             )
-        return grade_pass(chosen, self.runs, self.sandbox, code)
+        result = grade_pass(chosen, self.runs, self.sandbox, code)
+        if not result.solved:
+            return result
+        return self._hidden_branches(chosen, tree, result)
+
+    def _hidden_branches(self, chosen, tree, result: PassResult) -> PassResult:
+        """Grade on its own, with random upstream gradients, every gradient of the pass that
+        has a consumer whose true gradient is float noise on the lecture batch (`dlogits`, fed
+        by `dlogit_maxes`): a missing branch there cannot show in the pass's values."""
+        lecture = self.runs.get(chosen, LECTURE)
+        for exercise in self.catalog.exercises:
+            if exercise.scenario is not chosen or exercise.target not in chosen.whole_pass:
+                continue
+            if exercise.answer != f"d{exercise.target}" or not _has_silent_consumer(
+                exercise, lecture
+            ):
+                continue
+            lines = rules.statements_changing(tree, exercise.answer)
+            if not lines:
+                continue
+            alone = self._grade(exercise, lines)
+            failed = next((c for c in alone.checks if c.status == FAIL), None)
+            if failed is not None and failed.kind in ("random", "sizes"):
+                message = feedback.whole_pass_hidden(exercise.answer, failed.hint)
+                return replace(result, solved=False, message=message, root_cause=exercise.answer)
+        return result
 
     def describe(self, exercise_id: str) -> ExerciseView:
         """Return what a page shows about an exercise before any answer."""
@@ -156,7 +181,8 @@ class Grader:
         exercise, name = prepared.exercise, prepared.exercise.answer
         got = checks.answer(outcome, LECTURE, name)
         expected = prepared.expected[LECTURE]
-        cmp = diagnose.compare(name, got.to(expected.dtype), expected)
+        base = exercise.tolerance
+        cmp = diagnose.compare(name, got.to(expected.dtype), expected, base=base)
         heat = None
         hint = ""
         if not cmp.approx:
@@ -165,7 +191,7 @@ class Grader:
         noise = diagnose.noise_level(
             prepared.runs[LECTURE].values, prepared.cotangents[LECTURE], expected.dtype
         )
-        done.append(checks.check_lecture(name, got, expected, hint, noise))
+        done.append(checks.check_lecture(name, got, expected, hint, noise, base))
         if done[-1].status == INCONCLUSIVE:
             heat = None
         if done[-1].status in DECIDED_OR_OPEN:
@@ -177,13 +203,13 @@ class Grader:
             )
             if rnd is not None and rnd.numel() and not bool(rnd.any()):
                 hint = feedback.hint_all_zero(float(expected.abs().max()))
-            done.append(checks.check_random(name, rnd, prepared.expected[RANDOM], hint))
+            done.append(checks.check_random(name, rnd, prepared.expected[RANDOM], hint, base))
             if done[-1].status == FAIL and _same_shape(rnd, prepared, RANDOM):
                 heat = diagnose.heatmap(rnd.to(expected.dtype), prepared.expected[RANDOM], RANDOM)
         if done[-1].status == PASS:
             alt = next(c for c in outcome.cases if c.name == ALT)
             sizes = prepared.runs[ALT].sizes
-            done.append(checks.check_sizes(name, alt, prepared.expected[ALT], sizes))
+            done.append(checks.check_sizes(name, alt, prepared.expected[ALT], sizes, base))
         return _result(
             exercise, done, "an earlier check failed", cmp=cmp, heatmap=heat, stdout=stdout
         )
@@ -225,6 +251,20 @@ class Grader:
             return self._mistakes[key]
 
         return output
+
+
+def _has_silent_consumer(exercise: Exercise, lecture) -> bool:
+    """Return whether a consumer's true gradient is below float noise on the lecture batch."""
+    for consumer in exercise.given:
+        grad = lecture.grads.get(consumer)
+        if grad is None or not grad.numel() or not grad.is_floating_point():
+            continue
+        noise = diagnose.noise_level(
+            {}, {exercise.target: lecture.grads[exercise.target]}, grad.dtype
+        )
+        if float(grad.abs().max()) <= noise:
+            return True
+    return False
 
 
 def _parse_message(problem: rules.Problem) -> str:

@@ -30,6 +30,8 @@ EXERCISE_KEYS = {
     "starter": str,
     "hints": list,
     "mistakes": list,
+    "atol": float,  # per-exercise tolerance, as torch.allclose applies it (default 1e-8)
+    "rtol": float,  # (default 1e-5)
 }
 REQUIRED = ("title", "target", "prompt", "starter", "hints")
 MISTAKE_KEYS = {"code": str, "message": str}
@@ -60,6 +62,7 @@ class Exercise:
     starter: str
     hints: tuple[str, ...]
     mistakes: tuple[Mistake, ...]
+    tolerance: tuple[float, float] | None = None  # (atol, rtol) when the file sets either
 
     @property
     def solution_path(self) -> Path:
@@ -164,9 +167,24 @@ def load_exercise(path: Path, scenario: Scenario) -> Exercise:
         starter=raw["starter"].strip() + "\n",
         hints=tuple(raw["hints"]),
         mistakes=tuple(_mistakes(raw.get("mistakes", []), where)),
+        tolerance=_tolerance(raw, where),
     )
     _check_exercise(exercise, where)
     return exercise
+
+
+def _tolerance(raw: dict, where: str) -> tuple[float, float] | None:
+    """Read `atol` and `rtol` (either may be left at its default); both must be in [0, 1)."""
+    if "atol" not in raw and "rtol" not in raw:
+        return None
+    from grader.diagnose import TOLERANCE
+
+    atol, rtol = raw.get("atol", TOLERANCE[0]), raw.get("rtol", TOLERANCE[1])
+    for key, value in (("atol", atol), ("rtol", rtol)):
+        require(
+            0.0 <= value < 1.0, f"{where}: {key}", f"must be at least 0 and below 1, got {value}"
+        )
+    return atol, rtol
 
 
 def _mistakes(raw: list, where: str) -> list[Mistake]:

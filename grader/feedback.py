@@ -308,6 +308,15 @@ def cmp_printed(label: str, cmp, message: str) -> str:
     )
 
 
+def whole_pass_hidden(name: str, hint: str) -> str:
+    text = (
+        f"`{name}` matches autograd here only because one of its upstream gradients is almost "
+        f"zero on this batch; graded on its own with random upstream gradients, your lines for "
+        f"`{name}` are wrong."
+    )
+    return f"{text} {hint}".strip()
+
+
 def whole_pass_solved(count: int) -> str:
     return f"All {count} gradients match autograd."
 

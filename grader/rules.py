@@ -117,3 +117,30 @@ def assigned_names(tree: ast.Module) -> set[str]:
     return {
         n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
     }
+
+
+def statements_changing(tree: ast.Module, name: str) -> str:
+    """Return the source of the top-level statements that assign or change `name` in place
+    (`name = ...`, `name += ...`, `name[...] = ...`, `name.add_(...)`, loops doing so)."""
+    chosen = [stmt for stmt in tree.body if _changes(stmt, name)]
+    return "\n".join(ast.unparse(stmt) for stmt in chosen)
+
+
+def _changes(stmt: ast.stmt, name: str) -> bool:
+    """Return whether a statement stores to `name` or calls one of its in-place methods."""
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
+            return True
+        if isinstance(node, ast.Subscript | ast.Attribute) and isinstance(node.ctx, ast.Store):
+            base = node.value
+            if isinstance(base, ast.Name) and base.id == name:
+                return True
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr.endswith("_")
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == name
+        ):
+            return True
+    return False

@@ -34,6 +34,10 @@ def check_keys(raw: dict, spec: dict[str, type], required: tuple[str, ...], wher
 
 def _article(kind: type) -> str:
     """Name a TOML type for a message."""
-    return {str: "a string", int: "an integer", bool: "true or false", list: "a list"}.get(
-        kind, "a table"
-    )
+    return {
+        str: "a string",
+        int: "an integer",
+        float: "a number with a decimal point or exponent (1e-6)",
+        bool: "true or false",
+        list: "a list",
+    }.get(kind, "a table")

@@ -79,6 +79,9 @@ def copy(tmp_path):
         (lambda t: t.replace('title = "dcounts', "title = 3 #"), "title", "must be a string"),
         (lambda t: t.replace("[[mistakes]]", "[[mistakes]]\nwhy = 1"), "mistakes[0]: why", ""),
         (lambda t: t + "[[", "", "is not valid TOML"),
+        (lambda t: "atol = 2.0\n" + t, "atol", "below 1"),
+        (lambda t: 'rtol = "loose"\n' + t, "rtol", "must be a number"),
+        (lambda t: "atol = 1\n" + t, "atol", "must be a number"),
     ],
 )
 def test_a_malformed_file_is_reported_and_the_rest_load(copy, edit, field, problem):
@@ -124,3 +127,21 @@ def test_a_binary_file_is_reported_by_name_and_the_rest_load(copy):
     assert [e.id for e in catalog.exercises] == ["dlogprobs"]
     (error,) = catalog.errors
     assert error.where == str(path) and "is not valid TOML" in error.problem
+
+
+NEARLY = "dcounts = counts_sum_inv * dprobs + dcounts_sum + 1e-4\n"
+
+
+def test_an_exercise_can_set_its_own_tolerance(copy, default_data):
+    from grader import Grader
+
+    strict = Grader(default_data, discover(copy.parent)).grade("dcounts", NEARLY)
+    assert not strict.solved
+    assert "tolerance 1e-08 + 1e-05" in strict.summary()
+    path = copy / "05_dcounts.toml"
+    path.write_text("atol = 1e-3\n" + path.read_text())
+    catalog = discover(copy.parent)
+    assert catalog.get("dcounts").tolerance == (1e-3, 1e-5)
+    loose = Grader(default_data, catalog).grade("dcounts", NEARLY)
+    assert loose.solved, loose.summary()
+

@@ -147,3 +147,19 @@ def test_an_alias_rebound_before_any_change_is_harmless(grader):
         "dhprebn = dbndiff.clone()", "dhprebn = dbndiff\ndhprebn = dbndiff + 0"
     )
     assert grader.grade_pass(code).solved
+
+
+@pytest.mark.parametrize(
+    "dlogits_line",
+    ["", "dlogits = dlogits * 1.0", "dlogits += 0 * dlogit_maxes"],
+    ids=["dropped", "dropped-copy", "zeroed"],
+)
+def test_a_branch_hidden_by_a_zero_gradient_fails_the_pass(grader, dlogits_line):
+    code = LECTURE_PASS.replace(
+        "dlogits += F.one_hot(logits.max(1).indices, num_classes=logits.shape[1]) * dlogit_maxes",
+        dlogits_line,
+    )
+    result = grader.grade_pass(code)
+    assert all(r.status == "pass" for r in result.rows), "the values alone cannot tell"
+    assert not result.solved and result.root_cause == "dlogits"
+    assert "only because one of its upstream gradients is almost zero" in result.message
