@@ -105,7 +105,10 @@ def shape_hint(
         return feedback.hint_transpose()
     dims = broadcast_dims(g, e)
     if dims is not None:
-        return feedback.hint_sum_dims(dims, keepdim=len(e) == len(g))
+        summed = got.sum(dims, keepdim=True).reshape(e)
+        if alike(summed, expected):
+            return feedback.hint_sum_dims(dims, keepdim=len(e) == len(g))
+        return feedback.hint_reshape(e, named(e, sizes))  # summing alone would stay wrong
     if got.numel() == expected.numel():
         return feedback.hint_reshape(e, named(e, sizes))
     wrong = wrong_sum(g, e, sizes, upstream)

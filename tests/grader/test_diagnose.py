@@ -17,8 +17,14 @@ VEC = torch.randn((27,), generator=g)
 @pytest.mark.parametrize(
     ("case", "got", "expected", "hint"),
     [
-        ("forgot to sum a broadcast column", REF, COL, feedback.hint_sum_dims((1,), True)),
-        ("forgot to sum into a bias", REF, VEC, feedback.hint_sum_dims((0,), False)),
+        (
+            "forgot to sum a broadcast column",
+            REF,
+            REF.sum(1, keepdim=True),
+            feedback.hint_sum_dims((1,), True),
+        ),
+        ("forgot to sum into a bias", REF, REF.sum(0), feedback.hint_sum_dims((0,), False)),
+        ("a sum would not make it right", REF, COL, feedback.hint_reshape((32, 1))),
         ("dropped the kept dim", COL.squeeze(1), COL, feedback.hint_keepdim()),
         ("row flattened", ROW.squeeze(0), ROW, feedback.hint_keepdim()),
         ("transposed", REF.T.contiguous(), REF, feedback.hint_transpose()),
@@ -111,3 +117,113 @@ def test_missing_subsets():
 )
 def test_zero_by_coincidence(got, expected, coincidence):
     assert diagnose.zero_by_coincidence(got, expected) is coincidence
+
+
+SIZES = {"n": 32, "n_embd": 10, "n_hidden": 64, "block_size": 3, "vocab_size": 27}
+
+
+@pytest.mark.parametrize(
+    ("case", "got", "expected", "upstream", "hint"),
+    [
+        (
+            "summed over the batch instead of the row",
+            torch.zeros(1, 27),
+            torch.zeros(32, 1),
+            ((32, 27),),
+            feedback.hint_wrong_sum("n", "vocab_size", 1, 0, keepdim=True),
+        ),
+        (
+            "a bias summed over the row",
+            torch.zeros(32),
+            torch.zeros(27),
+            ((32, 27),),
+            feedback.hint_wrong_sum("vocab_size", "n", 0, 1, keepdim=False),
+        ),
+        (
+            "wrong dim with no upstream to tell the dim number",
+            torch.zeros(32),
+            torch.zeros(27),
+            (),
+            feedback.hint_wrong_sum("vocab_size", "n"),
+        ),
+        (
+            "summed though every element has its own gradient",
+            torch.zeros(1, 64),
+            torch.zeros(32, 64),
+            (),
+            feedback.hint_broadcast_back("(n, n_hidden)", [0], ["n"]),
+        ),
+        (
+            "not viewed back",
+            torch.zeros(32, 30),
+            torch.zeros(32, 3, 10),
+            (),
+            feedback.hint_reshape((32, 3, 10), "(n, block_size, n_embd)"),
+        ),
+    ],
+)
+def test_shape_hints_name_the_sizes(case, got, expected, upstream, hint):
+    assert diagnose.shape_hint(got, expected, SIZES, upstream) == hint, case
+
+
+def test_named_shapes_and_labels():
+    assert diagnose.named((32, 27), SIZES) == "(n, vocab_size)"
+    assert diagnose.named((30, 64), SIZES) == "(n_embd*block_size, n_hidden)"
+    assert diagnose.named((5,), SIZES) == "(5,)"
+    assert diagnose.label(10, SIZES | {"other": 10}) == "10", "ambiguous sizes stay numbers"
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        (
+            "mat1 and mat2 shapes cannot be multiplied (32x27 and 64x27)",
+            feedback.hint_matmul(
+                "(n, vocab_size)", "(n_hidden, vocab_size)", "vocab_size", "n_hidden"
+            ),
+        ),
+        (
+            "The size of tensor a (27) must match the size of tensor b (64) at non-singleton "
+            "dimension 1",
+            feedback.hint_broadcast_clash("27 (vocab_size)", "64 (n_hidden)", 1),
+        ),
+        (
+            "shape '[32, 3, 10]' is invalid for input of size 600",
+            feedback.hint_bad_view("[32, 3, 10]", 600),
+        ),
+        ("something else entirely", ""),
+    ],
+)
+def test_pytorch_shape_errors_are_translated(message, expected):
+    assert diagnose.error_hint("RuntimeError", message, SIZES) == expected
+    assert diagnose.error_hint("ValueError", message, SIZES) == ""
+
+
+@pytest.mark.parametrize(
+    ("factor", "label"),
+    [
+        (32 / 27, "n/vocab_size"),
+        (27 / 32, "vocab_size/n"),
+        (3.0, "3"),
+        (0.5, "1/2"),
+        (1 / 64, "1/n_hidden"),
+        (31.0, "n-1"),
+        (32 / 31, "n/(n-1)"),
+        (1.7, "1.7"),
+        (1.0, ""),
+    ],
+)
+def test_factors_of_any_size_are_named(factor, label):
+    assert diagnose.factor_label(REF * factor, REF, 32, SIZES) == label
+
+
+def test_a_wrong_sign_or_factor_on_one_branch_is_named():
+    rest, branch = torch.randn(32, 27, generator=g), torch.randn(32, 27, generator=g)
+    partials = [(("counts_sum",), lambda: rest)]
+    expected = rest + branch
+    assert _hint(rest - branch, expected, partials=partials) == feedback.hint_branch_sign(
+        "counts_sum"
+    )
+    assert _hint(rest + 2 * branch, expected, partials=partials) == feedback.hint_branch_factor(
+        "counts_sum", "2"
+    )
