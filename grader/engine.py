@@ -127,6 +127,17 @@ class Grader:
         """Return what a page shows about an exercise before any answer."""
         return describe(self.catalog.get(exercise_id), self.runs)
 
+    def scratch(self, exercise_id: str, code: str):
+        """Run code on an exercise's lecture batch, ungraded; describe what it assigned."""
+        from grader.scratch import ScratchResult, run_scratch
+
+        exercise = self.catalog.get(exercise_id)
+        try:
+            return run_scratch(self.prepared(exercise), self.sandbox, code)
+        except Exception:
+            log.exception("the scratchpad of %s failed", exercise_id)
+            return ScratchResult(False, feedback.GRADER_FAULT)
+
     def header(self, scenario: str | None = None) -> dict:
         """Return the dataset figures, parameter count and batch loss of a scenario."""
         chosen = self.catalog.scenario(scenario) if scenario else self.catalog.scenarios[0]

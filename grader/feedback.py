@@ -317,6 +317,11 @@ def whole_pass_hidden(name: str, hint: str) -> str:
     return f"{text} {hint}".strip()
 
 
+def scratch_ran(count: int) -> str:
+    made = "nothing to show" if not count else f"{count} name{'s' if count != 1 else ''}"
+    return f"Ran on the lecture batch (not graded): {made}."
+
+
 def whole_pass_solved(count: int) -> str:
     return f"All {count} gradients match autograd."
 

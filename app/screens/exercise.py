@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from app import nav, results, services, session, workbench
+from app import nav, results, scratchpad, services, session, workbench
 from app.storage import SOLVED
 
 ROLES = {"forward": "forward value", "given": "given (upstream)", "answer": "you write this"}
@@ -26,6 +26,7 @@ def render(exercise_id: str) -> None:
         results.show_result(result)
     else:
         _last_attempt(exercise_id)
+    scratchpad.show(exercise_id)
     _hints(exercise_id, view.hints)
     _reveal(exercise_id)
     _next(exercise_id)
