@@ -144,4 +144,3 @@ def test_an_exercise_can_set_its_own_tolerance(copy, default_data):
     assert catalog.get("dcounts").tolerance == (1e-3, 1e-5)
     loose = Grader(default_data, catalog).grade("dcounts", NEARLY)
     assert loose.solved, loose.summary()
-
