@@ -138,6 +138,13 @@ class Grader:
             log.exception("the scratchpad of %s failed", exercise_id)
             return ScratchResult(False, feedback.GRADER_FAULT)
 
+    def graph(self, scenario: str | None = None):
+        """Return the forward pass of a scenario as nodes and edges with shapes."""
+        from grader.graph import scenario_graph
+
+        chosen = self.catalog.scenario(scenario) if scenario else self.catalog.scenarios[0]
+        return scenario_graph(chosen, self.runs)
+
     def header(self, scenario: str | None = None) -> dict:
         """Return the dataset figures, parameter count and batch loss of a scenario."""
         chosen = self.catalog.scenario(scenario) if scenario else self.catalog.scenarios[0]

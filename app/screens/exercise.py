@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from app import nav, results, scratchpad, services, session, workbench
+from app import graphview, nav, results, scratchpad, services, session, workbench
 from app.storage import SOLVED
 
 ROLES = {"forward": "forward value", "given": "given (upstream)", "answer": "you write this"}
@@ -18,6 +18,7 @@ def render(exercise_id: str) -> None:
     _header(view)
     st.markdown(view.prompt)
     _scope(view)
+    _graph(grader, exercise_id)
     code = workbench.submission(exercise_id, workbench.editor_event(exercise_id, view.starter))
     if code is not None:
         _grade(grader, exercise_id, code)
@@ -30,6 +31,16 @@ def render(exercise_id: str) -> None:
     _hints(exercise_id, view.hints)
     _reveal(exercise_id)
     _next(exercise_id)
+
+
+def _graph(grader, exercise_id: str) -> None:
+    """Show, folded, where this tensor sits in the forward pass and which consumers feed it."""
+    catalog = services.catalog()
+    exercise = catalog.get(exercise_id)
+    statuses = services.store().statuses(session.profile())
+    with st.expander("Where this gradient comes from (the graph)"):
+        focus = (exercise.target, exercise.given)
+        graphview.show(grader, catalog, exercise.scenario.slug, statuses, focus)
 
 
 def _header(view) -> None:

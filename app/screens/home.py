@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app import datasets, nav, services, session
+from app import datasets, graphview, nav, services, session
 from app.storage import ATTEMPTED, SOLVED
 
 INTRO = """
@@ -33,6 +33,9 @@ def render() -> None:
     st.header("Your map of the backward pass")
     st.caption(LEGEND)
     for scenario in catalog.scenarios:
+        first = scenario is catalog.scenarios[0]
+        with st.expander(f"The graph of {scenario.title}", expanded=first):
+            graphview.show(session.grader(), catalog, scenario.slug, statuses)
         _scenario_map(catalog, scenario, statuses)
     st.subheader("Exercise 4: train the MLP")
     st.page_link(nav.page(nav.TRAINING), label="Train the MLP with your own backward pass")

@@ -57,6 +57,13 @@ class FakeGrader:
     def header(self, scenario=None) -> dict:
         return dict(HEADER)
 
+    def graph(self, scenario=None):
+        from grader.graph import Edge, Graph, Node
+
+        nodes = (Node("probs", "value", (32, 27), "(n, vocab_size)"),)
+        nodes += (Node("logprobs", "value", (32, 27), "(n, vocab_size)"),)
+        return Graph(nodes, (Edge("probs", "logprobs"),))
+
     def describe(self, exercise_id: str) -> ExerciseView:
         e = self.catalog.get(exercise_id)
         tensors = (

@@ -1,0 +1,75 @@
+"""The computational graph of a scenario, drawn with Graphviz: where each gradient comes from.
+
+Nodes are coloured by the learner's status on the exercise that asks for their gradient; on an
+exercise page the node being differentiated and the consumers its gradient comes back from are
+outlined. A node with an exercise links to it.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from app.storage import ATTEMPTED, SOLVED
+
+FILL = {SOLVED: "#c8e6c9", ATTEMPTED: "#ffe0b2", None: "#ffffff"}
+NO_EXERCISE_FILL = "#eeeeee"
+FOCUS, CONSUMER = "#1565c0", "#42a5f5"
+LEGEND = (
+    "Green: solved · orange: attempted · white: not yet · grey: no exercise. "
+    "Click a node to open its exercise."
+)
+
+
+def dot_source(graph, exercises: dict[str, str], statuses: dict[str, str], focus=None) -> str:
+    """Return the DOT text of a graph.
+
+    `exercises` maps a tensor to the exercise asking for its gradient; `focus` is (target,
+    consumers) of the current exercise, whose node and incoming gradient paths are outlined.
+    """
+    target, consumers = focus or (None, ())
+    lines = [
+        "digraph forward {",
+        '  rankdir=TB; bgcolor="transparent"; nodesep=0.25; ranksep=0.22;',
+        '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=10,'
+        ' height=0.3, color="#9e9e9e"];',
+        '  edge [fontname="Helvetica", fontsize=8, color="#9e9e9e", fontcolor="#616161",'
+        " arrowsize=0.6];",
+    ]
+    for node in graph.nodes:
+        exercise = exercises.get(node.name)
+        fill = FILL.get(statuses.get(exercise)) if exercise else NO_EXERCISE_FILL
+        attrs = [f'label="{node.name}"', f'fillcolor="{fill}"', f'tooltip="{node.symbolic}"']
+        if exercise:
+            attrs += [f'URL="{exercise}"', 'target="_self"']
+        if node.name == target:
+            attrs += [f'color="{FOCUS}"', "penwidth=3"]
+        elif node.name in consumers:
+            attrs += [f'color="{CONSUMER}"', "penwidth=2"]
+        if node.kind == "output":
+            attrs.append("shape=doubleoctagon")
+        lines.append(f'  "{node.name}" [{", ".join(attrs)}];')
+    shapes = {n.name: n.symbolic for n in graph.nodes}
+    for edge in graph.edges:
+        attrs = [f'label="{shapes.get(edge.source, "")}"']
+        if edge.source == target and edge.target in consumers:
+            attrs += [f'color="{FOCUS}"', "penwidth=2", 'fontcolor="#1565c0"']
+        lines.append(f'  "{edge.source}" -> "{edge.target}" [{", ".join(attrs)}];')
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def exercise_for_each_tensor(catalog, slug: str) -> dict[str, str]:
+    """Return, per tensor of a scenario, the first exercise (in teaching order) asking for it."""
+    found: dict[str, str] = {}
+    for exercise in catalog.exercises:
+        if exercise.scenario.slug == slug:
+            found.setdefault(exercise.target, exercise.id)
+    return found
+
+
+def show(grader, catalog, slug: str, statuses: dict[str, str], focus=None) -> None:
+    """Draw one scenario's graph with the legend."""
+    graph = grader.graph(slug)
+    exercises = exercise_for_each_tensor(catalog, slug)
+    st.graphviz_chart(dot_source(graph, exercises, statuses, focus))
+    st.caption(LEGEND)
