@@ -11,16 +11,37 @@ from app import datasets, nav, results, services, session, workbench
 from app.storage import SOLVED
 
 
-def starter(scenario) -> str:
-    """Return a template with one line per gradient, in backward order, with its shape."""
+def starter(scenario, answers: dict[str, str] | None = None) -> str:
+    """Return a template with one line per gradient, in backward order, with its shape; a
+    gradient the learner has solved as an exercise comes filled in with their own answer."""
+    answers = answers or {}
     lines = [
         "# Exercise 1: backprop through the whole thing manually.",
         "# Replace each `...` with the gradient, in this order (backward).",
     ]
     for name in scenario.whole_pass:
+        if name in answers:
+            lines.append(answers[name].strip())
+            continue
         shape = scenario.statement(name).shape
         lines.append(f"d{name} = ...  # {shape}" if shape else f"d{name} = ...")
     return "\n".join(lines) + "\n"
+
+
+def my_answers(catalog, store, profile, slug: str) -> dict[str, str]:
+    """Return, per tensor of the whole pass, the code of the learner's last solved attempt at
+    the step exercise asking for its gradient."""
+    found: dict[str, str] = {}
+    for exercise in catalog.exercises:
+        step = exercise.given == exercise.scenario.consumers(exercise.target)  # not a fused one
+        if exercise.scenario.slug != slug or exercise.answer != f"d{exercise.target}" or not step:
+            continue
+        if exercise.target in found:
+            continue
+        solved = [a for a in store.attempts(profile, exercise.id) if a.solved]
+        if solved:
+            found[exercise.target] = solved[-1].code
+    return found
 
 
 def render(slug: str) -> None:
@@ -38,7 +59,19 @@ def render(slug: str) -> None:
     )
     with st.expander("The forward pass", icon=":material/arrow_forward:"):
         st.code("\n".join(s.source for s in scenario.forward), language="python")
-    code = workbench.submission(key, workbench.editor_event(key, starter(scenario), lines=36))
+    answers = my_answers(services.catalog(), services.store(), session.profile(), slug)
+    prefilled = starter(scenario, answers)
+    if answers:
+        st.button(
+            f"Start from my {len(answers)} solved answers",
+            key=f"{key}:prefill",
+            icon=":material/playlist_add:",
+            on_click=workbench.replace,
+            args=(key, prefilled),
+            help="Replaces the code below with your solved answers, in backward order, and "
+            "`...` where a gradient is still to write.",
+        )
+    code = workbench.submission(key, workbench.editor_event(key, prefilled, lines=36))
     if code is not None:
         _grade(grader, slug, key, code)
     result = st.session_state.get(f"result:{key}")

@@ -39,3 +39,27 @@ def test_a_right_pass_is_recorded_as_solved(fake):
 def test_starter_keeps_the_shape_comments():
     scenario = services.catalog().scenario("01_mlp")
     assert "dW1 = ...  # (n_embd*block_size, n_hidden)" in starter(scenario)
+
+
+def test_the_pass_starts_from_the_learners_solved_answers(fake):
+    from app.storage import Attempt
+
+    store = services.store()
+    page_test("01_mlp", page="whole_pass").run()  # creates the profile
+    profile = store.profiles()[0]
+    mine = "dlogprobs = torch.zeros_like(logprobs)\ndlogprobs[range(n), Yb] = -1.0 / n"
+    store.record_attempt(profile, Attempt("dlogprobs", "dlogprobs = 0", False, "", 0, 1, "default"))
+    store.record_attempt(profile, Attempt("dlogprobs", mine, True, "", 0, 1, "default"))
+    store.record_attempt(profile, Attempt("dprobs", "dprobs = 1", False, "", 0, 1, "default"))
+    store.record_attempt(
+        profile, Attempt("dlogits_fused", "dlogits = 2", True, "", 0, 1, "default")
+    )
+    at = page_test("01_mlp", page="whole_pass").run()
+    button = at.button(key=f"{nav.whole_pass_id('01_mlp')}:prefill")
+    assert button.label == "Start from my 1 solved answers"
+    at = button.click().run()
+    lines = at.text_area[0].value.splitlines()
+    assert lines[2:4] == mine.splitlines(), "the last solved attempt, not the failed one"
+    assert lines[4] == "dprobs = ...  # (n, vocab_size)", "an unsolved gradient stays to write"
+    assert "dlogits = ...  # (n, vocab_size)" in lines, "the fused exercise is not a step"
+    assert store.draft(profile, nav.whole_pass_id("01_mlp")) == at.text_area[0].value
