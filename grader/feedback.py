@@ -427,3 +427,28 @@ def speed_comparison(yours: float, autograd: float) -> str:
 
 def reference_running(step: int, steps: int) -> str:
     return f"The autograd reference is training with the same settings: step {step:,} of {steps:,}."
+
+
+# Misconceptions, recognised in recorded feedback (message and hint) by the phrases above, so that
+# practice can be suggested from a learner's history. Most specific first.
+MISCONCEPTIONS = (
+    ("autograd", ("uses autograd",)),
+    ("keepdim", ("keepdim",)),
+    ("broadcast", ("summed over the wrong dim", "broadcast this tensor", "do not sum there")),
+    ("matmul", ("inner sizes", "transpose of the gradient", "use `@`")),
+    ("consumer", ("is also used by",)),
+    ("sign", ("opposite sign", "minus sign")),
+    ("factor", ("constant factor", "Bessel")),
+    ("sizes", ("hard-coded",)),
+    ("zeros", ("all zeros", "almost zero")),
+    ("chain", ("only the local derivative",)),
+)
+
+
+def misconception(text: str) -> str | None:
+    """Return the kind of mistake a recorded feedback text names, if one."""
+    for kind, phrases in MISCONCEPTIONS:
+        if any(p in text for p in phrases):
+            return kind
+    return None
+

@@ -86,6 +86,12 @@ class Result:
         failed = [c for c in self.checks if c.status == FAIL]
         return failed[0].message if failed else self.checks[-1].message
 
+    def summary_with_hint(self) -> str:
+        """Return the summary followed by the first failing check's hint, as it is recorded."""
+        failed = [c for c in self.checks if c.status == FAIL]
+        hint = failed[0].hint if failed else ""
+        return f"{self.summary()} {hint}".strip()
+
     def to_dict(self) -> dict:
         """Return the result as JSON-ready data."""
         return asdict(self) | {"summary": self.summary()}

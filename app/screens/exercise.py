@@ -86,7 +86,7 @@ def _grade(grader, exercise_id: str, code: str) -> None:
     """Grade a submission, record it, and keep the result to show."""
     with st.spinner("Grading…"):
         result = grader.grade(exercise_id, code)
-        summary = result.summary()
+        summary = result.summary_with_hint()
         workbench.record(exercise_id, code, result.solved, summary, result.elapsed, result.busy)
         st.session_state[f"result:{exercise_id}"] = result
     st.rerun()  # so that the navigation and the badge show the new status

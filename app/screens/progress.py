@@ -1,13 +1,47 @@
-"""Progress: attempts, solved and time spent per exercise, as a table and a CSV; reset."""
+"""Progress: per exercise, suggested practice, the history of attempts, training runs; reset."""
 
 from __future__ import annotations
+
+import time
+from collections import Counter
 
 import pandas as pd
 import streamlit as st
 
 from app import nav, services, session
+from grader.feedback import misconception
 
 CONFIRM_KEY = "progress:confirm_reset"
+HISTORY_ROWS = 50
+# Where to practise a mistake made twice: exercises that turn on the same rule, in order.
+PRACTICE = {
+    "keepdim": (
+        ("dxhat", "drstd", "dbnmeani", "dcounts_sum_inv"),
+        "a kept dim: the gradient has the shape of its variable, so sum with keepdim=True",
+    ),
+    "broadcast": (
+        ("dxhat", "drstd", "dbngain", "db2", "dcounts_sum_inv"),
+        "the broadcast rule: a sum in the forward pass is a broadcast in the backward pass, "
+        "and a broadcast is a sum",
+    ),
+    "consumer": (
+        ("dcounts", "dbndiff", "dhprebn", "dlogits"),
+        "a tensor used twice: add the gradient from every consumer",
+    ),
+    "matmul": (
+        ("dh", "dW2", "dembcat", "dW1", "dq"),
+        "matrix products: the gradient is a product with a transpose, in the order that makes "
+        "the shapes fit",
+    ),
+    "sign": (("dcounts_sum", "dbnmeani", "dlogit_maxes"), "signs: a minus comes down too"),
+    "factor": (
+        ("dbndiff2", "dhprebn", "dlogprobs"),
+        "constants: 1/n, 1/(n-1) and the 2 of a square",
+    ),
+    "sizes": (("demb", "dC", "dbndiff2"), "sizes from the tensors, never typed as numbers"),
+    "zeros": (("dlogit_maxes", "db1"), "gradients that are almost zero only on one batch"),
+    "chain": (("dprobs", "dhpreact", "dnorm_logits"), "the chain rule: local times upstream"),
+}
 
 
 def render() -> None:
@@ -30,7 +64,109 @@ def render() -> None:
         icon=":material/download:",
         key="progress:csv",
     )
+    _suggestion(profile)
+    _history(profile)
+    _training_runs(profile)
     _reset(profile)
+
+
+def suggestion(attempts, statuses: dict[str, str], known: set[str]) -> tuple[str, str] | None:
+    """Return (exercise, why) to practise the mistake the learner made most, at least twice."""
+    kinds = Counter(
+        kind for a in attempts if not a.solved and (kind := misconception(a.summary)) in PRACTICE
+    )
+    for kind, count in kinds.most_common():
+        if count < 2:
+            break
+        exercises, rule = PRACTICE[kind]
+        open_ones = [e for e in exercises if e in known and statuses.get(e) != "solved"]
+        if open_ones:
+            return open_ones[0], f"You made {count} mistakes about {rule}."
+    return None
+
+
+def _suggestion(profile) -> None:
+    """Suggest an exercise from the learner's recorded mistakes."""
+    store, catalog = services.store(), services.catalog()
+    found = suggestion(
+        store.attempts(profile), store.statuses(profile), {e.id for e in catalog.exercises}
+    )
+    if found is None:
+        return
+    exercise_id, why = found
+    st.subheader("Suggested practice")
+    st.markdown(why)
+    st.page_link(nav.exercise_page(exercise_id), label=f"Practise it on {exercise_id}")
+
+
+def history_table(attempts, first_pass: str = "") -> pd.DataFrame:
+    """Return the latest attempts, newest first: when, which (a link), verdict, feedback.
+
+    `first_pass` is the scenario whose whole pass lives at ./whole_pass (the others at
+    ./whole_pass_<slug>).
+    """
+    latest = sorted(attempts, key=lambda a: a.created_at, reverse=True)[:HISTORY_ROWS]
+    return pd.DataFrame(
+        [
+            {
+                "when": time.strftime("%Y-%m-%d %H:%M", time.localtime(a.created_at)),
+                "exercise": f"./{_url(a.exercise_id, first_pass)}",
+                "verdict": "solved" if a.solved else "not yet",
+                "feedback": a.summary,
+            }
+            for a in latest
+        ],
+        columns=["when", "exercise", "verdict", "feedback"],
+    )
+
+
+def _url(key: str, first_pass: str) -> str:
+    """Return the url path of an exercise or of a whole pass (recorded as whole_pass:<slug>)."""
+    if not key.startswith(f"{nav.WHOLE_PASS}:"):
+        return key
+    slug = key.split(":", 1)[1]
+    return nav.WHOLE_PASS if slug == first_pass else f"{nav.WHOLE_PASS}_{slug}"
+
+
+def _history(profile) -> None:
+    """Show the latest attempts with links back to their exercises."""
+    attempts = services.store().attempts(profile)
+    if not attempts:
+        return
+    st.subheader("History")
+    first = next((s.slug for s in services.catalog().scenarios if s.whole_pass), "")
+    st.dataframe(
+        history_table(attempts, first),
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "exercise": st.column_config.LinkColumn("exercise", display_text=r"\./(.*)"),
+            "feedback": st.column_config.TextColumn("feedback", width="large"),
+        },
+    )
+
+
+def _training_runs(profile) -> None:
+    """List the finished training runs, newest first, with a link to open them again."""
+    runs = services.store().training_runs(profile)
+    if not runs:
+        return
+    st.subheader("Training runs")
+    table = pd.DataFrame(
+        [
+            {
+                "when": time.strftime("%Y-%m-%d %H:%M", time.localtime(r.created_at)),
+                "steps": r.settings.get("steps"),
+                "train loss": r.train_loss,
+                "val loss": r.val_loss,
+                "steps/s": round(r.steps_per_s),
+                "dataset": r.dataset,
+            }
+            for r in sorted(runs, key=lambda r: r.created_at, reverse=True)
+        ]
+    )
+    st.dataframe(table, hide_index=True, width="stretch")
+    st.page_link(nav.page(nav.TRAINING), label="Open the training page to see their curves")
 
 
 def progress_table(catalog, progress) -> pd.DataFrame:

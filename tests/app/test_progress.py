@@ -68,3 +68,63 @@ def test_reset_asks_first_then_deletes(fake):
     at.button(key="progress:reset_yes").click().run()
     assert not services.store().attempts(services.store().profiles()[0])
     assert at.dataframe[0].value["attempts"].sum() == 0
+
+
+KEEPDIM = (
+    "`dbngain` has the wrong shape: got (64,), expected (1, 64). Hint: ... sum with keepdim=True."
+)
+
+
+def test_two_keepdim_mistakes_suggest_practising_the_broadcast_rule(fake):
+    page_test(page="progress").run()
+    store = services.store()
+    profile = store.profiles()[0]
+    for exercise in ("dbngain", "dbnbias"):
+        store.record_attempt(profile, Attempt(exercise, "x", False, KEEPDIM, 0.01, 5.0, "default"))
+    at = page_test(page="progress").run()
+    assert not at.exception
+    assert any("2 mistakes about a kept dim" in m.value for m in at.markdown)
+    (link,) = [p for p in at.get("page_link") if "Practise it on" in p.proto.label]
+    assert link.proto.label == "Practise it on dxhat", "LayerNorm: the same rule, not yet solved"
+
+
+def test_one_mistake_suggests_nothing_yet():
+    from app.screens.progress import suggestion
+
+    one = [Attempt("dbngain", "x", False, KEEPDIM, 0.0, 1.0, "default")]
+    assert suggestion(one, {}, {"dxhat"}) is None
+    assert suggestion(one * 2, {"dxhat": "solved"}, {"dxhat", "drstd"})[0] == "drstd"
+
+
+def test_the_history_links_every_attempt_newest_first(fake):
+    from app.screens.progress import history_table
+
+    attempts = [
+        Attempt("dlogprobs", "x", False, "no", 0.0, 1.0, "default", created_at=100.0),
+        Attempt("whole_pass:01_mlp", "y", True, "All right", 0.0, 1.0, "default", 200.0),
+        Attempt("whole_pass:03_attention", "z", False, "no", 0.0, 1.0, "default", 300.0),
+    ]
+    table = history_table(attempts, "01_mlp")
+    assert list(table["exercise"]) == [
+        "./whole_pass_03_attention",
+        "./whole_pass",
+        "./dlogprobs",
+    ]
+    assert list(table["verdict"]) == ["not yet", "solved", "not yet"]
+    _seed()
+    at = page_test(page="progress").run()
+    assert any("History" in h.value for h in at.subheader)
+    assert len(at.dataframe[1].value) == 2
+
+
+def test_finished_training_runs_are_listed(fake):
+    from app.runstore import TrainingRun
+
+    page_test(page="progress").run()
+    store = services.store()
+    profile = store.profiles()[0]
+    run = TrainingRun({"steps": 1000}, 2.41, 2.45, ("emma",), 812.0, 1.3, (3.3, 2.4), "default", "")
+    store.record_run(profile, run)
+    at = page_test(page="progress").run()
+    runs = next(d.value for d in at.dataframe if "val loss" in d.value.columns)
+    assert runs.iloc[0]["steps"] == 1000 and runs.iloc[0]["val loss"] == 2.45
