@@ -1,4 +1,4 @@
-"""The six checks, cheapest first, one function each; each returns a Check (see DESIGN.md)."""
+"""The six checks, cheapest first, one function each (see docs/ARCHITECTURE.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Every learner-facing message, one function per kind, in one voice (see STYLE.md).
+"""Every learner-facing message, one function per kind, in one voice.
 
 The learner's variable comes first, in backticks; one present-tense sentence; evidence as
 "got …, expected …"; an optional second sentence starting "Hint:". Never the reference tensor.
@@ -451,4 +451,3 @@ def misconception(text: str) -> str | None:
         if any(p in text for p in phrases):
             return kind
     return None
-

@@ -1,4 +1,4 @@
-"""The layering of STYLE.md: grader/ without Streamlit, app/ without maths or torch."""
+"""The layering of docs/ARCHITECTURE.md: grader/ without Streamlit, app/ without maths or torch."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@
     >>> outcome = default_sandbox().run("dy = 2 * x", [Case("lecture", {"x": x}, {}, ("dy",))])
     >>> outcome.status, outcome.cases[0].returned["dy"].tensor
 
-Learner code never runs in the calling process; see DESIGN.md, "The sandbox".
+Learner code never runs in the calling process; see docs/ARCHITECTURE.md, "Processes".
 """
 
 from .layers import MissingLayers
