@@ -43,6 +43,17 @@ def _store(url: str) -> Store:
     return open_store(url)
 
 
+def training_jobs() -> dict:
+    """Return the server's running training jobs by profile id, for the configured store."""
+    return _training_jobs(config().database_url)
+
+
+@st.cache_resource(show_spinner=False)
+def _training_jobs(url: str) -> dict:
+    """One registry per store URL (profile ids are per store)."""
+    return {}
+
+
 def catalog() -> Catalog:
     """Return every exercise, re-read when a file under the exercises folder changes."""
     return _catalog(*_version())

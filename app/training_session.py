@@ -1,15 +1,17 @@
-"""The training run of this browser session: started, saved and stopped with the session.
+"""The learner's training run: it belongs to the profile, not to the page or the tab.
 
-A run belongs to the session that started it. Starting another stops it; so does Stop; so does
-the session going away (the grader stops a run whose `alive()` has said no for a while), and
-the grader kills whatever is left at exit. A finished run is saved with the learner's profile
-from the grader's thread, even if the learner has moved to another page.
+A run is kept in a registry of the server process, by profile. Every session that shows the
+training page attaches to it: a reload or a second tab sees the running job with its live
+progress, and Stop works from any of them. The run goes on while at least one attached session
+is connected (the grader stops a run whose `alive()` has said no for a while) and the grader
+kills whatever is left at exit. Starting another run stops it. A finished run is saved with the
+learner's profile from the grader's thread, even if the learner has moved to another page.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, field
 
 import streamlit as st
 
@@ -19,26 +21,48 @@ from app.runstore import TrainingRun
 JOB_KEY = "training:job"
 
 
+@dataclass
+class Attached:
+    """A profile's run and the sessions that have shown it (replaced whole, never mutated)."""
+
+    job: object = None
+    sessions: frozenset = field(default_factory=frozenset)
+
+    def alive(self) -> bool:
+        """Return whether any attached session is still connected to the server."""
+        return any(_connected(s) for s in self.sessions)
+
+
 def current():
-    """Return this session's training run (running or ended), if it started one."""
-    return st.session_state.get(JOB_KEY)
+    """Return the profile's training run (running or ended), attaching this session to it."""
+    entry = services.training_jobs().get(session.profile().id)
+    if entry is None or entry.job is None:
+        st.session_state.pop(JOB_KEY, None)
+        return None
+    entry.sessions = entry.sessions | {_session_id()}
+    st.session_state[JOB_KEY] = entry.job
+    return entry.job
 
 
 def start(trainer, code: str, settings):
-    """Stop this session's run, check the code, and start a new run if the check passes."""
+    """Stop the profile's run, check the code, and start a new run if the check passes."""
     previous = current()
     if previous is not None:
         previous.stop()
         previous.wait(5)  # so that its slot is free before the new run asks for one
-    on_finish = saver(code, session.profile(), session.dataset_source())
-    checked, job = trainer.train(code, settings, alive=session_alive(), on_finish=on_finish)
+    profile = session.profile()
+    entry = Attached(sessions=frozenset({_session_id()}))
+    on_finish = saver(code, profile, session.dataset_source())
+    checked, job = trainer.train(code, settings, alive=entry.alive, on_finish=on_finish)
     if job is not None:
+        entry.job = job
+        services.training_jobs()[profile.id] = entry
         st.session_state[JOB_KEY] = job
     return checked
 
 
 def stop() -> None:
-    """Stop this session's run, if one is going."""
+    """Stop the profile's run, if one is going."""
     job = current()
     if job is not None:
         job.stop()
@@ -46,14 +70,25 @@ def stop() -> None:
 
 def session_alive() -> Callable[[], bool]:
     """Return a check that this browser session is still connected to the server."""
-    from streamlit.runtime import Runtime
+    sid = _session_id()
+    return lambda: _connected(sid)
+
+
+def _session_id() -> str:
+    """Return this browser session's id ("" without a server, as in tests)."""
     from streamlit.runtime.scriptrunner import get_script_run_ctx
 
     ctx = get_script_run_ctx()
-    if ctx is None or not Runtime.exists():
-        return lambda: True  # no server (a test): the run ends with Stop or at exit
-    runtime, session_id = Runtime.instance(), ctx.session_id
-    return lambda: runtime.is_active_session(session_id)
+    return ctx.session_id if ctx is not None else ""
+
+
+def _connected(session_id: str) -> bool:
+    """Return whether a session is connected; without a server (a test) every one is."""
+    from streamlit.runtime import Runtime
+
+    if not Runtime.exists():
+        return True
+    return Runtime.instance().is_active_session(session_id)
 
 
 def saver(code: str, profile, dataset: str) -> Callable:

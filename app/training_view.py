@@ -133,6 +133,38 @@ def runs_table(runs) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def run_label(run) -> str:
+    """Name a finished run in a list: when, steps and its validation loss."""
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(run.created_at))
+    val = "no evaluation" if run.val_loss is None else f"val {run.val_loss:.4f}"
+    return f"{when} · {run.settings.get('steps', 0):,} steps · {val}"
+
+
+def show_saved(run) -> None:
+    """Show a finished run again from the store: losses, its samples and its loss curve."""
+    from grader.trainrecords import CURVE_POINTS
+
+    if run.train_loss is not None:
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    {
+                        "train loss": f"{run.train_loss:.4f}",
+                        "val loss": f"{run.val_loss:.4f}",
+                        "steps/s": f"{run.steps_per_s:,.0f}",
+                        "time": _duration(run.elapsed),
+                    }
+                ]
+            ),
+            hide_index=True,
+        )
+    if run.samples:
+        st.dataframe(pd.DataFrame({"samples": list(run.samples)}), hide_index=True)
+    if run.curve:
+        bucket = max(1, int(run.settings.get("steps", 0)) // CURVE_POINTS)  # as the run drew it
+        st.pyplot(loss_curves_figure({"your backward pass": run.curve}, bucket), width="stretch")
+
+
 def _duration(seconds: float) -> str:
     """Format seconds as the grader's feedback does."""
     from grader.feedback import duration

@@ -183,6 +183,7 @@ def _live() -> None:
     training_view.show_progress(status)
     if st.button("Stop", icon=":material/stop:", key="training:stop"):
         job.stop()
+        job.wait(2)  # the worker is killed at once; show the stopped run without a poll's delay
         st.rerun()
 
 
@@ -198,8 +199,19 @@ def _reference_wait(trainer, settings) -> None:
 
 
 def _history() -> None:
-    """List the profile's finished runs."""
+    """List the profile's finished runs; open one again to see its curve and samples."""
     runs = services.store().training_runs(session.profile())
     if runs:
         st.subheader("Your finished runs")
         st.dataframe(training_view.runs_table(runs), hide_index=True, width="stretch")
+        newest_first = list(reversed(runs))
+        chosen = st.selectbox(
+            "Open a finished run",
+            range(len(newest_first)),
+            index=None,
+            format_func=lambda i: training_view.run_label(newest_first[i]),
+            key="training:open",
+            placeholder="Choose a run to see its loss curve and samples",
+        )
+        if chosen is not None:
+            training_view.show_saved(newest_first[chosen])

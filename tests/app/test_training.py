@@ -6,7 +6,7 @@ import pytest
 from app_helpers import page_test, submit, texts
 from training_helpers import WRONG, FakeTrainer, ended, report
 
-from app import services, training_session
+from app import services, session, training_session
 from app.runstore import TrainingRun
 from app.storage import Attempt
 from grader.feedback import duration
@@ -160,3 +160,40 @@ def test_an_edited_section_can_be_rebuilt_from_solved_answers(trainer):
     at.run()
     assert "dlogits = ..." in at.text_area[0].value
     assert not [b for b in at.button if b.label == "Rebuild from my solved answers"]
+
+
+def test_a_reload_reattaches_to_the_running_job_and_stops_it(trainer):
+    first = _start(_page())
+    job = first.session_state[training_session.JOB_KEY]
+    again = _page()  # a new session of the same learner: a reload, or a second tab
+    assert not again.exception
+    bar = again.get("progress")[0].proto.text
+    assert bar.startswith("Step 500 of 2,000"), "the live progress of the same run"
+    assert again.session_state[training_session.JOB_KEY] is job
+    _button(again, "Stop").click()
+    again.run()
+    assert job.stopped
+
+
+def test_another_learner_does_not_see_the_run(trainer):
+    _start(_page())
+    grace = services.store().add_profile("grace")
+    other = page_test(page="training")
+    other.session_state[session.PROFILE_KEY] = grace
+    other.run()
+    assert not other.get("progress"), "grace has no run"
+
+
+def test_a_finished_run_can_be_opened_again(trainer):
+    _page()
+    store = services.store()
+    settings = {"steps": 20000, "batch_size": 32, "n_hidden": 200}
+    samples, curve = ("emma.", "olivia."), (0.5, 0.4, 0.35)
+    run = TrainingRun(settings, 2.2, 2.25, samples, 1500.0, 13.3, curve, "default", "dC = ...")
+    store.record_run(store.profiles()[0], run)
+    at = _page()
+    at.selectbox(key="training:open").select(0).run()
+    assert not at.exception
+    samples = _table(at, "samples")
+    assert list(samples["samples"]) == ["emma.", "olivia."]
+    assert len(at.get("image")) == 1, "its loss curve"

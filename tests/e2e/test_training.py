@@ -118,3 +118,21 @@ def test_stop_and_closing_the_tab_leave_no_training_process(server, browser):
     _start_long_run(server, page)
     context.close()  # the learner closes the tab mid-run
     assert _none_left(server, within=SESSION_GRACE)
+
+
+def test_a_reload_reattaches_to_the_running_training(server, browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 1800})
+    page = context.new_page()
+    _start_long_run(server, page)
+    running = training_processes(server)
+    page.reload()
+    progress = page.locator("[data-testid='stProgress']", has_text="of 200,000")
+    progress.wait_for(timeout=TIMEOUT_MS)
+    assert training_processes(server) == running, "the same run, not a new one"
+    page.screenshot(path=OUTPUT / "training-reattached.png")
+    clicked = time.monotonic()
+    page.get_by_role("button", name="Stop").click()
+    page.get_by_text("as you asked", exact=False).wait_for(timeout=TIMEOUT_MS)
+    print(f"\nStop to 'stopped' shown: {time.monotonic() - clicked:.2f} s")
+    assert _none_left(server, within=5)
+    context.close()
