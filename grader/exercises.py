@@ -116,8 +116,24 @@ def discover(root: Path = EXERCISES_DIR) -> Catalog:
                 exercises.append(load_exercise(path, scenario))
             except (SchemaError, OSError) as err:
                 errors.append(_as_schema_error(path, err))
-    errors.extend(_duplicate_ids(exercises))
-    return Catalog(tuple(scenarios), tuple(exercises), tuple(errors))
+    problems = _duplicate_ids(exercises) + _reserved_ids(exercises)
+    errors.extend(problems)
+    withdrawn = {p.where for p in problems}
+    kept = tuple(e for e in exercises if str(e.path) not in withdrawn)
+    return Catalog(tuple(scenarios), kept, tuple(errors))
+
+
+# Ids are also the app's page addresses: these belong to its own pages.
+RESERVED_IDS = ("home", "progress", "training", "problems", "whole_pass")
+
+
+def _reserved_ids(exercises: list[Exercise]) -> list[SchemaError]:
+    """Report exercise ids that would take the address of one of the app's own pages."""
+    return [
+        SchemaError(str(e.path), f"id `{e.id}` is the address of one of the app's own pages")
+        for e in exercises
+        if e.id.lower() in RESERVED_IDS or e.id.lower().startswith("whole_pass")
+    ]
 
 
 def _as_schema_error(path: Path, err: Exception) -> SchemaError:
@@ -126,7 +142,7 @@ def _as_schema_error(path: Path, err: Exception) -> SchemaError:
 
 
 def _duplicate_ids(exercises: list[Exercise]) -> list[SchemaError]:
-    """Report exercise ids used by more than one file."""
+    """Report exercise ids used by more than one file, in any scenario (the first one stays)."""
     seen: dict[str, Path] = {}
     errors = []
     for exercise in exercises:

@@ -164,6 +164,10 @@ def _filesystem(root: str) -> None:
     for device in DEVICES:
         _bind(device, stage + device, read_only=False)
     _links(stage)
+    for link, target in path_symlinks(root):
+        if not os.path.lexists(stage + link):
+            os.makedirs(os.path.dirname(stage + link), mode=0o755, exist_ok=True)
+            os.symlink(target, stage + link)
     _bind("/proc", stage + "/proc", read_only=False)
     os.makedirs(stage + WORKDIR, mode=0o755)
     _pivot(stage)
@@ -179,6 +183,23 @@ def kept_paths(root: str) -> list[str]:
     real |= {p for p in SYSTEM if os.path.exists(p)}
     real.add(os.path.join(project, "grader", "sandbox"))
     return sorted(p for p in real if not any(p != o and _under(p, o) for o in real))
+
+
+def path_symlinks(root: str) -> list[tuple[str, str]]:
+    """Return the symlinks on the way to Python's own paths, as (link, its target).
+
+    Python knows its paths by the names it was started with (a venv reached through a
+    symlink, say); the real directories are kept, and these links make the names lead there.
+    """
+    paths = {sys.prefix, sys.exec_prefix, *sys.path}
+    found: dict[str, str] = {}
+    for path in sorted(p for p in paths if p and os.path.isabs(p) and os.path.exists(p)):
+        prefix = "/"
+        for part in path.strip("/").split("/"):
+            prefix = os.path.join(prefix, part)
+            if os.path.islink(prefix) and prefix not in LINKS:
+                found.setdefault(prefix, os.readlink(prefix))
+    return sorted(found.items())
 
 
 def _stage(keeps: list[str]) -> str:

@@ -111,6 +111,28 @@ def test_bad_file_names_and_duplicate_ids(copy):
     problems = sorted(e.problem for e in catalog.errors)
     assert any("NN_id.toml" in p for p in problems)
     assert any("id `dcounts` is also used" in p for p in problems)
+    assert [e.id for e in catalog.exercises] == ["dlogprobs", "dcounts"], "the first one stays"
+    assert catalog.get("dcounts").path == copy / "05_dcounts.toml"
+
+
+def test_an_id_used_in_another_scenario_is_withdrawn_there(copy):
+    other = copy.parent / "02_again"
+    shutil.copytree(copy, other)
+    (other / "05_dcounts.toml").unlink()
+    catalog = discover(copy.parent)
+    (error,) = catalog.errors
+    assert error.where == str(other / "01_dlogprobs.toml")
+    assert f"id `dlogprobs` is also used by {copy / '01_dlogprobs.toml'}" in error.problem
+    assert [e.id for e in catalog.exercises] == ["dlogprobs", "dcounts"]
+
+
+@pytest.mark.parametrize("name", ["progress", "training", "problems", "home", "whole_pass_x"])
+def test_an_id_taking_a_page_address_is_reported_and_withdrawn(copy, name):
+    (copy / f"07_{name}.toml").write_text((copy / "05_dcounts.toml").read_text())
+    catalog = discover(copy.parent)
+    (error,) = catalog.errors
+    assert error.where == str(copy / f"07_{name}.toml") and "app's own pages" in error.problem
+    assert name not in [e.id for e in catalog.exercises]
 
 
 def test_a_broken_scenario_hides_only_its_folder(copy):

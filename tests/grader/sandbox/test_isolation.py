@@ -49,3 +49,33 @@ def test_requiring_every_layer_starts_only_when_all_are_on(sandbox):
     else:
         strict.close()
         assert lacking == {}
+
+
+RUN_THROUGH_LINK = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from grader.sandbox import Case, Limits, Sandbox
+box = Sandbox(Limits(), slots=1)
+out = box.run("import torch\\ny = torch.ones(2) * 3", [Case("c", {}, {}, ("y",))])
+print(out.status, out.cases[0].returned["y"].tensor.tolist() if out.cases else out.message)
+box.close()
+"""
+
+
+def test_an_interpreter_reached_through_a_symlink_still_works_in_the_worker(tmp_path):
+    """A venv known by a symlinked path (a shared venv, a linked checkout): the worker's new
+    root keeps the real directories and the link, so its imports resolve."""
+    import subprocess
+
+    link = tmp_path / "linked-prefix"
+    link.symlink_to(os.path.realpath(sys.prefix))
+    python = link / "bin" / os.path.basename(sys.executable)
+    if not python.exists():
+        python = link / "bin" / "python3"
+    done = subprocess.run(
+        [str(python), "-c", RUN_THROUGH_LINK, str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0 and done.stdout.strip() == "ok [3.0, 3.0]", done.stderr[-2000:]
