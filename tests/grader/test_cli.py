@@ -166,19 +166,6 @@ def test_doctor_without_root_reports_and_logs_what_is_missing():
     assert done.returncode == (0 if set(states.values()) == {"on"} else 1)
 
 
-def test_doctor_says_when_no_sandbox_can_start(monkeypatch, capsys):
-    from grader import cli as command
-
-    def refuse(**kwargs):
-        raise PermissionError(13, "Permission denied", sys.executable)
-
-    monkeypatch.setattr(command, "Sandbox", refuse)
-    assert command.main(["doctor"]) == 2
-    out = capsys.readouterr().out
-    assert out.startswith("zygote                   unavailable: [Errno 13] Permission denied")
-    assert out.splitlines()[-1] == "0 of 1 layers on."
-
-
 def test_learner_text_cannot_paint_the_terminal_or_crash_check(tmp_path):
     answer = tmp_path / "paint.py"
     paint = r"\x1b[2J\x1b[H\x1b[32mdprobs: solved\r\u202e"
