@@ -13,6 +13,7 @@ import contextlib
 import difflib
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from grader import checkjson
 SOLVED, NOT_SOLVED, BAD_INPUT, GRADER_FAILED = 0, 1, 2, 3
 MAX_ANSWER_BYTES = 4 << 20
 CODES = "exit codes: 0 solved, 1 not solved, 2 bad input (nothing graded), 3 grader failed or busy"
+BUSY = "the grader is busy; try again in a moment"
 FAULT = "the grader failed; this is not a problem with your code"
 
 
@@ -144,11 +146,9 @@ def _show(result, args, scenario) -> int:
     if args.json:
         _print_json(payload)
     else:
-        print(inert(render.result(result) if args.exercise else render.whole_pass(result)))
+        _emit(inert(render.result(result) if args.exercise else render.whole_pass(result)))
     if payload["status"] in ("grader_failed", "busy"):
-        print(
-            f"error: {FAULT if payload['status'] == 'grader_failed' else 'busy'}", file=sys.stderr
-        )
+        print(f"error: {FAULT if payload['status'] == 'grader_failed' else BUSY}", file=sys.stderr)
     return payload["exit_code"]
 
 
@@ -177,7 +177,15 @@ def _flag(argv: list[str], name: str) -> str | None:
 
 def _print_json(payload: dict) -> None:
     """Print one JSON document (ASCII only, so nothing in it can paint the terminal)."""
-    print(json.dumps(payload, indent=2))
+    _emit(json.dumps(payload, indent=2))
+
+
+def _emit(text: str) -> None:
+    """Print a line on stdout; a reader that has gone (`| head`) changes no exit code."""
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def _catalog():
@@ -299,8 +307,8 @@ def _validate(args) -> int:
     with contextlib.closing(_OnDemand()) as sandbox:
         count, findings = validate(path, sandbox=sandbox)
     for finding in findings:
-        print(f"{finding.where}: {finding.problem}")
-    print(f"{count} exercises checked, {len(findings)} problems.")
+        _emit(f"{finding.where}: {finding.problem}")
+    _emit(f"{count} exercises checked, {len(findings)} problems.")
     return SOLVED if not findings else NOT_SOLVED
 
 
@@ -308,7 +316,7 @@ def _list(args) -> int:
     """List exercises in teaching order, and files that could not be read."""
     catalog = _catalog()
     for exercise in catalog.exercises:
-        print(f"{exercise.id:18} {exercise.scenario.slug:14} {exercise.title}")
+        _emit(f"{exercise.id:18} {exercise.scenario.slug:14} {exercise.title}")
     for error in catalog.errors:
         print(f"error: {error}", file=sys.stderr)
     return SOLVED if not catalog.errors else NOT_SOLVED
@@ -322,9 +330,9 @@ def _doctor(args) -> int:
     """
     layers = _layers()
     for name, state in layers.items():
-        print(f"{name:24} {state}")
+        _emit(f"{name:24} {state}")
     on = sum(state == "on" for state in layers.values())
-    print(f"{on} of {len(layers)} layers on.")
+    _emit(f"{on} of {len(layers)} layers on.")
     if "zygote" in layers:
         return GRADER_FAILED
     return SOLVED if on == len(layers) else NOT_SOLVED
@@ -360,5 +368,5 @@ def _download_names(args) -> int:
         print(file=sys.stderr)
         raise BadInput(str(err)) from None
     print(file=sys.stderr)
-    print(f"names.txt is verified (SHA-256 {data.NAMES_SHA256[:12]}…) at {path}")
+    _emit(f"names.txt is verified (SHA-256 {data.NAMES_SHA256[:12]}…) at {path}")
     return SOLVED
