@@ -10,24 +10,20 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import difflib
 import json
 import logging
 import os
 import sys
 from pathlib import Path
 
-from grader import checkjson
+from grader import checkjson, inputs
+from grader.exercises import discover
+from grader.inputs import BadInput
 
 SOLVED, NOT_SOLVED, BAD_INPUT, GRADER_FAILED = 0, 1, 2, 3
-MAX_ANSWER_BYTES = 4 << 20
 CODES = "exit codes: 0 solved, 1 not solved, 2 bad input (nothing graded), 3 grader failed or busy"
 BUSY = "the grader is busy; try again in a moment"
 FAULT = "the grader failed; this is not a problem with your code"
-
-
-class BadInput(Exception):
-    """Input that cannot be used; shown as one `error:` line, exit code 2."""
 
 
 class Parser(argparse.ArgumentParser):
@@ -118,11 +114,11 @@ class _Brief(logging.Formatter):
 
 def _check(args) -> int:
     """Grade one exercise or a whole pass; the exit code says solved, not solved or failed."""
-    catalog = _catalog()
-    target = _exercise(catalog, args.exercise) if args.exercise else None
-    scenario = target.scenario if target else _scenario(catalog, args.scenario)
-    _data_path(args.data)
-    code = _read(args.file)
+    catalog = discover()
+    target = inputs.exercise(catalog, args.exercise) if args.exercise else None
+    scenario = target.scenario if target else inputs.scenario(catalog, args.scenario)
+    inputs.data_path(args.data)
+    code = inputs.read_answer(args.file)
     from grader.engine import Grader
 
     dataset = _dataset(args) if scenario.uses_dataset or args.data else None
@@ -188,50 +184,6 @@ def _emit(text: str) -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
-def _catalog():
-    """Return the exercises discovered under exercises/ (no torch needed)."""
-    from grader.exercises import discover
-
-    return discover()
-
-
-def _exercise(catalog, wanted: str):
-    """Return the exercise `wanted`, or refuse with the closest ids."""
-    ids = [e.id for e in catalog.exercises]
-    if wanted in ids:
-        return catalog.get(wanted)
-    close = difflib.get_close_matches(wanted, ids, n=3)
-    maybe = f"; did you mean {', '.join(close)}?" if close else ""
-    raise BadInput(f"no exercise `{wanted}`{maybe} (`python -m grader list` shows them all)")
-
-
-def _scenario(catalog, wanted: str | None):
-    """Return the scenario whose whole pass to grade: `wanted` (slug, with or without NN_)."""
-    passes = [s for s in catalog.scenarios if s.whole_pass]
-    known = ", ".join(s.slug for s in passes) or "none"
-    if wanted is None:
-        if not passes:
-            raise BadInput("no scenario has a whole pass; give --exercise")
-        return passes[0]
-    found = [s for s in catalog.scenarios if wanted in (s.slug, s.slug.split("_", 1)[-1])]
-    if not found:
-        raise BadInput(f"no scenario `{wanted}`; known: {known}")
-    if not found[0].whole_pass:
-        raise BadInput(f"scenario `{found[0].slug}` has no whole pass; these have one: {known}")
-    return found[0]
-
-
-def _data_path(source: str | None) -> None:
-    """Refuse a --data word-list path that does not exist or is a directory."""
-    if source in (None, "default", "names"):
-        return
-    path = Path(source)
-    if not path.exists():
-        raise BadInput(f"--data {source}: no such file (give default, names or a word list)")
-    if path.is_dir():
-        raise BadInput(f"--data {source} is a directory; give a word-list file (txt or csv)")
-
-
 def _dataset(args):
     """Load the dataset; a dataset that cannot be used is bad input."""
     import data
@@ -240,35 +192,6 @@ def _dataset(args):
         return data.load_dataset(args.data, cache_dir=args.cache)
     except data.DatasetError as err:
         raise BadInput(str(err)) from None
-
-
-def _read(path: Path) -> str:
-    """Return the learner's code from a file or stdin; refuse what is not a text file."""
-    if str(path) == "-":
-        return _text(sys.stdin.buffer.read(MAX_ANSWER_BYTES + 1), "standard input")
-    if path.is_dir():
-        raise BadInput(f"{path} is a directory; give the .py file that holds your answer")
-    try:
-        with path.open("rb") as f:
-            raw = f.read(MAX_ANSWER_BYTES + 1)
-    except FileNotFoundError:
-        raise BadInput(f"{path}: no such file") from None
-    except OSError as err:
-        raise BadInput(f"cannot read {path}: {err.strerror or err}") from None
-    return _text(raw, str(path))
-
-
-def _text(raw: bytes, where: str) -> str:
-    """Decode an answer as UTF-8 Python source; refuse binary or oversized input."""
-    if len(raw) > MAX_ANSWER_BYTES:
-        raise BadInput(f"{where} is larger than {MAX_ANSWER_BYTES >> 20} MiB; it is not an answer")
-    if b"\0" in raw:
-        raise BadInput(f"{where} is a binary file, not Python code")
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        byte = f"byte {err.start} is {raw[err.start]:#04x}"
-        raise BadInput(f"{where} is not UTF-8 text ({byte})") from None
 
 
 class _OnDemand:
@@ -297,15 +220,11 @@ class _OnDemand:
 
 def _validate(args) -> int:
     """Prove exercise files; exit 0 only when every one is sound."""
-    path = args.path
-    if path is not None and not path.exists():
-        raise BadInput(f"{path}: no such file or folder")
-    if path is not None and path.is_file() and path.suffix != ".toml":
-        raise BadInput(f"{path} is not an exercise file (.toml) or a folder")
+    inputs.exercises_path(args.path)
     from grader.validate import validate
 
     with contextlib.closing(_OnDemand()) as sandbox:
-        count, findings = validate(path, sandbox=sandbox)
+        count, findings = validate(args.path, sandbox=sandbox)
     for finding in findings:
         _emit(f"{finding.where}: {finding.problem}")
     _emit(f"{count} exercises checked, {len(findings)} problems.")
@@ -314,7 +233,7 @@ def _validate(args) -> int:
 
 def _list(args) -> int:
     """List exercises in teaching order, and files that could not be read."""
-    catalog = _catalog()
+    catalog = discover()
     for exercise in catalog.exercises:
         _emit(f"{exercise.id:18} {exercise.scenario.slug:14} {exercise.title}")
     for error in catalog.errors:
