@@ -220,11 +220,11 @@ class _OnDemand:
 
 def _validate(args) -> int:
     """Prove exercise files; exit 0 only when every one is sound."""
-    inputs.exercises_path(args.path)
+    path = inputs.exercises_path(args.path)
     from grader.validate import validate
 
     with contextlib.closing(_OnDemand()) as sandbox:
-        count, findings = validate(args.path, sandbox=sandbox)
+        count, findings = validate(path, sandbox=sandbox)
     for finding in findings:
         _emit(f"{finding.where}: {finding.problem}")
     _emit(f"{count} exercises checked, {len(findings)} problems.")

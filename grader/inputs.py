@@ -85,9 +85,22 @@ def _text(raw: bytes, where: str) -> str:
         raise BadInput(f"{where} is not UTF-8 text ({byte})") from None
 
 
-def exercises_path(path: Path | None) -> None:
-    """Refuse a `validate` path that does not exist or is a file but not an exercise file."""
-    if path is not None and not path.exists():
+def exercises_path(path: Path | None) -> Path | None:
+    """Return what `validate` should prove: an exercises folder, a scenario folder or one file.
+
+    A scenario.toml stands for its folder. Refuse a path that does not exist, a file that is not
+    an exercise file beside a scenario.toml, and a folder that holds no scenario at all.
+    """
+    if path is None:
+        return None
+    if not path.exists():
         raise BadInput(f"{path}: no such file or folder")
-    if path is not None and path.is_file() and path.suffix != ".toml":
-        raise BadInput(f"{path} is not an exercise file (.toml) or a folder")
+    if path.is_file():
+        if path.suffix != ".toml":
+            raise BadInput(f"{path} is not an exercise file (.toml) or a folder")
+        if not (path.parent / "scenario.toml").is_file():
+            raise BadInput(f"{path} is not in a scenario folder (one with a scenario.toml)")
+        return path.parent if path.name == "scenario.toml" else path
+    if not (path / "scenario.toml").is_file() and not any(path.glob("*/scenario.toml")):
+        raise BadInput(f"{path} holds no scenario.toml, nor do its folders; nothing to validate")
+    return path

@@ -90,6 +90,7 @@ def files(tmp_path):
     folder.mkdir()
     answer = tmp_path / "answer.py"
     answer.write_text("dprobs = counts * counts_sum_inv\n")
+    (tmp_path / "x.toml").write_text('title = "x"\n')
     return {"binary": binary, "latin": latin, "folder": folder, "answer": answer, "tmp": tmp_path}
 
 
@@ -112,6 +113,8 @@ BAD_INPUT = [
     ("no command", [], "required: command"),
     ("validate missing file", ["validate", "exercises/nope.toml"], "no such file"),
     ("validate a .py", ["validate", "{answer}"], "not an exercise file"),
+    ("validate a stray .toml", ["validate", "{tmp}/x.toml"], "not in a scenario folder"),
+    ("validate an empty folder", ["validate", "{folder}"], "holds no scenario.toml"),
     ("list with a flag", ["list", "--all"], "unrecognized arguments: --all"),
 ]
 
@@ -233,3 +236,13 @@ def test_a_busy_grader_is_exit_3_like_a_failed_one():
     assert status(PassResult(False, {}, (), None, "The grader is busy.", busy=True)) == "busy"
     solved = PassResult(True, {}, (), None, "All 26 gradients match autograd.")
     assert status(solved) == "solved"
+
+
+def test_validate_a_scenario_file_proves_its_folder():
+    from grader.exercises import discover
+
+    count = sum(e.scenario.slug == "02_layernorm" for e in discover().exercises)
+    done = cli("validate", "exercises/02_layernorm/scenario.toml")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.splitlines()[-1] == f"{count} exercises checked, 0 problems."
+    assert count > 0
