@@ -98,6 +98,9 @@ class Sandbox:
             with self._zygotes[0].lock:
                 layers = dict(self._zygotes[0].ready())
         except ZygoteFailure as e:
+            if self._closed:  # closed before the zygote reported: no layer is missing
+                self._announced.set()
+                return
             layers = {"zygote": f"unavailable: {e}"}
         for name, state in layers.items():
             log = logger.info if state == "on" else logger.warning

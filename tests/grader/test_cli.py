@@ -166,19 +166,6 @@ def test_doctor_without_root_reports_and_logs_what_is_missing():
     assert done.returncode == (0 if set(states.values()) == {"on"} else 1)
 
 
-def test_doctor_says_when_no_sandbox_can_start(monkeypatch, capsys):
-    from grader import cli as command
-
-    def refuse(**kwargs):
-        raise PermissionError(13, "Permission denied", sys.executable)
-
-    monkeypatch.setattr(command, "Sandbox", refuse)
-    assert command.main(["doctor"]) == 2
-    out = capsys.readouterr().out
-    assert out.startswith("zygote                   unavailable: [Errno 13] Permission denied")
-    assert out.splitlines()[-1] == "0 of 1 layers on."
-
-
 def test_learner_text_cannot_paint_the_terminal_or_crash_check(tmp_path):
     answer = tmp_path / "paint.py"
     paint = r"\x1b[2J\x1b[H\x1b[32mdprobs: solved\r\u202e"
@@ -188,3 +175,47 @@ def test_learner_text_cannot_paint_the_terminal_or_crash_check(tmp_path):
     assert "Traceback (most recent call last)" not in done.stderr
     assert "\x1b" not in done.stdout and "\u202e" not in done.stdout
     assert "ValueError" in done.stdout and "\\x1b[2J" in done.stdout
+
+
+def _whole_passes() -> list[tuple[str, int, Path]]:
+    """Return (slug, gradients, reference pass) for every shipped scenario with a whole pass."""
+    from grader.exercises import discover
+
+    shipped = [s for s in discover().scenarios if s.whole_pass]
+    files = {s.slug: ROOT / "solutions" / s.slug / "whole_pass.py" for s in shipped}
+    files["01_mlp"] = LECTURE_PASS  # the lecture's own Exercise 1 cell
+    return [(s.slug, len(s.whole_pass), files[s.slug]) for s in shipped]
+
+
+@pytest.mark.parametrize(
+    ("slug", "count", "answer"), [pytest.param(*p, id=p[0]) for p in _whole_passes()]
+)
+def test_check_scenario_grades_its_whole_pass(slug, count, answer):
+    done = cli("check", answer, "--scenario", slug)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"All {count} gradients match autograd." in done.stdout
+    assert done.stdout.count("exact:") == count
+
+
+def test_whole_passes_cover_every_shipped_course():
+    assert {slug for slug, _, _ in _whole_passes()} >= {"01_mlp", "03_attention", "04_wavenet"}
+
+
+def test_check_scenario_by_short_name_names_the_root_cause():
+    code = (ROOT / "solutions/03_attention/whole_pass.py").read_text()
+    wrong = code.replace("dv = p.transpose(-2, -1) @ dout", "dv = p @ dout")
+    assert wrong != code
+    done = cli("check", "-", "--scenario", "attention", stdin=wrong)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "A causal self-attention head" in done.stdout
+    assert "`dv` is the first wrong gradient in backward order" in done.stdout
+
+
+def test_check_scenario_reports_an_exception_on_its_line():
+    code = (ROOT / "solutions/04_wavenet/whole_pass.py").read_text().splitlines()
+    code.insert(3, "raise ValueError('stop here')")
+    done = cli("check", "-", "--scenario", "04_wavenet", "--json", stdin="\n".join(code))
+    payload = json.loads(done.stdout)
+    assert done.returncode == 1 and payload["status"] == "not_solved"
+    assert payload["scenario"] == "04_wavenet" and payload["kind"] == "whole_pass"
+    assert payload["error"]["type"] == "ValueError" and payload["error"]["line"] == 4

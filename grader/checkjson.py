@@ -1,0 +1,158 @@
+"""The JSON that `python -m grader check --json` prints: one versioned shape for every outcome.
+
+Documented in docs/check-json.md, with its JSON Schema in docs/check-json.schema.json. Every key
+is always present (null or empty where it does not apply); a change that could break a reader
+gets a new SCHEMA version. Reference values never appear (no heatmap, no expected tensors).
+
+    >>> payload = refusal("no exercise `nope`", Subject("exercise", "nope"))
+    >>> payload["schema"], payload["status"], payload["exit_code"]
+    ('backprop-ninja/check/1', 'bad_input', 2)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from grader.feedback import GRADER_FAULT
+from grader.result import PASS, CodeError, PassResult, Result
+
+SCHEMA = "backprop-ninja/check/1"
+EXIT_CODES = {"solved": 0, "not_solved": 1, "bad_input": 2, "grader_failed": 3, "busy": 3}
+
+
+@dataclass(frozen=True)
+class Subject:
+    """What was asked: the kind ("exercise" or "whole_pass"), its id or scenario, the file."""
+
+    kind: str
+    exercise: str | None = None
+    scenario: str | None = None
+    file: str | None = None
+    learner: str | None = None
+
+
+def status(result: Result | PassResult) -> str:
+    """Return "solved", "not_solved", "grader_failed" or "busy" for a graded result."""
+    if result.busy:
+        return "busy"
+    messages = [c.message for c in getattr(result, "checks", ())]
+    if GRADER_FAULT in [*messages, getattr(result, "message", "")]:
+        return "grader_failed"
+    return "solved" if result.solved else "not_solved"
+
+
+def exercise(result: Result, subject: Subject) -> dict:
+    """Return the payload for one exercise's result."""
+    passed = sum(c.status == PASS for c in result.checks)
+    return _base(subject, status(result), result.summary()) | {
+        "score": {"passed": passed, "total": len(result.checks)},
+        "checks": [_check(c) for c in result.checks],
+        "cmp": _cmp(result.cmp),
+        "error": _error(result.error),
+        "stdout": result.stdout,
+        "elapsed_seconds": round(result.elapsed, 4),
+    }
+
+
+def whole_pass(result: PassResult, subject: Subject, total: int) -> dict:
+    """Return the payload for a whole pass of `total` gradients."""
+    passed = sum(r.status == PASS for r in result.rows)
+    info = dict(result.header)
+    model = {k: info.pop(k) for k in ("scenario", "parameters", "loss", "sizes") if k in info}
+    return _base(subject, status(result), result.message) | {
+        "score": {"passed": passed, "total": total},
+        "gradients": [
+            {"name": r.name, "status": r.status, "message": r.message, "cmp": _cmp(r.cmp)}
+            for r in result.rows
+        ],
+        "root_cause": result.root_cause,
+        "error": _error(result.error),
+        "stdout": result.stdout,
+        "notes": list(result.notes),
+        "model": _model(model) if model else None,
+        "dataset": info or None,
+        "elapsed_seconds": round(result.elapsed, 4),
+    }
+
+
+def refusal(message: str, subject: Subject, state: str = "bad_input") -> dict:
+    """Return the payload for input refused before grading, or a grader that failed."""
+    return _base(subject, state, message)
+
+
+def _base(subject: Subject, state: str, summary: str) -> dict:
+    """Return every key with its empty value, and the ones that always apply."""
+    return {
+        "schema": SCHEMA,
+        "status": state,
+        "exit_code": EXIT_CODES[state],
+        "solved": state == "solved",
+        "kind": subject.kind,
+        "exercise": subject.exercise,
+        "scenario": subject.scenario,
+        "file": subject.file,
+        "learner": subject.learner,
+        "summary": summary,
+        "score": {"passed": 0, "total": 0},
+        "checks": [],
+        "gradients": [],
+        "root_cause": None,
+        "cmp": None,
+        "error": None,
+        "stdout": "",
+        "notes": [],
+        "model": None,
+        "dataset": None,
+        "elapsed_seconds": 0.0,
+    }
+
+
+def _check(check) -> dict:
+    """Return one check as data."""
+    return {
+        "kind": check.kind,
+        "title": check.title,
+        "status": check.status,
+        "message": check.message,
+        "hint": check.hint,
+    }
+
+
+def _cmp(cmp) -> dict | None:
+    """Return the lecture's cmp line as data (a maxdiff that is not finite is null)."""
+    if cmp is None:
+        return None
+    return {
+        "name": cmp.name,
+        "exact": bool(cmp.exact),
+        "approx": bool(cmp.approx),
+        "maxdiff": _finite(cmp.maxdiff),
+    }
+
+
+def _error(error: CodeError | None) -> dict | None:
+    """Return the learner's exception as data."""
+    if error is None:
+        return None
+    return {
+        "type": error.type,
+        "message": error.message,
+        "line": error.line,
+        "traceback": error.traceback,
+    }
+
+
+def _model(model: dict) -> dict:
+    """Return the scenario's figures under the schema's names."""
+    return {
+        "title": model.get("scenario", ""),
+        "parameters": model.get("parameters", 0),
+        "loss": _finite(model.get("loss")),
+        "sizes": model.get("sizes", {}),
+    }
+
+
+def _finite(value) -> float | None:
+    """Return value as a float, or None when it is missing, NaN or infinite (not JSON)."""
+    return float(value) if value is not None and math.isfinite(value) else None

@@ -1,0 +1,106 @@
+"""Check what the command line is given before anything heavy loads (no torch, no dataset).
+
+The answer file, the exercise id, the scenario and the --data path are each checked here; a
+refusal is a BadInput whose message is one line (the CLI prints it as `error: ...`, exit 2).
+
+    >>> code = read_answer(Path("answer.py"))  # or BadInput("answer.py: no such file")
+"""
+
+from __future__ import annotations
+
+import difflib
+import sys
+from pathlib import Path
+
+MAX_ANSWER_BYTES = 4 << 20
+
+
+class BadInput(Exception):
+    """Input that cannot be used; shown as one `error:` line, exit code 2."""
+
+
+def exercise(catalog, wanted: str):
+    """Return the exercise `wanted`, or refuse with the closest ids."""
+    ids = [e.id for e in catalog.exercises]
+    if wanted in ids:
+        return catalog.get(wanted)
+    close = difflib.get_close_matches(wanted, ids, n=3)
+    maybe = f"; did you mean {', '.join(close)}?" if close else ""
+    raise BadInput(f"no exercise `{wanted}`{maybe} (`python -m grader list` shows them all)")
+
+
+def scenario(catalog, wanted: str | None):
+    """Return the scenario whose whole pass to grade: `wanted` (slug, with or without NN_)."""
+    passes = [s for s in catalog.scenarios if s.whole_pass]
+    known = ", ".join(s.slug for s in passes) or "none"
+    if wanted is None:
+        if not passes:
+            raise BadInput("no scenario has a whole pass; give --exercise")
+        return passes[0]
+    found = [s for s in catalog.scenarios if wanted in (s.slug, s.slug.split("_", 1)[-1])]
+    if not found:
+        raise BadInput(f"no scenario `{wanted}`; known: {known}")
+    if not found[0].whole_pass:
+        raise BadInput(f"scenario `{found[0].slug}` has no whole pass; these have one: {known}")
+    return found[0]
+
+
+def data_path(source: str | None) -> None:
+    """Refuse a --data word-list path that does not exist or is a directory."""
+    if source in (None, "default", "names"):
+        return
+    path = Path(source)
+    if not path.exists():
+        raise BadInput(f"--data {source}: no such file (give default, names or a word list)")
+    if path.is_dir():
+        raise BadInput(f"--data {source} is a directory; give a word-list file (txt or csv)")
+
+
+def read_answer(path: Path) -> str:
+    """Return the learner's code from a file or stdin; refuse what is not a text file."""
+    if str(path) == "-":
+        return _text(sys.stdin.buffer.read(MAX_ANSWER_BYTES + 1), "standard input")
+    if path.is_dir():
+        raise BadInput(f"{path} is a directory; give the .py file that holds your answer")
+    try:
+        with path.open("rb") as f:
+            raw = f.read(MAX_ANSWER_BYTES + 1)
+    except FileNotFoundError:
+        raise BadInput(f"{path}: no such file") from None
+    except OSError as err:
+        raise BadInput(f"cannot read {path}: {err.strerror or err}") from None
+    return _text(raw, str(path))
+
+
+def _text(raw: bytes, where: str) -> str:
+    """Decode an answer as UTF-8 Python source; refuse binary or oversized input."""
+    if len(raw) > MAX_ANSWER_BYTES:
+        raise BadInput(f"{where} is larger than {MAX_ANSWER_BYTES >> 20} MiB; it is not an answer")
+    if b"\0" in raw:
+        raise BadInput(f"{where} is a binary file, not Python code")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        byte = f"byte {err.start} is {raw[err.start]:#04x}"
+        raise BadInput(f"{where} is not UTF-8 text ({byte})") from None
+
+
+def exercises_path(path: Path | None) -> Path | None:
+    """Return what `validate` should prove: an exercises folder, a scenario folder or one file.
+
+    A scenario.toml stands for its folder. Refuse a path that does not exist, a file that is not
+    an exercise file beside a scenario.toml, and a folder that holds no scenario at all.
+    """
+    if path is None:
+        return None
+    if not path.exists():
+        raise BadInput(f"{path}: no such file or folder")
+    if path.is_file():
+        if path.suffix != ".toml":
+            raise BadInput(f"{path} is not an exercise file (.toml) or a folder")
+        if not (path.parent / "scenario.toml").is_file():
+            raise BadInput(f"{path} is not in a scenario folder (one with a scenario.toml)")
+        return path.parent if path.name == "scenario.toml" else path
+    if not (path / "scenario.toml").is_file() and not any(path.glob("*/scenario.toml")):
+        raise BadInput(f"{path} holds no scenario.toml, nor do its folders; nothing to validate")
+    return path
