@@ -1,4 +1,4 @@
-"""Command line: `python -m grader check|validate|list|doctor|download-names`.
+"""Command line: `python -m grader check|grade-batch|validate|list|doctor|download-names`.
 
 Exit codes mean one thing each: 0 solved (everything sound), 1 not solved (problems found),
 2 bad input (a file, flag, exercise or scenario that cannot be used; nothing was graded), 3 the
@@ -72,6 +72,7 @@ def _parser() -> Parser:
         return child
 
     _check_arguments(command("check", _check, "grade an answer, or a whole backward pass"))
+    _batch_arguments(command("grade-batch", _grade_batch, "grade a class into a gradebook"))
     val = command("validate", _validate, "prove exercise files")
     val.add_argument("path", nargs="?", type=Path, help="an exercises folder, scenario or file")
     command("list", _list, "list the exercises")
@@ -216,6 +217,27 @@ class _OnDemand:
         """Stop the sandbox if it was started."""
         if self._sandbox is not None:
             self._sandbox.close()
+
+
+def _batch_arguments(parser: Parser) -> None:
+    """Add the arguments of `grade-batch` (grader/batch.py)."""
+    from grader import batch
+
+    batch.add_arguments(parser)
+
+
+def _grade_batch(args) -> int:
+    """Grade a class and write the gradebook; 3 if the grader failed on an item, else 0."""
+    from grader import batch
+
+    catalog = discover()
+    items, refused = batch.collect(
+        args.folder, catalog, inputs.scenario(catalog, args.scenario).slug
+    )
+    rows, paths, seconds = batch.run(catalog, _dataset(args), items, refused, args)
+    for line in batch.summary(rows, paths, seconds):
+        _emit(line)
+    return GRADER_FAILED if any(r.status == "grader_failed" for r in rows) else SOLVED
 
 
 def _validate(args) -> int:
