@@ -55,8 +55,40 @@ def _training_jobs(url: str) -> dict:
 
 
 def catalog() -> Catalog:
-    """Return every exercise, re-read when a file under the exercises folder changes."""
-    return _catalog(*_version())
+    """Return the exercises to serve, re-read when a file under the exercises folder changes.
+
+    An exercise that `validate` would refuse (its solution fails, its starter or zeros pass, a
+    listed mistake is not caught) is withdrawn and reported with the unreadable files, on the
+    Problems page; the proofs run in the background and are remembered by file content.
+    """
+    full = _catalog(*_version())
+    failed = proofs_failed()
+    if not failed:
+        return full
+    from dataclasses import replace
+
+    from grader.schema import SchemaError
+
+    found = tuple(SchemaError(f.where, f.problem) for fs in failed.values() for f in fs)
+    kept = tuple(e for e in full.exercises if e.id not in failed)
+    return replace(full, exercises=kept, errors=full.errors + found)
+
+
+def proofs_failed() -> dict:
+    """Return {exercise id: findings} of the exercises proven wrong so far (background)."""
+    return _proofs(*_version(), str(config().cache_dir)).failed()
+
+
+@st.cache_resource(show_spinner=False)
+def _proofs(root: str, signature: tuple, cache_dir: str):
+    """Start proving the catalog once per version of the files, in a thread."""
+    from grader.proofs import Proofs
+
+    proofs = Proofs(
+        _catalog(root, signature), grader(DEFAULT_SOURCE), Path(cache_dir) / "proofs.json"
+    )
+    threading.Thread(target=proofs.run, name="exercise-proofs", daemon=True).start()
+    return proofs
 
 
 def _version() -> tuple[str, tuple]:

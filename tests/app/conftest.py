@@ -24,8 +24,10 @@ from app_helpers import FakeGrader  # noqa: E402
 
 @pytest.fixture(autouse=True)
 def all_layers_on(monkeypatch):
-    """Report every sandbox layer on, so that rendering a page starts no sandbox."""
+    """Report every sandbox layer on and every exercise proven, so that rendering a page
+    starts no sandbox (tests/app/test_proofs.py runs the proofs for real)."""
     monkeypatch.setattr(services, "missing_layers", lambda: {})
+    monkeypatch.setattr(services, "proofs_failed", lambda: {})
 
 
 @pytest.fixture

@@ -1,0 +1,80 @@
+"""The proofs of `validate`, run where exercises are served, and remembered by file content.
+
+An exercise is served only if its solution passes, its starter and an all-zeros answer fail and
+each listed mistake is caught with its message (grader/validate.py). Proving all of them costs
+seconds of sandbox time, so each result is kept in a JSON file under a key made of the bytes of
+the scenario file, the exercise file and its solution: an unchanged exercise is proven once.
+
+    >>> proofs = Proofs(catalog, grader, Path("var/cache/proofs.json"))
+    >>> proofs.run()                       # in a thread: results fill in as they come
+    >>> proofs.failed()                    # {exercise id: [Finding, ...]} of those that failed
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import threading
+from pathlib import Path
+
+from grader.validate import Finding, prove
+
+log = logging.getLogger("grader")
+VERSION = "1"  # change when what a proof checks changes: every cached proof is redone
+
+
+def proof_key(exercise) -> str:
+    """Return the content key of an exercise: its scenario, its file, its solution."""
+    digest = hashlib.sha256(VERSION.encode())
+    for path in (exercise.scenario.path, exercise.path, exercise.solution_path):
+        digest.update(path.read_bytes() if path.exists() else b"(missing)")
+        digest.update(b"\0")
+    return digest.hexdigest()[:32]
+
+
+class Proofs:
+    """Prove a catalog's exercises once per content, remembering the outcome on disk."""
+
+    def __init__(self, catalog, grader, cache: Path):
+        self.catalog, self.grader, self.cache = catalog, grader, cache
+        self._results: dict[str, list[Finding]] = {}
+        self._lock = threading.Lock()
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        """Prove every exercise not proven before with the same content; never raises."""
+        known = self._load()
+        try:
+            for exercise in self.catalog.exercises:
+                key = proof_key(exercise)
+                if key not in known:
+                    known[key] = [f.__dict__ for f in prove(exercise, self.grader)]
+                    self._save(known)
+                with self._lock:
+                    self._results[exercise.id] = [Finding(**f) for f in known[key]]
+        except Exception:  # a proof that cannot run proves nothing; the exercise stays served
+            log.exception("proving the exercises failed")
+        finally:
+            self.done.set()
+
+    def failed(self) -> dict[str, list[Finding]]:
+        """Return the exercises proven wrong so far, with what is wrong."""
+        with self._lock:
+            return {k: v for k, v in self._results.items() if v}
+
+    def _load(self) -> dict:
+        """Read the remembered proofs (a damaged file is forgotten)."""
+        try:
+            loaded = json.loads(self.cache.read_text(encoding="utf-8"))
+            return loaded if isinstance(loaded, dict) else {}
+        except (OSError, ValueError):
+            return {}
+
+    def _save(self, known: dict) -> None:
+        """Write the remembered proofs atomically."""
+        self.cache.parent.mkdir(parents=True, exist_ok=True)
+        partial = self.cache.with_suffix(f".{os.getpid()}.tmp")
+        partial.write_text(json.dumps(known), encoding="utf-8")
+        os.replace(partial, self.cache)
