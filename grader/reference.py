@@ -35,10 +35,22 @@ def _compiled(source: str, where: str):
     return compile(source, where, "exec")
 
 
+class ScenarioError(Exception):
+    """A line of an instructor's scenario raised: `where` is its file, program and line."""
+
+    def __init__(self, where: str, problem: str):
+        super().__init__(f"{where}: {problem}")
+        self.where, self.problem = where, problem
+
+
 def _execute(statements: tuple[Statement, ...], env: dict, where: str) -> None:
-    """Execute statements in order inside env."""
+    """Execute statements in order inside env; a line that raises is named by its line."""
     for stmt in statements:
-        exec(_compiled(stmt.source, where), env)
+        try:
+            exec(_compiled(stmt.source, where), env)
+        except Exception as err:
+            detail = f"`{stmt.source}` raised {type(err).__name__}: {err}"
+            raise ScenarioError(f"{where}.code line {stmt.line}", detail) from err
 
 
 def synthetic_data(sizes: dict, seed: int, rows: int = 1000) -> tuple[torch.Tensor, torch.Tensor]:

@@ -30,7 +30,12 @@ def zeros_answer(exercise: Exercise, grader: Grader) -> str:
 def prove(exercise: Exercise, grader: Grader) -> list[Finding]:
     """Grade the exercise's solution, starter, zeros and every listed mistake."""
     where = str(exercise.path)
-    findings = []
+    from grader.scenariocheck import check_scenario, given_cuts
+
+    declared = [*check_scenario(exercise.scenario), *given_cuts(exercise)]
+    findings = [Finding(w, p) for w, p in declared]
+    if findings:  # the grades below would only repeat what is wrong with the scenario
+        return findings
     if not exercise.solution_path.exists():
         return [Finding(f"{where}: solution", f"{exercise.solution_path} does not exist")]
     solved = grader.grade(exercise.id, exercise.solution())

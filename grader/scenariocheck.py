@@ -1,0 +1,115 @@
+"""Checks of a scenario that need it to run: shape comments, alt sizes, errors at their line,
+and exercises whose `given` leaves a path to the loss uncut (used by grader/validate.py).
+
+Each check returns (where, problem) pairs: the file and field or line, and what is wrong.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from grader.reference import ScenarioError, run_forward, synthetic_data
+from grader.scenario import Scenario
+
+Finding = tuple[str, str]  # (where, problem)
+
+SAFE = (ast.Expression, ast.Name, ast.Constant, ast.BinOp, ast.UnaryOp, ast.Load)
+SAFE += (ast.Mult, ast.Add, ast.Sub, ast.FloorDiv, ast.Div, ast.USub)
+
+
+_CHECKED: dict[tuple[str, str], tuple[Finding, ...]] = {}
+
+
+def check_scenario(scenario: Scenario) -> tuple[Finding, ...]:
+    """Run the scenario in both configurations on synthetic data and check what it declares
+    (once per content of the scenario file)."""
+    key = (str(scenario.path), repr((scenario.sizes, scenario.alt_sizes, scenario.forward)))
+    if key not in _CHECKED:
+        _CHECKED[key] = _check(scenario)
+    return _CHECKED[key]
+
+
+def _check(scenario: Scenario) -> tuple[Finding, ...]:
+    """Check one scenario."""
+    where = str(scenario.path)
+    findings = [
+        (
+            f"{where}: alt_sizes.{key}",
+            f"equals sizes.{key} ({value}); every size must "
+            "differ so that a hard-coded number is caught",
+        )  # fmt: skip
+        for key, value in scenario.alt_sizes.items()
+        if scenario.sizes.get(key) == value
+    ]
+    for label, sizes in (("sizes", scenario.sizes), ("alt_sizes", scenario.alt_sizes)):
+        full = dict(sizes)
+        full.setdefault("vocab_size", 27)
+        data = synthetic_data(full, scenario.seed) if scenario.uses_dataset else None
+        try:
+            run = run_forward(scenario, full, data)
+        except ScenarioError as err:
+            return tuple(findings) + ((err.where, f"raises with {label}: {err.problem}"),)
+        findings += _shape_comments(scenario, run, full, label)
+    return tuple(dict.fromkeys(findings))
+
+
+def _shape_comments(scenario: Scenario, run, sizes: dict, label: str) -> list[Finding]:
+    """Compare every shape comment with the shape the line really makes."""
+    found = []
+    for program, statements in (("setup", scenario.setup), ("forward", scenario.forward)):
+        for stmt in statements:
+            value = run.values.get(stmt.target)
+            if not stmt.shape or value is None:
+                continue
+            declared = evaluate_shape(stmt.shape, sizes)
+            if declared is not None and declared != tuple(value.shape):
+                found.append(
+                    (
+                        f"{scenario.path}: {program}.code line {stmt.line}",
+                        f"the shape comment of `{stmt.target}` says {stmt.shape}, which is "
+                        f"{declared} with {label}, but the line makes {tuple(value.shape)}",
+                    )
+                )
+    return found
+
+
+def evaluate_shape(comment: str, sizes: dict) -> tuple[int, ...] | None:
+    """Return a shape comment's value with the sizes, e.g. "(n, block_size*n_embd)" -> (32, 30);
+    None when it holds anything but sizes, numbers and arithmetic."""
+    try:
+        tree = ast.parse(comment.strip() if comment.strip() != "()" else "()", mode="eval")
+    except SyntaxError:
+        return None
+    parts = tree.body.elts if isinstance(tree.body, ast.Tuple) else [tree.body]
+    shape = []
+    for part in parts:
+        expr = ast.Expression(part)
+        if not all(isinstance(n, SAFE) for n in ast.walk(expr)):
+            return None
+        names = {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
+        if not names <= set(sizes):
+            return None
+        shape.append(int(eval(compile(expr, "<shape>", "eval"), {"__builtins__": {}}, sizes)))
+    return tuple(shape)
+
+
+def given_cuts(exercise) -> list[Finding]:
+    """Report a `given` that leaves a path from the target to the output uncut."""
+    scenario, given = exercise.scenario, set(exercise.given)
+    seen, frontier = set(), [exercise.target]
+    while frontier:
+        name = frontier.pop()
+        for consumer in scenario.consumers(name):
+            if consumer in given or consumer in seen:
+                continue
+            if consumer == scenario.output:
+                return [
+                    (
+                        f"{exercise.path}: given",
+                        f"leaves a path from `{exercise.target}` to `{scenario.output}` through "
+                        f"`{name}` -> `{consumer}` uncut; add the consumer on that path",
+                    )
+                ]
+            seen.add(consumer)
+            frontier.append(consumer)
+    return []
