@@ -214,14 +214,11 @@ class Grader:
             heat = None
         if done[-1].status in DECIDED_OR_OPEN:
             rnd = checks.answer(outcome, RANDOM, name)
-            hint = (
-                self._value_hint(prepared, rnd, RANDOM)
-                if _same_shape(rnd, prepared, RANDOM)
-                else ""
-            )
-            if rnd is not None and rnd.numel() and not bool(rnd.any()):
-                hint = feedback.hint_all_zero(float(expected.abs().max()))
-            done.append(checks.check_random(name, rnd, prepared.expected[RANDOM], hint, base))
+            check = checks.check_random(name, rnd, prepared.expected[RANDOM], "", base)
+            if check.status == FAIL:  # the diagnosis is worked out only for a wrong answer
+                hint = self._random_hint(prepared, rnd, expected)
+                check = replace(check, hint=hint) if hint else check
+            done.append(check)
             if done[-1].status == FAIL and _same_shape(rnd, prepared, RANDOM):
                 heat = diagnose.heatmap(rnd.to(expected.dtype), prepared.expected[RANDOM], RANDOM)
         if done[-1].status == PASS:
@@ -232,18 +229,20 @@ class Grader:
             exercise, done, "an earlier check failed", cmp=cmp, heatmap=heat, stdout=stdout
         )
 
+    def _random_hint(self, prepared: Prepared, got, lecture_expected: torch.Tensor) -> str:
+        """Name the misconception behind an answer wrong only with random upstream gradients."""
+        if got is not None and got.numel() and not bool(got.any()):
+            return feedback.hint_all_zero(float(lecture_expected.abs().max()))
+        return self._value_hint(prepared, got, RANDOM) if _same_shape(got, prepared, RANDOM) else ""
+
     def _value_hint(self, prepared: Prepared, got: torch.Tensor, case: str) -> str:
         """Name the misconception behind wrong values on one case."""
         exercise = prepared.exercise
         expected = prepared.expected[case]
-        mistakes = (
-            [
-                (m.message, self._mistake_output(prepared, i))
-                for i, m in enumerate(exercise.mistakes)
-            ]
-            if case == LECTURE
-            else []
-        )
+        mistakes = [
+            (m.message, self._mistake_output(prepared, i, case))
+            for i, m in enumerate(exercise.mistakes)
+        ]
         run, cots = prepared.runs[case], prepared.cotangents[case]
         partials = [
             (missing, _partial(exercise, run, _only(cots, kept)))
@@ -254,16 +253,21 @@ class Grader:
             got.to(expected.dtype), expected, mistakes, partials, exercise.target, n, run.sizes
         )
 
-    def _mistake_output(self, prepared: Prepared, index: int):
-        """Return a thunk giving the output of an instructor-listed mistake (run sandboxed)."""
+    def _mistake_output(self, prepared: Prepared, index: int, case: str = LECTURE):
+        """Return a thunk giving the output of an instructor-listed mistake (run sandboxed).
+
+        On the lecture batch it is kept; on the random case, drawn anew for each submission,
+        it runs again (only for an answer that failed there: a mistake that hides behind a
+        gradient of almost zero, such as a max branch sent to the whole row, shows only there).
+        """
 
         def output() -> torch.Tensor | None:
             key = (prepared.exercise.id, index)
-            if key not in self._mistakes:
+            if case != LECTURE or key not in self._mistakes:
                 code = prepared.exercise.mistakes[index].code
-                outcome = self.sandbox.run(code, [prepared.case(LECTURE)])
-                found = checks.answer(outcome, LECTURE, prepared.exercise.answer)
-                if outcome.status != "ok":  # busy or failed: try again next time
+                outcome = self.sandbox.run(code, [prepared.case(case)])
+                found = checks.answer(outcome, case, prepared.exercise.answer)
+                if outcome.status != "ok" or case != LECTURE:  # busy, failed, or drawn anew
                     return found
                 self._mistakes[key] = found
             return self._mistakes[key]
