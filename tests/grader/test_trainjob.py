@@ -90,8 +90,11 @@ def test_a_python_loop_for_dc_is_measured_against_index_add(default_data, refere
     code = reference_section[:start] + LECTURE_DC.lstrip()
     _, status = _run(code, default_data)
     advice = status.report.advice
-    assert status.state == "finished" and advice.loop_ms > 1.5 * advice.index_add_ms
-    assert advice.projected > advice.steps_per_s
+    # Which form is faster is a benchmark (bench/bench_training.py); here: both were measured
+    # and the projection is the run's own speed scaled by their ratio.
+    assert status.state == "finished" and advice.loop_ms > 0 and advice.index_add_ms > 0
+    ratio = advice.loop_ms / advice.index_add_ms
+    assert abs(advice.projected - advice.steps_per_s * ratio) < 1e-6 * advice.projected
     line = code.splitlines().index("for k in range(Xb.shape[0]):") + 1
     assert status.report.notes[0].startswith(f"`dC` is accumulated in a Python loop (line {line})")
 
@@ -117,3 +120,13 @@ def test_the_layers_are_logged_once(default_data, reference_section, monkeypatch
     layers = [r.getMessage() for r in caplog.records if r.getMessage().startswith("training layer")]
     assert len(layers) == len(set(layers)) == len(job._run.layers) >= 6
     assert any(m.startswith("training layer seccomp: ") for m in layers)
+
+
+def test_loop_advice_promises_a_speed_up_only_where_one_was_measured():
+    from grader import feedback
+
+    faster = feedback.loop_advice(28, 2.8, 0.9, 500.0, 1555.0)
+    assert faster.endswith("about 1,555 steps/s instead of 500 (3.1x faster).")
+    even = feedback.loop_advice(28, 2.75, 2.23, 505.0, 535.0)  # a busy machine: 1.06x
+    assert "faster" not in even and "steps/s" not in even
+    assert even.startswith("`dC` is accumulated in a Python loop (line 28): measured here")
