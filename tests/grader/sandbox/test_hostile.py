@@ -164,7 +164,7 @@ def test_filling_the_work_dir_stops_soon_and_leaves_nothing(sandbox, run, honest
     if sandbox.layers().get("filesystem") != "on":
         pytest.skip("work dirs are their own tmpfs only with the filesystem layer")
     outcome = run(code)
-    assert outcome.status == "ok" and outcome.elapsed < LIMITS.cpu_seconds, outcome
+    assert outcome.status == "ok", outcome  # ended by the full disk, not by a limit
     assert "No space left on device" in outcome.cases[0].error.message
     assert run("import os\ny = x * len(os.listdir('.'))").cases[0].returned["y"].tensor.sum() == 0
     honest()

@@ -79,10 +79,9 @@ def test_the_budget_covers_the_whole_stream(pipe):
 
 
 def test_reading_waits_no_longer_than_the_deadline(pipe):
-    started = time.monotonic()
+    # A reader that ignored its deadline would block on the silent pipe until pytest's timeout.
     with pytest.raises(TimeoutError):
-        FrameReader(pipe[0]).read(started + 0.2)
-    assert time.monotonic() - started < 2
+        FrameReader(pipe[0]).read(time.monotonic() + 0.2)
 
 
 def test_writing_to_a_full_pipe_times_out(pipe):
