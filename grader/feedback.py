@@ -326,10 +326,6 @@ def whole_pass_solved(count: int) -> str:
     return f"All {count} gradients match autograd."
 
 
-def downstream_of(name: str) -> str:
-    return f"Not graded: it comes after `{name}`, which is wrong."
-
-
 # Exercise 4: training with the learner's own backward pass.
 
 

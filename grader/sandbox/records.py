@@ -21,21 +21,6 @@ DTYPES: dict[str, torch.dtype] = {
 }
 DTYPE_NAMES: dict[torch.dtype, str] = {v: k for k, v in DTYPES.items()}
 
-STATUSES = (
-    "ok",
-    "cpu_limit",
-    "wall_limit",
-    "memory_limit",
-    "output_limit",
-    "forbidden",
-    "crashed",
-    "no_result",
-    "malformed",
-    "exited",
-    "internal",
-    "busy",
-)
-
 
 @dataclass(frozen=True)
 class Limits:
