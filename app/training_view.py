@@ -142,7 +142,7 @@ def run_label(run) -> str:
 
 def show_saved(run) -> None:
     """Show a finished run again from the store: losses, its samples and its loss curve."""
-    from grader.trainrecords import CURVE_POINTS
+    from grader.training.records import CURVE_POINTS
 
     if run.train_loss is not None:
         st.dataframe(

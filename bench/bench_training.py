@@ -27,11 +27,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import data  # noqa: E402
 from grader.exercises import discover  # noqa: E402
-from grader.sandbox.trainloop import compile_section, prepare, section_backward, train  # noqa: E402
-from grader.trainjob import TrainingJob  # noqa: E402
-from grader.trainrecords import Evaluation, TrainSettings  # noqa: E402
-from grader.trainref import run_reference, train_autograd  # noqa: E402
-from grader.trainsection import PARTS, compose  # noqa: E402
+from grader.sandbox.training.loop import compile_section, prepare, section_backward, train  # noqa: E402
+from grader.training.autograd import run_reference, train_autograd  # noqa: E402
+from grader.training.job import TrainingJob  # noqa: E402
+from grader.training.records import Evaluation, TrainSettings  # noqa: E402
+from grader.training.section import PARTS, compose  # noqa: E402
 
 NAMES = Path(__file__).resolve().parents[2] / "shared" / "data" / "names.txt"
 LECTURE = (2.0705, 2.1099)

@@ -11,7 +11,7 @@ two pipes, so it reads its job straight from the parent and streams frames strai
 learner's code, inputs or results pass through the zygote's memory, which later workers inherit.
 client.BOOT starts the zygote, isolated before this module is imported, with a job kind:
 "grade" serves runs of worker.serve until the parent goes away; "train" (stream.py) serves one
-run of trainloop.serve and exits. Both fork, confine and watch their workers the same way.
+run of training/loop.py's serve and exits. Both fork, confine and watch their workers the same way.
 """
 
 from __future__ import annotations
@@ -28,13 +28,14 @@ import tempfile
 import time
 from dataclasses import dataclass, replace
 
-from . import confine, isolation, noautograd, trainloop, worker
+from . import confine, isolation, noautograd, worker
 from .protocol import FrameReader, ProtocolError, recv_packet, send_packet, write_frame
+from .training import loop
 from .warmup import prepare
 
 TICK = 0.005  # seconds between checks on kernels without pidfd_open
 # Each job kind: what the worker serves, and the largest job header (from the trusted parent).
-JOBS = {"grade": (worker.serve, 256 * 1024**2), "train": (trainloop.serve, 1024**2)}
+JOBS = {"grade": (worker.serve, 256 * 1024**2), "train": (loop.serve, 1024**2)}
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from grader import Cmp
 from grader.exercises import discover
-from grader.trainrecords import (
+from grader.training.records import (
     Evaluation,
     GradCheck,
     GradRow,
@@ -17,7 +17,7 @@ from grader.trainrecords import (
     TrainingStatus,
     TrainSettings,
 )
-from grader.trainsection import PARTS, compose, program
+from grader.training.section import PARTS, compose, program
 
 WRONG = "# fake: wrong"
 SHAPES = [(27, 10), (30, 200), (200,), (200, 27), (27,), (1, 200), (1, 200)]

@@ -49,7 +49,7 @@ def runs(default_data):
 @pytest.fixture(scope="session")
 def reference_section(catalog):
     """Return Exercise 4's backward section made of the reference solutions."""
-    from grader.trainsection import PARTS, compose
+    from grader.training.section import PARTS, compose
 
     solved = {exercise_id: catalog.get(exercise_id).solution() for exercise_id, _ in PARTS}
     return compose(solved, solved)

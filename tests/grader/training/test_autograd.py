@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 import torch
 
-from grader.sandbox.trainloop import compile_section, prepare, section_backward, train
-from grader.trainrecords import TrainSettings
-from grader.trainref import VERSION, run_reference, train_autograd
+from grader.sandbox.training.loop import compile_section, prepare, section_backward, train
+from grader.training.autograd import VERSION, run_reference, train_autograd
+from grader.training.records import TrainSettings
 
 
 def _losses(report_into: list):

@@ -1,4 +1,4 @@
-"""The parent's strict reading of a training worker's stream (trainloop.py writes it).
+"""The parent's strict reading of a training worker's stream (loop.py writes it).
 
 Everything the worker sends is untrusted: each frame must be the kind that can come next, with
 exactly its keys and types; steps only move forward, one float32 loss per step; the parameters
@@ -11,10 +11,10 @@ from dataclasses import dataclass
 
 import torch
 
-from .codec import _error as decode_error  # the same wire form as a grading worker's errors
-from .protocol import Frame
-from .records import LearnerError
-from .trainloop import PARAMS
+from ..codec import _error as decode_error  # the same wire form as a grading worker's errors
+from ..protocol import Frame
+from ..records import LearnerError
+from .loop import PARAMS
 
 REASONS = ("error", "nonfinite", "gradient")
 MAX_DETAIL, MAX_LOG = 500, 4000

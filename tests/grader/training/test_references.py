@@ -7,8 +7,8 @@ import time
 import pytest
 
 import data
-from grader.references import References
-from grader.trainrecords import TrainSettings
+from grader.training.records import TrainSettings
+from grader.training.references import References
 
 QUICK = TrainSettings(steps=200, decay_step=100)
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from grader.gradcheck import check, first_step
 from grader.sandbox import default_sandbox
-from grader.sandbox.trainloop import GRADS
-from grader.trainrecords import TrainSettings
+from grader.sandbox.training.loop import GRADS
+from grader.training.gradcheck import check, first_step
+from grader.training.records import TrainSettings
 
 LECTURE_SHAPES = [(27, 10), (30, 200), (200,), (200, 27), (27,), (1, 200), (1, 200)]
 

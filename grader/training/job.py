@@ -1,8 +1,8 @@
 """One Exercise 4 training run: a confined worker streaming metrics, followed by a thread.
 
-The worker (sandbox/stream.py) trains; this thread folds its frames into a status, stops it when
-asked, when its session has gone, or at exit, and afterwards evaluates the returned parameters
-here, in the trusted process.
+The worker (grader/sandbox/training/stream.py) trains; this thread folds its frames into a
+status, stops it when asked, when its session has gone, or at exit, and afterwards evaluates the
+returned parameters here, in the trusted process.
 
     >>> job = TrainingJob(code, settings, dataset)
     >>> job.status().step        # progress, steps/s, time left, the loss curve so far
@@ -20,16 +20,28 @@ from dataclasses import dataclass
 
 import torch
 
-from grader import evaluate, feedback, rules, trainsection
+from grader import feedback, rules
 from grader.result import CodeError
 from grader.sandbox import CaseOutcome, Limits
-from grader.sandbox.codec import Stream
-from grader.sandbox.protocol import ProtocolError
-from grader.sandbox.stream import StreamFailure, StreamRun
-from grader.sandbox.tensorwire import tensor_bytes
-from grader.sandbox.trainwire import Done, Failed, Internal, Metrics, Params, TrainStream, budget
-from grader.sandbox.verdict import from_cases, judge, message
-from grader.trainrecords import TrainingReport, TrainingStatus, TrainSettings
+from grader.sandbox.training import (
+    Done,
+    Failed,
+    Internal,
+    Metrics,
+    Params,
+    ProtocolError,
+    Stream,
+    StreamFailure,
+    StreamRun,
+    TrainStream,
+    budget,
+    from_cases,
+    judge,
+    message,
+    tensor_bytes,
+)
+from grader.training import evaluate, section
+from grader.training.records import TrainingReport, TrainingStatus, TrainSettings
 
 log = logging.getLogger("grader.training")
 MAX_RUNS = 2  # training runs at once in this process
@@ -197,7 +209,7 @@ class TrainingJob:
         if evaluation is None:
             notes.append(feedback.model_not_finite())
         tree, rate = rules.parse(self.code), self._rate()
-        line = None if isinstance(tree, rules.Problem) else trainsection.loop_into(tree, "dC")
+        line = None if isinstance(tree, rules.Problem) else section.loop_into(tree, "dC")
         if line is not None and rate > 0:
             advice = a = evaluate.advise(line, self.settings, self.dataset, rate)
             notes.append(feedback.loop_advice(line, a.loop_ms, a.index_add_ms, rate, a.projected))

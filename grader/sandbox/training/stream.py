@@ -24,9 +24,9 @@ import sys
 import time
 from dataclasses import asdict
 
-from . import client
-from .protocol import Frame, FrameReader, ProtocolError, recv_packet, send_packet, write_frame
-from .records import Limits
+from .. import client
+from ..protocol import Frame, FrameReader, ProtocolError, recv_packet, send_packet, write_frame
+from ..records import Limits
 
 FRAME_TIMEOUT = 30.0  # seconds for a frame to arrive whole once it has begun
 EXIT_TIMEOUT = 5.0  # seconds for the trainer's exit report once the stream has ended

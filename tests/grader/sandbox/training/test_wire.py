@@ -6,8 +6,8 @@ import pytest
 import torch
 
 from grader.sandbox.protocol import Frame
-from grader.sandbox.trainloop import PARAMS
-from grader.sandbox.trainwire import (
+from grader.sandbox.training.loop import PARAMS
+from grader.sandbox.training.wire import (
     Done,
     Failed,
     Internal,

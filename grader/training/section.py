@@ -11,8 +11,8 @@ from __future__ import annotations
 import ast
 import textwrap
 
-from grader.sandbox.trainloop import GRADS, INIT, STEP
-from grader.trainrecords import TrainSettings
+from grader.sandbox.training import GRADS, INIT, STEP
+from grader.training.records import TrainSettings
 
 # (exercise id, comment before it) in backward order: the lecture's Exercise 4 section.
 PARTS = (

@@ -12,9 +12,9 @@ import torch
 from grader import diagnose, feedback, rules
 from grader.result import FAIL, PASS, CodeError
 from grader.sandbox import Case, RunOutcome, Sandbox
-from grader.sandbox.trainloop import GRADS, PARAMS, STEP_CODE, prepare, scalars
-from grader.trainrecords import GradCheck, GradRow
-from grader.trainsection import unfinished
+from grader.sandbox.training import GRADS, PARAMS, STEP_CODE, prepare, scalars
+from grader.training.records import GradCheck, GradRow
+from grader.training.section import unfinished
 
 BACKWARD_ORDER = ("W2", "b2", "bngain", "bnbias", "W1", "b1", "C")
 NOT_SENT = ("Xtr", "Ytr")  # the section needs the batch, not the whole training set

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from grader.sandbox.trainloop import (
+from grader.sandbox.training.loop import (
     GRADS,
     PARAMS,
     compile_section,
@@ -14,8 +14,8 @@ from grader.sandbox.trainloop import (
     section_backward,
     train,
 )
-from grader.sandbox.trainwire import param_shapes
-from grader.trainrecords import TrainSettings
+from grader.sandbox.training.wire import param_shapes
+from grader.training.records import TrainSettings
 
 
 @pytest.fixture(scope="module")

@@ -8,9 +8,9 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from grader.sandbox.trainloop import compile_section, prepare, section_backward, train
-from grader.trainrecords import TrainSettings
-from grader.trainsection import PARTS, compose, loop_into, program, unfinished, whole_program
+from grader.sandbox.training.loop import compile_section, prepare, section_backward, train
+from grader.training.records import TrainSettings
+from grader.training.section import PARTS, compose, loop_into, program, unfinished, whole_program
 
 STARTERS = {exercise_id: f"{exercise_id} = ...\n" for exercise_id, _ in PARTS}
 LECTURE_DC = """

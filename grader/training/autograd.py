@@ -1,10 +1,10 @@
 """The autograd-trained reference: the learner's loop with `loss.backward()` as the backward pass.
 
-Trusted code: the same INIT, STEP, schedule and update as the learner's run (trainloop.py), so
-both start from the same parameters and see the same batches. `python -m grader.trainref JOB
-OUT` trains one configuration in a plain subprocess (references.py starts it): it prints a
-`step N` line as it goes, writes the result to OUT as JSON, and exits if its parent goes away
-(end of file on its stdin).
+Trusted code: the same INIT, STEP, schedule and update as the learner's run
+(grader/sandbox/training/loop.py), so both start from the same parameters and see the same
+batches. `python -m grader.training.autograd JOB OUT` trains one configuration in a plain
+subprocess (references.py starts it): it prints a `step N` line as it goes, writes the result
+to OUT as JSON, and exits if its parent goes away (end of file on its stdin).
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from pathlib import Path
 
 import torch
 
-from grader.evaluate import curve, evaluate
-from grader.sandbox.trainloop import PARAMS, Ended, prepare, train
-from grader.trainrecords import TrainSettings
+from grader.sandbox.training import PARAMS, Ended, prepare, train
+from grader.training.evaluate import curve, evaluate
+from grader.training.records import TrainSettings
 
 VERSION = 1  # bump when the loop or the result changes: old cached results are then ignored
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import time
 
-from grader import trainjob
 from grader.sandbox import Limits
-from grader.trainjob import TrainingJob, limits_for
-from grader.trainrecords import TrainSettings
+from grader.training import job as trainjob
+from grader.training.job import TrainingJob, limits_for
+from grader.training.records import TrainSettings
 
-from .sandbox.test_stream import children, gone
+from ..sandbox.training.test_stream import children, gone
 
 SHORT = TrainSettings(steps=300, decay_step=150)
 LECTURE_DC = """

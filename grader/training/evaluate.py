@@ -8,14 +8,16 @@ The lecture's last cells, on parameters that came back from a worker as raw tens
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import replace
 
 import torch
 import torch.nn.functional as F
 
-from grader.sandbox.trainloop import prepare, section_backward, train
-from grader.trainrecords import Evaluation, LoopAdvice, TrainSettings
+from grader.sandbox.training import prepare, section_backward, train
+from grader.training import section
+from grader.training.records import Evaluation, LoopAdvice, TrainSettings
 
 SAMPLES = 20
 SAMPLE_OFFSET = 10  # the lecture samples with torch.Generator().manual_seed(2147483647 + 10)
@@ -88,24 +90,6 @@ def curve(losses: torch.Tensor, done: int, bucket: int) -> tuple[float, ...]:
     return tuple(means.tolist())
 
 
-# The lecture's Exercise 4 section (trusted), to time a whole step with each form of dC.
-LECTURE_SECTION = """\
-dlogits = F.softmax(logits, 1)
-dlogits[range(n), Yb] -= 1
-dlogits /= n
-dh = dlogits @ W2.T
-dW2 = h.T @ dlogits
-db2 = dlogits.sum(0)
-dhpreact = (1.0 - h**2) * dh
-dbngain = (bnraw * dhpreact).sum(0, keepdim=True)
-dbnbias = dhpreact.sum(0, keepdim=True)
-dhprebn = bngain * bnvar_inv / n * (n * dhpreact - dhpreact.sum(0) - n / (n - 1) * bnraw * (dhpreact * bnraw).sum(0))
-dembcat = dhprebn @ W1.T
-dW1 = embcat.T @ dhprebn
-db1 = dhprebn.sum(0)
-demb = dembcat.view(emb.shape)
-dC = torch.zeros_like(C)
-"""  # noqa: E501
 DC_LOOP = """\
 for k in range(Xb.shape[0]):
     for j in range(Xb.shape[1]):
@@ -116,10 +100,21 @@ DC_INDEX_ADD = "dC.index_add_(0, Xb.view(-1), demb.view(-1, demb.shape[-1]))\n"
 TIMED_STEPS = 150
 
 
+@functools.cache
+def lecture_section() -> str:
+    """Return the section from the reference answers in solutions/, `dC` zeroed, to time."""
+    from grader.exercises import discover  # exercise files load only when advice is given
+
+    catalog = discover()
+    answers = {part: catalog.get(part).solution() for part, _ in section.PARTS}
+    answers["dC"] = "dC = torch.zeros_like(C)"
+    return section.compose(answers, answers)
+
+
 def step_cost(settings: TrainSettings, dataset, dc: str) -> float:
     """Return the seconds per training step of the lecture's loop with this form of dC."""
     wire = replace(settings, steps=TIMED_STEPS).wire(dataset.vocab_size, dataset.block_size)
-    code = compile(LECTURE_SECTION + dc, "<lecture>", "exec", dont_inherit=True)
+    code = compile(lecture_section() + dc, "<lecture>", "exec", dont_inherit=True)
     seen = {}
     ns = prepare(wire, dataset.Xtr, dataset.Ytr)
     with torch.inference_mode():  # as in the training worker

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from grader.sandbox import Limits
-from grader.sandbox.stream import StreamRun
 from grader.sandbox.tensorwire import tensor_bytes
-from grader.sandbox.trainwire import Failed, Metrics, Params, TrainStream, budget
-from grader.trainrecords import TrainSettings
+from grader.sandbox.training.stream import StreamRun
+from grader.sandbox.training.wire import Failed, Metrics, Params, TrainStream, budget
+from grader.training.records import TrainSettings
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 LIMITS = Limits(cpu_seconds=60, wall_seconds=60, memory_bytes=2 * 1024**3)
 
 

@@ -29,10 +29,10 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
-from .confine import EXIT_MEMORY, EXIT_NO_RESULT
-from .protocol import Frame, write_frame
-from .tensorwire import describe, tensor_bytes, tensor_from
-from .worker import FILENAME, STOPS, Capture, forbid_autograd, learner_error, problem_with
+from ..confine import EXIT_MEMORY, EXIT_NO_RESULT
+from ..protocol import Frame, write_frame
+from ..tensorwire import describe, tensor_bytes, tensor_from
+from ..worker import FILENAME, STOPS, Capture, forbid_autograd, learner_error, problem_with
 
 PARAMS = ("C", "W1", "b1", "W2", "b2", "bngain", "bnbias")
 GRADS = tuple(f"d{name}" for name in PARAMS)

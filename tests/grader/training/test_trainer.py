@@ -6,10 +6,10 @@ import time
 
 import pytest
 
-from grader.sandbox.trainloop import GRADS
+from grader.sandbox.training.loop import GRADS
 from grader.training import PRESETS, Trainer, TrainSettings
 
-from .sandbox.test_stream import children, gone
+from ..sandbox.training.test_stream import children, gone
 
 LECTURE_TRAIN, LECTURE_VAL = 2.0705, 2.1099
 

@@ -1,6 +1,6 @@
 """Autograd references, one per configuration: trained once in a plain subprocess, kept on disk.
 
-The subprocess runs trusted code only (trainref.py); it is not sandboxed, but it is tied to this
+The subprocess runs trusted code only (autograd.py); it is not sandboxed, but it is tied to this
 process: it exits when its stdin reaches end of file, and it is killed at exit.
 
     >>> refs = References(Path("var/training"))
@@ -23,11 +23,11 @@ from dataclasses import asdict
 from pathlib import Path
 
 from grader import feedback
-from grader.trainrecords import Evaluation, ReferenceStatus, TrainSettings
-from grader.trainref import VERSION
+from grader.training.autograd import VERSION
+from grader.training.records import Evaluation, ReferenceStatus, TrainSettings
 
 log = logging.getLogger("grader.training")
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ENV = {"PATH": os.defpath, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 _open: weakref.WeakSet[References] = weakref.WeakSet()
 
@@ -36,7 +36,7 @@ class _Job:
     """One reference being trained: its subprocess and the last step it reported."""
 
     def __init__(self, job_path: Path, out_path: Path):
-        command = [sys.executable, "-m", "grader.trainref", str(job_path), str(out_path)]
+        command = [sys.executable, "-m", "grader.training.autograd", str(job_path), str(out_path)]
         self.proc = subprocess.Popen(
             command, cwd=ROOT, env=ENV, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT, text=True, start_new_session=True,

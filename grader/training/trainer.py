@@ -6,7 +6,7 @@
     >>> check.passed, job.status().step if job else None
 
 The gradient check runs the learner's section once in the sandbox and compares in this process;
-training runs in a confined worker (trainjob.py); the autograd reference trains once per
+training runs in a confined worker (job.py); the autograd reference trains once per
 configuration, after the learner's first finished run, in a plain subprocess, and is kept on
 disk (references.py).
 """
@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from grader import gradcheck, trainsection
 from grader.exercises import Catalog, discover
-from grader.references import References
 from grader.sandbox import Sandbox, default_sandbox
-from grader.trainjob import TrainingJob
-from grader.trainrecords import PRESETS, GradCheck, ReferenceStatus, TrainSettings
+from grader.training import gradcheck, section
+from grader.training.job import TrainingJob
+from grader.training.records import PRESETS, GradCheck, ReferenceStatus, TrainSettings
+from grader.training.references import References
 
 __all__ = ["PRESETS", "TrainSettings", "Trainer", "TrainingJob"]
 
@@ -49,13 +49,13 @@ class Trainer:
 
     def section(self, solved: dict[str, str]) -> str:
         """Return the backward section: the learner's solved answers, else each starter."""
-        ids = [exercise_id for exercise_id, _ in trainsection.PARTS]
+        ids = [exercise_id for exercise_id, _ in section.PARTS]
         starters = {i: self.catalog.get(i).starter for i in ids}
-        return trainsection.compose(starters, solved)
+        return section.compose(starters, solved)
 
     def program(self, settings: TrainSettings) -> tuple[str, str]:
         """Return the read-only loop before and after the section, for these settings."""
-        return trainsection.program(settings, self.dataset.vocab_size, self.dataset.block_size)
+        return section.program(settings, self.dataset.vocab_size, self.dataset.block_size)
 
     def check(self, code: str, settings: TrainSettings) -> GradCheck:
         """Compare the section's seven gradients with autograd's on the run's first step."""

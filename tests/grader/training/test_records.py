@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from grader.trainrecords import PRESETS, TrainingStatus, TrainSettings
+from grader.training.records import PRESETS, TrainingStatus, TrainSettings
 
 
 def test_the_defaults_are_the_lectures():

@@ -1,0 +1,56 @@
+"""The sandbox's training wing: Exercise 4's loop in a confined worker, streamed to the parent.
+
+    >>> run = StreamRun(job, limits, size)   # a `train` zygote and its one confined worker
+    >>> reader = TrainStream(wire, limits.output_bytes)
+
+loop.py runs in the worker (the learner's backward section inside the lecture's loop),
+stream.py is the parent's handle on that run and wire.py reads its frames strictly. This is the
+one door that grader/training/ uses into the sandbox.
+"""
+
+from ..codec import Stream
+from ..protocol import ProtocolError
+from ..tensorwire import tensor_bytes
+from ..verdict import from_cases, judge, message
+from .loop import (
+    GRADS,
+    INIT,
+    PARAMS,
+    STEP,
+    STEP_CODE,
+    Ended,
+    prepare,
+    scalars,
+    section_backward,
+    train,
+)
+from .stream import StreamFailure, StreamRun
+from .wire import Done, Failed, Internal, Metrics, Params, TrainStream, budget
+
+__all__ = [
+    "GRADS",
+    "INIT",
+    "PARAMS",
+    "STEP",
+    "STEP_CODE",
+    "Done",
+    "Ended",
+    "Failed",
+    "Internal",
+    "Metrics",
+    "Params",
+    "ProtocolError",
+    "Stream",
+    "StreamFailure",
+    "StreamRun",
+    "TrainStream",
+    "budget",
+    "from_cases",
+    "judge",
+    "message",
+    "prepare",
+    "scalars",
+    "section_backward",
+    "tensor_bytes",
+    "train",
+]
