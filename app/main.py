@@ -1,14 +1,8 @@
 """Backprop Ninja: set the page and the navigation. Run with `streamlit run app/main.py`."""
 
-import sys
-from pathlib import Path
+import streamlit as st
 
-# `streamlit run` puts only app/ on sys.path; the app imports grader/ and data/ beside it.
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-import streamlit as st  # noqa: E402
-
-from app import nav  # noqa: E402
+from app import nav  # the project is installed (editable) by scripts/setup
 
 st.set_page_config(page_title="Backprop Ninja", layout="wide")
 st.navigation(nav.sections(), expanded=True).run()

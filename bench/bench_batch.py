@@ -14,7 +14,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # as the other benchmarks: run from a checkout
 
 
 def main() -> None:

@@ -13,17 +13,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-import data  # noqa: E402
-from grader import Grader  # noqa: E402
-from grader.sandbox import Sandbox  # noqa: E402
+import data
+from grader import Grader
+from grader.sandbox import Sandbox
 
 WRONG = {
     "dcounts_sum_inv": "dcounts_sum_inv = (counts * dprobs).sum(1)",

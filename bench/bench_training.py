@@ -17,21 +17,18 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
 from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-import data  # noqa: E402
-from grader.exercises import discover  # noqa: E402
-from grader.sandbox.training.loop import compile_section, prepare, section_backward, train  # noqa: E402
-from grader.training.autograd import run_reference, train_autograd  # noqa: E402
-from grader.training.job import TrainingJob  # noqa: E402
-from grader.training.records import Evaluation, TrainSettings  # noqa: E402
-from grader.training.section import PARTS, compose  # noqa: E402
+import data
+from grader.exercises import discover
+from grader.sandbox.training.loop import compile_section, prepare, section_backward, train
+from grader.training.autograd import run_reference, train_autograd
+from grader.training.job import TrainingJob
+from grader.training.records import Evaluation, TrainSettings
+from grader.training.section import PARTS, compose
 
 NAMES = Path(__file__).resolve().parents[2] / "shared" / "data" / "names.txt"
 LECTURE = (2.0705, 2.1099)

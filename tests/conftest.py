@@ -1,6 +1,5 @@
 import functools
 import http.server
-import sys
 import threading
 from pathlib import Path
 
@@ -8,8 +7,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
-
-sys.path.insert(0, str(ROOT))
 
 
 @pytest.fixture

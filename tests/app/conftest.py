@@ -7,19 +7,13 @@ app_helpers.FakeGrader, whose answers are chosen by a marker comment in the subm
 from __future__ import annotations
 
 import shutil
-import sys
-from pathlib import Path
 
 import pytest
 
 from app import services
 from grader.exercises import EXERCISES_DIR
 
-# The suite imports test files with --import-mode=importlib, which adds no folder to sys.path;
-# put this one there so that the tests can import their helpers.
-sys.path.insert(0, str(Path(__file__).parent))
-
-from app_helpers import FakeGrader  # noqa: E402
+from .app_helpers import FakeGrader
 
 
 @pytest.fixture(autouse=True)

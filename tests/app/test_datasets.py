@@ -6,10 +6,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-from app_helpers import ROOT, page_test, texts
 
 import data
 from app import services, session
+
+from .app_helpers import ROOT, page_test, texts
 
 NAMES = ROOT.parent / "shared" / "data" / "names.txt"
 BIRDS = b"Name,Family\nBlack-capped Chickadee,Paridae\nBlue Jay,Corvidae\n" + b"".join(

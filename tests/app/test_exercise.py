@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from app_helpers import RAISES, RANDOM_ONLY, SHAPE, SOLVED, VALUES, page_test, submit, texts
 
 from app import services
 from app.storage import Profile
+
+from .app_helpers import RAISES, RANDOM_ONLY, SHAPE, SOLVED, VALUES, page_test, submit, texts
 
 
 def _profile() -> Profile:

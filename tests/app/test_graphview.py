@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import re
 
-from app_helpers import page_test
-
 from app import graphview, services
 from app.storage import Attempt
 from grader import Grader
 from grader.exercises import discover
+
+from .app_helpers import page_test
 
 
 def _dot(statuses, focus=None):

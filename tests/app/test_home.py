@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from app_helpers import SOLVED, VALUES, page_test, texts
-
 from app import services
 from app.screens.home import next_exercise
 from app.storage import Attempt
+
+from .app_helpers import SOLVED, VALUES, page_test, texts
 
 
 def _attempt(exercise_id: str, solved: bool) -> None:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from app_helpers import SOLVED, main_test, submit, texts
 from streamlit.testing.v1 import AppTest
 
 from app import nav, services
+
+from .app_helpers import SOLVED, main_test, submit, texts
 
 
 def test_home_is_the_first_page_and_every_exercise_has_a_page(fake):

@@ -5,10 +5,11 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from app_helpers import page_test
 
 from app import services
 from grader.exercises import EXERCISES_DIR
+
+from .app_helpers import page_test
 
 
 def test_each_unreadable_file_is_listed_with_its_problem(fake, broken_exercises):

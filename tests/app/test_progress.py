@@ -5,11 +5,12 @@ from __future__ import annotations
 import io
 
 import pandas as pd
-from app_helpers import page_test
 
 from app import services
 from app.screens.progress import csv_text, progress_table
 from app.storage import Attempt
+
+from .app_helpers import page_test
 
 
 def _seed() -> None:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import shutil
 
-from app_helpers import main_test, page_test
-
 from app import services
 from grader.exercises import EXERCISES_DIR
+
+from .app_helpers import main_test, page_test
 
 REAL_PROOFS_FAILED = services.proofs_failed  # the autouse fixture replaces it during tests
 

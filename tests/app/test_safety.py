@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from app_helpers import main_test, texts
 
 from app import services
 from app.config import ConfigError, from_env
 from grader.sandbox.layers import MissingLayers
+
+from .app_helpers import main_test, texts
 
 
 def test_no_banner_when_every_layer_is_on(fake):

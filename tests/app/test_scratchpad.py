@@ -3,7 +3,7 @@ the code kept across sessions."""
 
 from __future__ import annotations
 
-from app_helpers import page_test
+from .app_helpers import page_test
 
 KEY = "scratch:dcounts_sum_inv"
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from app_helpers import main_test
-
 from app import services
+
+from .app_helpers import main_test
 
 
 def test_the_first_visit_creates_a_profile(fake):

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import pytest
-from app_helpers import page_test, submit, texts
-from training_helpers import WRONG, FakeTrainer, ended, report
 
 from app import services, session, training_session
 from app.runstore import TrainingRun
 from app.storage import Attempt
 from grader.feedback import duration
+
+from .app_helpers import page_test, submit, texts
+from .training_helpers import WRONG, FakeTrainer, ended, report
 
 
 @pytest.fixture

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from training_helpers import FakeTrainer, report
-
 from app import services, training_session
 from app.storage import Profile
+
+from .training_helpers import FakeTrainer, report
 
 
 def test_a_report_becomes_a_stored_run():

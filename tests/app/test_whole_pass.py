@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from app_helpers import SOLVED, page_test, submit
-
 from app import nav, services
 from app.screens.whole_pass import starter
+
+from .app_helpers import SOLVED, page_test, submit
 
 
 def test_the_template_lists_every_gradient_in_backward_order(fake):

@@ -6,12 +6,13 @@ import threading
 import time
 
 import pytest
-from app_helpers import SOLVED, page_test, submit, texts
 
 from app import services, workbench
 from app.ratelimit import RateLimiter
 from grader import Grader
 from grader.sandbox import Limits, Sandbox
+
+from .app_helpers import SOLVED, page_test, submit, texts
 
 ANSWER = "dlogprobs = torch.zeros_like(logprobs)\ndlogprobs[range(n), Yb] = -1.0 / n\n"
 BUSY = "The grader is busy; try again in a moment."

@@ -7,16 +7,9 @@ test-output/ (ignored by git).
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
-# The suite imports test files with --import-mode=importlib, which adds no folder to sys.path;
-# put this one there so that the tests can import their helpers.
-sys.path.insert(0, str(Path(__file__).parent))
-
-from e2e_helpers import CHROMIUM, CHROMIUM_ARGS, OUTPUT, start_server, stop_server  # noqa: E402
+from .e2e_helpers import CHROMIUM, CHROMIUM_ARGS, OUTPUT, start_server, stop_server
 
 
 @pytest.fixture(scope="session")

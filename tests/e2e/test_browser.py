@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from e2e_helpers import EDITOR, OUTPUT, editor_shows, editor_text, open_page, type_and_submit
+
+from .e2e_helpers import EDITOR, OUTPUT, editor_shows, editor_text, open_page, type_and_submit
 
 pytestmark = pytest.mark.e2e
 

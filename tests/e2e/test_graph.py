@@ -4,7 +4,8 @@ exercise."""
 from __future__ import annotations
 
 import pytest
-from e2e_helpers import OUTPUT, open_page
+
+from .e2e_helpers import OUTPUT, open_page
 
 pytestmark = pytest.mark.e2e
 

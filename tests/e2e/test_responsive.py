@@ -9,7 +9,8 @@ from __future__ import annotations
 import time
 
 import pytest
-from e2e_helpers import OUTPUT, WAIT_MS, open_page, type_and_submit
+
+from .e2e_helpers import OUTPUT, WAIT_MS, open_page, type_and_submit
 
 pytestmark = pytest.mark.e2e
 

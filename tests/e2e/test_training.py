@@ -6,7 +6,8 @@ import time
 from pathlib import Path
 
 import pytest
-from e2e_helpers import OUTPUT, open_page, type_and_submit
+
+from .e2e_helpers import OUTPUT, open_page, type_and_submit
 
 pytestmark = pytest.mark.e2e
 

@@ -1,6 +1,6 @@
 """Checks run after every hostile submission: nothing leaked, nothing changed, nothing left.
 
-Used by test_hostile_grading.py (which puts this folder on sys.path, as tests/app does).
+Used by test_hostile_grading.py.
 """
 
 from __future__ import annotations

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import os
 import signal
-import sys
-from pathlib import Path
 
 import pytest
 import torch
@@ -21,11 +19,7 @@ from grader.result import FAIL
 from grader.sandbox import Limits, Sandbox
 from grader.sandbox.verdict import message
 
-# The suite imports test files with --import-mode=importlib, which adds no folder to sys.path;
-# put this one there so that the tests can import their helpers.
-sys.path.insert(0, str(Path(__file__).parent))
-
-from hostile_helpers import (  # noqa: E402
+from .hostile_helpers import (
     ROOT,
     SECRET,
     SECRET_NAME,

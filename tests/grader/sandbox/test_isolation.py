@@ -52,8 +52,6 @@ def test_requiring_every_layer_starts_only_when_all_are_on(sandbox):
 
 
 RUN_THROUGH_LINK = """
-import sys
-sys.path.insert(0, sys.argv[1])
 from grader.sandbox import Case, Limits, Sandbox
 box = Sandbox(Limits(), slots=1)
 out = box.run("import torch\\ny = torch.ones(2) * 3", [Case("c", {}, {}, ("y",))])
