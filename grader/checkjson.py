@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass
 
 from grader.feedback import GRADER_FAULT
-from grader.result import PASS, CodeError, PassResult, Result
+from grader.result import PASS, LearnerError, PassResult, Result
 
 SCHEMA = "backprop-ninja/check/1"
 EXIT_CODES = {"solved": 0, "not_solved": 1, "bad_input": 2, "grader_failed": 3, "busy": 3}
@@ -131,7 +131,7 @@ def _cmp(cmp) -> dict | None:
     }
 
 
-def _error(error: CodeError | None) -> dict | None:
+def _error(error: LearnerError | None) -> dict | None:
     """Return the learner's exception as data."""
     if error is None:
         return None

@@ -6,14 +6,14 @@ import torch
 
 from grader import diagnose, feedback
 from grader.cases import ALT, Prepared, scope_names
-from grader.result import FAIL, INCONCLUSIVE, PASS, SKIPPED, Check, CodeError
+from grader.result import FAIL, INCONCLUSIVE, PASS, SKIPPED, Check, GradRow, LearnerError
 from grader.rules import Problem
 from grader.sandbox import CaseOutcome, RunOutcome
 
 FLOAT_DTYPES = (torch.float32, torch.float64)
 
 
-def check_runs(outcome: RunOutcome, prepared: Prepared) -> tuple[Check, CodeError | None]:
+def check_runs(outcome: RunOutcome, prepared: Prepared) -> tuple[Check, LearnerError | None]:
     """Check 1: the code ran every case without an exception and within the limits."""
     if outcome.status != "ok":
         return Check("runs", FAIL, outcome.message), None
@@ -23,10 +23,9 @@ def check_runs(outcome: RunOutcome, prepared: Prepared) -> tuple[Check, CodeErro
     return Check("runs", PASS, feedback.runs_ok()), None
 
 
-def _raised(case: CaseOutcome, prepared: Prepared) -> tuple[Check, CodeError]:
+def _raised(case: CaseOutcome, prepared: Prepared) -> tuple[Check, LearnerError]:
     """Describe the learner's exception, with the names they can use after a NameError."""
-    err = case.error
-    error = CodeError(err.type, err.message, err.line, err.traceback)
+    err = error = case.error
     hint = diagnose.error_hint(err.type, err.message, prepared.runs[case.name].sizes)
     if err.type == "NameError":
         missing = err.message.split("'")[1] if "'" in err.message else "?"
@@ -176,3 +175,36 @@ def check_sizes(
 def skipped(kind: str, reason: str) -> Check:
     """Return a check that was not run because an earlier one failed."""
     return Check(kind, SKIPPED, feedback.skipped(reason))
+
+
+def gradient_row(
+    name: str,
+    returned,
+    expected: torch.Tensor,
+    sizes: dict | None = None,
+    *,
+    label: str | None = None,
+    shape: tuple[int, ...] | None = None,
+    n: int | None = None,
+) -> GradRow:
+    """Compare one returned gradient with autograd's: defined, exact shape, then values.
+
+    The one row builder of the whole pass and of Exercise 4's gradient check: `label` names the
+    cmp line (default `name`), `shape` is shown beside the row, `n` asks for a value diagnosis.
+    """
+    got = returned.tensor if returned else None
+    if got is None:
+        problem = returned.problem if returned else "is not defined"
+        return GradRow(name, FAIL, feedback.not_tensor(name, problem), shape=shape)
+    got = got.to(expected.dtype)
+    if got.shape != expected.shape:
+        hint = diagnose.shape_hint(got, expected, sizes)
+        message = feedback.wrong_shape(name, got.shape, expected.shape)
+        return GradRow(name, FAIL, f"{message} {hint}".strip(), shape=shape)
+    cmp = diagnose.compare(label or name, got, expected)
+    if cmp.approx:
+        return GradRow(name, PASS, feedback.looks_good(name, cmp.maxdiff), cmp, shape)
+    index = diagnose.worst_index(got, expected)
+    message = feedback.inaccurate(name, cmp.maxdiff, index, diagnose.TOLERANCE)
+    hint = diagnose.value_hint(got, expected, [], [], name[1:], n) if n else ""
+    return GradRow(name, FAIL, f"{message} {hint}".strip(), cmp, shape)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from grader.sandbox.errors import LearnerError
+
 PASS, FAIL, SKIPPED = "pass", "fail", "skipped"
 # A check that ran but cannot decide: the true gradient is below float noise on that case, so a
 # later check (random upstream gradients) decides. It does not stop a solve.
@@ -57,16 +59,6 @@ class Heatmap:
 
 
 @dataclass(frozen=True)
-class CodeError:
-    """The learner's exception: type, message, their line number and their own frames."""
-
-    type: str
-    message: str
-    line: int | None
-    traceback: str
-
-
-@dataclass(frozen=True)
 class Result:
     """The outcome of grading one answer to one exercise."""
 
@@ -76,7 +68,7 @@ class Result:
     checks: tuple[Check, ...]
     cmp: Cmp | None = None
     heatmap: Heatmap | None = None
-    error: CodeError | None = None
+    error: LearnerError | None = None
     stdout: str = ""
     elapsed: float = 0.0
     busy: bool = False  # not graded: the grader's queue was full; nothing to record
@@ -98,13 +90,14 @@ class Result:
 
 
 @dataclass(frozen=True)
-class PassRow:
-    """One gradient of a whole backward pass."""
+class GradRow:
+    """One gradient compared with autograd's: a row of a whole pass or of Exercise 4's check."""
 
     name: str
     status: str
     message: str
     cmp: Cmp | None = None
+    shape: tuple[int, ...] | None = None  # shown where the page lists shapes (Exercise 4)
 
 
 @dataclass(frozen=True)
@@ -113,10 +106,10 @@ class PassResult:
 
     solved: bool
     header: dict
-    rows: tuple[PassRow, ...]
+    rows: tuple[GradRow, ...]
     root_cause: str | None
     message: str
-    error: CodeError | None = None
+    error: LearnerError | None = None
     stdout: str = ""
     elapsed: float = 0.0
     sizes_message: str = ""

@@ -16,7 +16,7 @@ import torch
 
 from grader import feedback, rules
 from grader.cases import LECTURE, Prepared
-from grader.result import CodeError
+from grader.result import LearnerError
 from grader.sandbox import RunOutcome, Sandbox
 
 MAX_NAMES = 20  # tensors described per run, the last assigned first kept
@@ -41,7 +41,7 @@ class ScratchResult:
     ok: bool
     message: str
     rows: tuple[ScratchRow, ...] = ()
-    error: CodeError | None = None
+    error: LearnerError | None = None
     stdout: str = ""
     elapsed: float = 0.0
 
@@ -86,8 +86,7 @@ def _describe(outcome: RunOutcome, names: tuple[str, ...]) -> ScratchResult:
     rows = tuple(r for r in rows if r is not None)
     if case.error is not None:
         err = case.error
-        error = CodeError(err.type, err.message, err.line, err.traceback)
-        return ScratchResult(False, feedback.raised(err.type, err.line), rows, error, case.stdout)
+        return ScratchResult(False, feedback.raised(err.type, err.line), rows, err, case.stdout)
     return ScratchResult(True, feedback.scratch_ran(len(rows)), rows, stdout=case.stdout)
 
 

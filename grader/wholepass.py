@@ -9,7 +9,8 @@ import torch
 
 from grader import diagnose, feedback
 from grader.cases import ALT, LECTURE, Runs
-from grader.result import FAIL, PASS, CodeError, PassResult, PassRow
+from grader.checks import gradient_row
+from grader.result import FAIL, GradRow, LearnerError, PassResult
 from grader.sandbox import Case, RunOutcome, Sandbox
 from grader.scenario import Scenario
 
@@ -181,7 +182,7 @@ def _rebinds(stmt: ast.stmt) -> set[str]:
     return set()
 
 
-def _alias_note(rows: tuple[PassRow, ...], tree: ast.Module | None) -> str:
+def _alias_note(rows: tuple[GradRow, ...], tree: ast.Module | None) -> str:
     """Say which line made the first wrong gradient share its tensor with another."""
     wrong = {r.name for r in rows if r.status == FAIL}
     for alias in aliases(tree):
@@ -190,7 +191,7 @@ def _alias_note(rows: tuple[PassRow, ...], tree: ast.Module | None) -> str:
     return ""
 
 
-def _cmp_lines(tree: ast.Module | None, rows: tuple[PassRow, ...]) -> str:
+def _cmp_lines(tree: ast.Module | None, rows: tuple[GradRow, ...]) -> str:
     """Return what the lecture's `cmp(name, dt, t)` calls would print, in the order written."""
     if tree is None:
         return ""
@@ -215,16 +216,14 @@ def _cmp_lines(tree: ast.Module | None, rows: tuple[PassRow, ...]) -> str:
     return "".join(text + "\n" for _, text in sorted(lines))
 
 
-def _failure(outcome: RunOutcome) -> tuple[str, CodeError | None] | None:
+def _failure(outcome: RunOutcome) -> tuple[str, LearnerError | None] | None:
     """Return the message (and exception) when the code did not run on the lecture batch."""
     if outcome.status != "ok":
         return outcome.message, None
     err = outcome.cases[0].error
     if err is None:
         return None
-    return feedback.raised(err.type, err.line), CodeError(
-        err.type, err.message, err.line, err.traceback
-    )
+    return feedback.raised(err.type, err.line), err
 
 
 def _stdout(outcome: RunOutcome) -> str:
@@ -232,28 +231,10 @@ def _stdout(outcome: RunOutcome) -> str:
     return "".join(c.stdout for c in outcome.cases)
 
 
-def _row(scenario: Scenario, runs: Runs, outcome: RunOutcome, target: str) -> PassRow:
+def _row(scenario: Scenario, runs: Runs, outcome: RunOutcome, target: str) -> GradRow:
     """Compare one gradient of the whole pass with autograd, on the lecture batch."""
-    name = f"d{target}"
-    expected = runs.get(scenario, LECTURE).grads[target]
-    returned = outcome.cases[0].returned.get(name)
-    got = returned.tensor if returned else None
-    if got is None:
-        problem = returned.problem if returned else "is not defined"
-        return PassRow(name, FAIL, feedback.not_tensor(name, problem))
-    if got.shape != expected.shape:
-        hint = diagnose.shape_hint(
-            got.to(expected.dtype), expected, runs.get(scenario, LECTURE).sizes
-        )
-        message = feedback.wrong_shape(name, got.shape, expected.shape)
-        return PassRow(name, FAIL, f"{message} {hint}".strip())
-    cmp = diagnose.compare(name, got.to(expected.dtype), expected)
-    if cmp.approx:
-        return PassRow(name, PASS, feedback.looks_good(name, cmp.maxdiff), cmp)
-    index = diagnose.worst_index(got, expected)
-    return PassRow(
-        name, FAIL, feedback.inaccurate(name, cmp.maxdiff, index, diagnose.TOLERANCE), cmp
-    )
+    name, run = f"d{target}", runs.get(scenario, LECTURE)
+    return gradient_row(name, outcome.cases[0].returned.get(name), run.grads[target], run.sizes)
 
 
 def _sizes(scenario: Scenario, runs: Runs, outcome: RunOutcome) -> str:

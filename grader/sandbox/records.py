@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 
 import torch
 
+from .errors import LearnerError
+
 # Tensor dtypes that may cross the boundary in either direction, by wire name.
 DTYPES: dict[str, torch.dtype] = {
     "float32": torch.float32,
@@ -43,16 +45,6 @@ class Case:
     tensors: dict[str, torch.Tensor] = field(default_factory=dict)
     values: dict[str, int | float | str | list] = field(default_factory=dict)
     outputs: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class LearnerError:
-    """An exception raised by the learner's code, told in the learner's own lines."""
-
-    type: str
-    message: str
-    line: int | None
-    traceback: str
 
 
 @dataclass(frozen=True)

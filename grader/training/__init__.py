@@ -22,7 +22,7 @@ _HOMES = {
     "CURVE_POINTS": "grader.training.records",
     "Evaluation": "grader.training.records",
     "GradCheck": "grader.training.records",
-    "GradRow": "grader.training.records",
+    "GradRow": "grader.result",
     "LoopAdvice": "grader.training.records",
     "ReferenceStatus": "grader.training.records",
     "TrainingReport": "grader.training.records",

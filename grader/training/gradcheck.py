@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import torch
 
-from grader import diagnose, feedback, rules
-from grader.result import FAIL, PASS, CodeError
+from grader import feedback, rules
+from grader.checks import gradient_row
+from grader.result import FAIL, GradRow
 from grader.sandbox import Case, RunOutcome, Sandbox
 from grader.sandbox.training import GRADS, PARAMS, STEP_CODE, prepare, scalars
-from grader.training.records import GradCheck, GradRow
+from grader.training.records import GradCheck
 from grader.training.section import unfinished
 
 BACKWARD_ORDER = ("W2", "b2", "bngain", "bnbias", "W1", "b1", "C")
@@ -66,8 +67,7 @@ def judge(outcome: RunOutcome, expected: dict, n: int) -> GradCheck:
     case = outcome.cases[0]
     if case.error is not None:
         err = case.error
-        error = CodeError(err.type, err.message, err.line, err.traceback)
-        return GradCheck(False, (), None, feedback.raised(err.type, err.line), error, stdout)
+        return GradCheck(False, (), None, feedback.raised(err.type, err.line), err, stdout)
     rows = tuple(_row(name, case.returned.get(name), expected[name], n) for name in GRADS)
     wrong = {r.name for r in rows if r.status == FAIL}
     root = next((f"d{p}" for p in BACKWARD_ORDER if f"d{p}" in wrong), None)
@@ -76,21 +76,6 @@ def judge(outcome: RunOutcome, expected: dict, n: int) -> GradCheck:
 
 
 def _row(name: str, returned, expected: torch.Tensor, n: int) -> GradRow:
-    """Compare one gradient with autograd's: defined, shape, then values."""
+    """Compare one gradient with autograd's, the lecture's cmp line named by its shape."""
     shape = tuple(expected.shape)
-    got = returned.tensor if returned else None
-    if got is None:
-        problem = returned.problem if returned else "is not defined"
-        return GradRow(name, shape, FAIL, feedback.not_tensor(name, problem))
-    if got.shape != expected.shape:
-        hint = diagnose.shape_hint(got.to(expected.dtype), expected)
-        message = feedback.wrong_shape(name, got.shape, expected.shape)
-        return GradRow(name, shape, FAIL, f"{message} {hint}".strip())
-    got = got.to(expected.dtype)
-    cmp = diagnose.compare(str(shape), got, expected)
-    if cmp.approx:
-        return GradRow(name, shape, PASS, feedback.looks_good(name, cmp.maxdiff), cmp)
-    index = diagnose.worst_index(got, expected)
-    message = feedback.inaccurate(name, cmp.maxdiff, index, diagnose.TOLERANCE)
-    hint = diagnose.value_hint(got, expected, [], [], name[1:], n)
-    return GradRow(name, shape, FAIL, f"{message} {hint}".strip(), cmp)
+    return gradient_row(name, returned, expected, label=str(shape), shape=shape, n=n)

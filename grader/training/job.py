@@ -21,7 +21,6 @@ from dataclasses import dataclass
 import torch
 
 from grader import feedback, rules
-from grader.result import CodeError
 from grader.sandbox import CaseOutcome, Limits
 from grader.sandbox.training import (
     Done,
@@ -231,9 +230,8 @@ class TrainingJob:
         status = from_cases([CaseOutcome("train", err, {}, "")])
         if status != "ok":
             return self._report_of("failed", message(status, self.limits), stdout=ending.stdout)
-        error = CodeError(err.type, err.message, err.line, err.traceback)
         text = feedback.training_raised(err.type, err.line, failed.step)
-        return self._report_of("failed", text, stdout=ending.stdout, error=error)
+        return self._report_of("failed", text, stdout=ending.stdout, error=err)
 
     def _verdict(self, exit_report: dict) -> str:
         """Say why the worker ended without a word: a limit, a crash or a forbidden call."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field, fields
 
-from grader.result import Cmp, CodeError
+from grader.result import GradRow, LearnerError
 
 CURVE_POINTS = 200  # the lecture plots 200 means of 1,000 steps each
 LIMITS = {  # field: (smallest, largest)
@@ -67,17 +67,6 @@ PRESETS = {
 
 
 @dataclass(frozen=True)
-class GradRow:
-    """One parameter's gradient in the gradient check: the lecture's cmp line and feedback."""
-
-    name: str
-    shape: tuple[int, ...]
-    status: str
-    message: str
-    cmp: Cmp | None = None
-
-
-@dataclass(frozen=True)
 class GradCheck:
     """The learner's seven gradients against autograd on one batch; training needs `passed`."""
 
@@ -85,7 +74,7 @@ class GradCheck:
     rows: tuple[GradRow, ...]
     root_cause: str | None
     message: str
-    error: CodeError | None = None
+    error: LearnerError | None = None
     stdout: str = ""
 
 
@@ -123,7 +112,7 @@ class TrainingReport:
     evaluation: Evaluation | None = None
     advice: LoopAdvice | None = None
     notes: tuple[str, ...] = ()
-    error: CodeError | None = None
+    error: LearnerError | None = None
     stdout: str = ""
 
 

@@ -10,11 +10,11 @@ from app.editor import SUBMIT_LABEL
 from grader import (
     Check,
     Cmp,
-    CodeError,
     ExerciseView,
+    GradRow,
     Heatmap,
+    LearnerError,
     PassResult,
-    PassRow,
     Result,
     TensorInfo,
     discover,
@@ -94,19 +94,19 @@ class FakeGrader:
     def grade_pass(self, code: str, scenario=None) -> PassResult:
         self.graded.append(("whole_pass", code))
         rows = (
-            PassRow(
+            GradRow(
                 "dlogprobs",
                 "pass",
                 "`dlogprobs` looks good (max diff 0.0e+00).",
                 Cmp("dlogprobs", True, True, 0.0),
             ),
-            PassRow(
+            GradRow(
                 "dprobs",
                 "fail",
                 "`dprobs` is inaccurate: max abs diff 2.0e-01 at (0, 0).",
                 Cmp("dprobs", False, False, 0.2),
             ),
-            PassRow("dcounts", "fail", "`dcounts` is not defined: assign your answer."),
+            GradRow("dcounts", "fail", "`dcounts` is not defined: assign your answer."),
         )
         if SOLVED in code:
             return PassResult(True, dict(HEADER), rows[:1], None, "All 26 gradients are right.")
@@ -133,7 +133,7 @@ def _shape(name: str) -> tuple:
 
 
 def _raises(name: str) -> tuple:
-    error = CodeError(
+    error = LearnerError(
         "ZeroDivisionError",
         "division by zero",
         2,

@@ -33,10 +33,10 @@ def grad_check(wrong: str | None) -> GradCheck:
         if name == wrong:
             cmp = Cmp(str(shape), False, False, 0.5)
             message = f"`{name}` is inaccurate: max abs diff 5.0e-01 at (0, 0); tolerance 1e-08."
-            rows.append(GradRow(name, shape, "fail", message, cmp))
+            rows.append(GradRow(name, "fail", message, cmp, shape))
         else:
             message = f"`{name}` looks good (max diff 1.0e-08)."
-            rows.append(GradRow(name, shape, "pass", message, Cmp(str(shape), False, True, 1e-8)))
+            rows.append(GradRow(name, "pass", message, Cmp(str(shape), False, True, 1e-8), shape))
     if wrong:
         message = f"`{wrong}` does not match autograd; training starts once all seven gradients do."
         return GradCheck(False, tuple(rows), wrong, message)
