@@ -44,6 +44,18 @@ main(sock, layers, kind)
 """
 
 
+def spawn(kind: str) -> tuple[subprocess.Popen, socket.socket]:
+    """Start a zygote of this job kind ("grade" or "train"); return it and our control socket."""
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    with theirs:
+        argv = [sys.executable, "-E", "-s", "-B", "-P", "-c", BOOT, str(ROOT)]
+        proc = subprocess.Popen(
+            [*argv, str(theirs.fileno()), kind], pass_fds=[theirs.fileno()], env=ENV, cwd="/",
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, start_new_session=True,
+        )  # fmt: skip
+    return proc, ours
+
+
 class ZygoteFailure(Exception):
     """The zygote died, hung or broke the protocol; it must be restarted."""
 
@@ -58,15 +70,8 @@ class ZygoteClient:
 
     def _start(self) -> None:
         """Start the zygote process with one end of a fresh socket pair."""
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        with theirs:
-            argv = [sys.executable, "-E", "-s", "-B", "-P", "-c", BOOT, str(ROOT)]
-            argv += [str(theirs.fileno()), "grade"]
-            self.proc = subprocess.Popen(
-                argv, pass_fds=[theirs.fileno()], env=ENV, cwd="/",
-                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, start_new_session=True,
-            )  # fmt: skip
-        self.sock, self.layers, self.runs = ours, None, 0
+        self.proc, self.sock = spawn("grade")
+        self.layers, self.runs = None, 0
         self.pending: tuple[int, float] | None = None  # (run id, deadline) of a deferred report
 
     def ready(self) -> dict[str, str]:

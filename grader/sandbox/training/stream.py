@@ -18,9 +18,7 @@ import contextlib
 import os
 import select
 import signal
-import socket
 import subprocess
-import sys
 import time
 from dataclasses import asdict
 
@@ -56,15 +54,7 @@ class StreamRun:
         self.job, self.limits, self.budget = job, limits, budget
         self.layers: dict[str, str] = {}
         self.reader: Reader | None = None
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        with theirs:
-            argv = [sys.executable, "-E", "-s", "-B", "-P", "-c", client.BOOT, str(client.ROOT)]
-            self.proc = subprocess.Popen(
-                [*argv, str(theirs.fileno()), "train"], pass_fds=[theirs.fileno()], env=client.ENV,
-                cwd="/", stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                start_new_session=True,
-            )  # fmt: skip
-        self.sock = ours
+        self.proc, self.sock = client.spawn("train")
 
     @property
     def pid(self) -> int:
