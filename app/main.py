@@ -1,4 +1,4 @@
-"""Backprop Ninja: set the page and the navigation. Run with `streamlit run app/main.py`."""
+"""The app: set the page, titled by the course, and the navigation (`streamlit run app/main.py`)."""
 
 import sys
 from pathlib import Path
@@ -8,7 +8,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import streamlit as st  # noqa: E402
 
-from app import nav  # noqa: E402
+from app import nav, services  # noqa: E402
 
-st.set_page_config(page_title="Backprop Ninja", layout="wide")
+st.set_page_config(page_title=services.catalog().course.title, layout="wide")
 st.navigation(nav.sections(), expanded=True).run()

@@ -19,7 +19,8 @@ def test_each_unreadable_file_is_listed_with_its_problem(fake, broken_exercises)
 
 
 def test_with_no_problems_it_says_so(fake):
-    assert page_test(page="problems").run().success[0].value == "Every exercise file was read."
+    shown = page_test(page="problems").run().success[0].value
+    assert shown.startswith("Every exercise file was read")
 
 
 @pytest.fixture
