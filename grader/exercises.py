@@ -67,8 +67,11 @@ class Exercise:
 
     @property
     def solution_path(self) -> Path:
-        """Return where the reference answer lives."""
-        return SOLUTIONS_DIR / self.scenario.slug / f"{self.id}.py"
+        """Return where the reference answer lives: in the `solutions` folder beside the
+        exercises folder (a course of its own keeps its answers beside it), else the project's."""
+        beside = self.path.parents[2] / "solutions"
+        root = beside if beside.is_dir() else SOLUTIONS_DIR
+        return root / self.scenario.slug / f"{self.id}.py"
 
     def solution(self) -> str:
         """Return the reference answer's code."""

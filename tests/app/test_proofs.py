@@ -9,7 +9,6 @@ import pytest
 from app_helpers import every_page_renders, main_test, page_test
 
 from app import services
-from grader import exercises
 from grader.exercises import EXERCISES_DIR, SOLUTIONS_DIR
 
 REAL_PROOFS_FAILED = services.proofs_failed  # the autouse fixture replaces it during tests
@@ -75,7 +74,6 @@ def test_an_exercise_validate_refuses_is_withdrawn_and_the_rest_served(
     for name in ("scenario.toml", "01_dlogprobs.toml", "02_dprobs.toml"):
         shutil.copy(EXERCISES_DIR / "01_mlp" / name, root / "01_mlp" / name)
     shutil.copytree(SOLUTIONS_DIR / "01_mlp", solutions / "01_mlp")
-    monkeypatch.setattr(exercises, "SOLUTIONS_DIR", solutions)
     expected = breaks(root, solutions)
     monkeypatch.setenv("NINJA_EXERCISES_DIR", str(root))
     monkeypatch.setattr(services, "proofs_failed", REAL_PROOFS_FAILED)

@@ -7,7 +7,7 @@ import shutil
 import pytest
 
 from grader.course import Course, load_course
-from grader.exercises import EXERCISES_DIR, discover
+from grader.exercises import EXERCISES_DIR, SOLUTIONS_DIR, discover
 from grader.schema import SchemaError
 
 
@@ -52,3 +52,11 @@ def test_discover_reports_a_bad_course_and_serves_with_the_defaults(tmp_path):
     (error,) = catalog.errors
     assert error.where == f"{tmp_path / 'course.toml'}: favourite"
     assert [e.id for e in catalog.exercises] == ["dxhat", "drstd", "dx_ln_fused"]
+
+
+def test_a_course_keeps_its_answers_beside_it_else_uses_the_projects(tmp_path):
+    shutil.copytree(EXERCISES_DIR / "02_layernorm", tmp_path / "course" / "02_layernorm")
+    first = discover(tmp_path / "course").exercises[0]
+    assert first.solution_path == SOLUTIONS_DIR / "02_layernorm" / "dxhat.py"
+    (tmp_path / "solutions" / "02_layernorm").mkdir(parents=True)
+    assert first.solution_path == tmp_path / "solutions" / "02_layernorm" / "dxhat.py"
