@@ -114,3 +114,17 @@ def test_a_bad_course_file_is_listed_and_the_defaults_serve(fake, tmp_path, monk
     assert f"{root / 'course.toml'}: colour`: unknown key" in problems.error[0].value
     at = main_test().run()
     assert not at.exception and at.title[0].value == "Backprop Ninja"
+
+
+def test_runs_kept_from_another_course_link_to_no_training_page(fake, tmp_path, monkeypatch):
+    from app.runstore import TrainingRun
+
+    _course(tmp_path, monkeypatch, 'title = "LayerNorm by hand"\n')
+    page_test(page="progress").run()
+    store = services.store()
+    run = TrainingRun({"steps": 1000}, 2.41, 2.45, ("emma",), 812.0, 1.3, (3.3, 2.4), "default", "")
+    store.record_run(store.profiles()[0], run)
+    shown = page_test(page="progress").run()
+    assert not shown.exception and any("val loss" in d.value.columns for d in shown.dataframe)
+    links = [link.proto.label for link in shown.get("page_link")]
+    assert not any("training page" in label for label in links), "no link to a page not served"
