@@ -24,7 +24,9 @@ def render() -> None:
     training = services.training_available(catalog)
     _continue(catalog, statuses, training)
     _errors(catalog.errors)
-    _checking(len(services.proofs_pending()))
+    pending = len(services.proofs_pending())
+    if pending:  # no timer once every exercise is proven
+        _checking(pending)
     st.header("Your map of the backward pass")
     st.caption(LEGEND)
     for scenario in catalog.scenarios:
