@@ -74,6 +74,7 @@ def test_next_exercise_is_the_last_unsolved_one_touched_else_the_next_unsolved(f
 def _course(tmp_path, monkeypatch, text: str, scenarios=("02_layernorm",)):
     """Point the app at an exercises folder of these scenarios with this course.toml."""
     root = tmp_path / "exercises"
+    root.mkdir()
     for slug in scenarios:
         shutil.copytree(EXERCISES_DIR / slug, root / slug)
     (root / "course.toml").write_text(text)
@@ -128,3 +129,11 @@ def test_runs_kept_from_another_course_link_to_no_training_page(fake, tmp_path, 
     assert not shown.exception and any("val loss" in d.value.columns for d in shown.dataframe)
     links = [link.proto.label for link in shown.get("page_link")]
     assert not any("training page" in label for label in links), "no link to a page not served"
+
+
+def test_a_course_with_no_scenario_yet_still_serves_its_pages(fake, tmp_path, monkeypatch):
+    _course(tmp_path, monkeypatch, 'title = "Coming soon"\n', scenarios=())
+    at = main_test().run()
+    assert not at.exception and at.title[0].value == "Coming soon"
+    assert _urls() == ["", "progress"]
+    every_page_renders()
