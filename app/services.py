@@ -88,10 +88,11 @@ def proofs_pending() -> set[str]:
 
 def training_available(served: Catalog) -> bool:
     """Return whether the course has the training page: it wants one and the lecture's MLP
-    exercises that make up its backward section are all served."""
+    exercises that make up its backward section are all served, on the scenario that trains
+    on the dataset."""
     from grader.trainsection import PARTS
 
-    ids = {e.id for e in served.exercises}
+    ids = {e.id for e in served.exercises if e.scenario.uses_dataset}
     return served.course.training and all(part in ids for part, _ in PARTS)
 
 
