@@ -58,6 +58,9 @@ def from_env(environ: Mapping[str, str]) -> AppConfig:
     if config.editor not in EDITORS:
         choices = ", ".join(EDITORS)
         raise ConfigError(f"`NINJA_EDITOR` must be one of {choices}: got {config.editor!r}.")
+    if config.exercises_dir is not None and not config.exercises_dir.is_dir():
+        found = config.exercises_dir
+        raise ConfigError(f"`NINJA_EXERCISES_DIR` must be an exercises folder: {found} is not one.")
     if not config.database_url:
         path = (config.data_dir / "progress.sqlite3").resolve()
         config = AppConfig(**{**values, "database_url": f"sqlite:///{path}"})

@@ -17,11 +17,12 @@ CHOICES = {
 }
 
 
-def show() -> None:
-    """Show the dataset in use and the controls to change it."""
+def show(slug: str) -> None:
+    """Show the dataset in use, with the figures of scenario `slug` on it, and the controls
+    to change it."""
     source = session.dataset_source()
     with st.spinner("Loading PyTorch and the dataset…"):
-        header = session.grader().header()
+        header = session.grader().header(slug)
     st.markdown(describe(header))
     kind = "upload" if source.startswith(services.UPLOAD_PREFIX) else source
     with st.expander("Change the dataset", icon=":material/dataset:"):

@@ -18,7 +18,8 @@ UNTOUCHED_ICON = ":material/radio_button_unchecked:"
 
 
 def sections() -> dict[str, list]:
-    """Return the navigation: home and progress, one section per exercise group, training."""
+    """Return the navigation: home and progress, one section per exercise group, training (where
+    the course has it), and the problems with the exercise files (if any)."""
     catalog = services.catalog()
     statuses = services.store().statuses(session.profile())
     found: dict[str, list] = {"": [page(HOME), page(PROGRESS)]}
@@ -30,9 +31,12 @@ def sections() -> dict[str, list]:
         if scenario.whole_pass:
             section = _first_group(catalog, scenario.slug) or scenario.title
             found.setdefault(section, []).append(whole_pass_page(scenario.slug, catalog))
-    found[TRAINING_SECTION] = [page(TRAINING)]
+    if services.training_available(catalog):
+        found[TRAINING_SECTION] = [page(TRAINING)]
     if catalog.errors:
-        found["Problems"] = [page(PROBLEMS, f"Unreadable files ({len(catalog.errors)})")]
+        found["Problems"] = [page(PROBLEMS, f"Problems ({len(catalog.errors)})")]
+    elif services.proofs_pending():
+        found["Problems"] = [page(PROBLEMS, "Being checked")]
     return found
 
 
@@ -42,7 +46,7 @@ def page(name: str, title: str | None = None):
         HOME: "Home",
         PROGRESS: "Progress",
         TRAINING: "Train the MLP",
-        PROBLEMS: "Unreadable files",
+        PROBLEMS: "Problems",
     }
     icons = {
         HOME: ":material/home:",

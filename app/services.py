@@ -57,26 +57,43 @@ def _training_jobs(url: str) -> dict:
 def catalog() -> Catalog:
     """Return the exercises to serve, re-read when a file under the exercises folder changes.
 
-    An exercise that `validate` would refuse (its solution fails, its starter or zeros pass, a
+    A scenario that fails to run is withdrawn with its exercises when the folder is read. An
+    exercise that `validate` would refuse (its solution fails, its starter or zeros pass, a
     listed mistake is not caught) is withdrawn and reported with the unreadable files, on the
-    Problems page; the proofs run in the background and are remembered by file content.
+    Problems page; one not proven yet is held back until it is. The proofs run in the
+    background and are remembered by file content.
     """
     full = _catalog(*_version())
-    failed = proofs_failed()
-    if not failed:
+    failed, pending = proofs_failed(), proofs_pending()
+    if not failed and not pending:
         return full
-    from dataclasses import replace
-
     from grader.schema import SchemaError
 
     found = tuple(SchemaError(f.where, f.problem) for fs in failed.values() for f in fs)
-    kept = tuple(e for e in full.exercises if e.id not in failed)
-    return replace(full, exercises=kept, errors=full.errors + found)
+    return full.withdraw(found, exercises=(*failed, *pending))
 
 
 def proofs_failed() -> dict:
     """Return {exercise id: findings} of the exercises proven wrong so far (background)."""
     return _proofs(*_version(), str(config().cache_dir)).failed()
+
+
+def proofs_pending() -> set[str]:
+    """Return the ids of the exercises not proven yet; none once the proofs have finished."""
+    proofs = _proofs(*_version(), str(config().cache_dir))
+    if proofs.done.is_set():
+        return set()
+    return {e.id for e in _catalog(*_version()).exercises} - proofs.proven()
+
+
+def training_available(served: Catalog) -> bool:
+    """Return whether the course has the training page: it wants one and the lecture's MLP
+    exercises that make up its backward section are all served, on the scenario that trains
+    on the dataset."""
+    from grader.training.section import PARTS
+
+    ids = {e.id for e in served.exercises if e.scenario.uses_dataset}
+    return served.course.training and all(part in ids for part, _ in PARTS)
 
 
 @st.cache_resource(show_spinner=False)
@@ -112,10 +129,12 @@ def _signature(root: Path) -> tuple:
 
 @st.cache_resource(max_entries=2, show_spinner=False)
 def _catalog(root: str, signature: tuple) -> Catalog:
-    """Discover the exercises once per version of the folder."""
+    """Discover the exercises once per version of the folder, without the scenarios that fail
+    to run (the only step that imports torch before a page needs it)."""
     from grader import discover
+    from grader.runnable import runnable
 
-    return discover(Path(root))
+    return runnable(discover(Path(root)))
 
 
 def dataset(source: str) -> Dataset:

@@ -75,7 +75,8 @@ def _parser() -> Parser:
     _batch_arguments(command("grade-batch", _grade_batch, "grade a class into a gradebook"))
     val = command("validate", _validate, "prove exercise files")
     val.add_argument("path", nargs="?", type=Path, help="an exercises folder, scenario or file")
-    command("list", _list, "list the exercises")
+    listing = command("list", _list, "list the exercises")
+    listing.add_argument("folder", nargs="?", type=Path, help="an exercises folder")
     command("doctor", _doctor, "show which sandbox layers this machine provides")
     fetch = command("download-names", _download_names, "download the lecture's names.txt")
     fetch.add_argument("--url", help="where to download it from (default: makemore's GitHub)")
@@ -254,8 +255,14 @@ def _validate(args) -> int:
 
 
 def _list(args) -> int:
-    """List exercises in teaching order, and files that could not be read."""
-    catalog = discover()
+    """List exercises in teaching order, then the files that could not be read and the scenarios
+    that fail to run (withdrawn with their exercises, as in the app)."""
+    from grader.runnable import runnable
+
+    folder = args.folder
+    if folder is not None and not any(folder.glob("*/scenario.toml")):
+        raise BadInput(f"{folder} is not an exercises folder (no NN_slug/scenario.toml in it)")
+    catalog = runnable(discover(folder) if folder is not None else discover())
     for exercise in catalog.exercises:
         _emit(f"{exercise.id:18} {exercise.scenario.slug:14} {exercise.title}")
     for error in catalog.errors:

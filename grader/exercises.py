@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from grader.course import Course, load_course
 from grader.scenario import Scenario, load_scenario
 from grader.schema import SchemaError, check_keys, require
 
@@ -66,8 +67,11 @@ class Exercise:
 
     @property
     def solution_path(self) -> Path:
-        """Return where the reference answer lives."""
-        return SOLUTIONS_DIR / self.scenario.slug / f"{self.id}.py"
+        """Return where the reference answer lives: in the `solutions` folder beside the
+        exercises folder (a course of its own keeps its answers beside it), else the project's."""
+        beside = self.path.parents[2] / "solutions"
+        root = beside if beside.is_dir() else SOLUTIONS_DIR
+        return root / self.scenario.slug / f"{self.id}.py"
 
     def solution(self) -> str:
         """Return the reference answer's code."""
@@ -85,6 +89,7 @@ class Catalog:
     scenarios: tuple[Scenario, ...]
     exercises: tuple[Exercise, ...]
     errors: tuple[SchemaError, ...] = field(default=())
+    course: Course = field(default_factory=Course)
 
     def get(self, exercise_id: str) -> Exercise:
         """Return the exercise with this id, or raise KeyError listing the known ids."""
@@ -97,6 +102,16 @@ class Catalog:
     def scenario(self, slug: str) -> Scenario:
         """Return the scenario in folder `slug`."""
         return next(s for s in self.scenarios if s.slug == slug)
+
+    def withdraw(self, errors, exercises=(), scenarios=()) -> Catalog:
+        """Return the catalog without these exercise ids and scenario slugs (and the exercises
+        on those scenarios), with errors saying why added to its problems."""
+        gone = set(scenarios)
+        kept = tuple(
+            e for e in self.exercises if e.id not in set(exercises) and e.scenario.slug not in gone
+        )
+        left = tuple(s for s in self.scenarios if s.slug not in gone)
+        return replace(self, scenarios=left, exercises=kept, errors=self.errors + tuple(errors))
 
 
 def discover(root: Path = EXERCISES_DIR) -> Catalog:
@@ -120,7 +135,17 @@ def discover(root: Path = EXERCISES_DIR) -> Catalog:
     errors.extend(problems)
     withdrawn = {p.where for p in problems}
     kept = tuple(e for e in exercises if str(e.path) not in withdrawn)
-    return Catalog(tuple(scenarios), kept, tuple(errors))
+    course = _course(root, errors)
+    return Catalog(tuple(scenarios), kept, tuple(errors), course)
+
+
+def _course(root: Path, errors: list[SchemaError]) -> Course:
+    """Return the folder's course; a bad course.toml is reported and the defaults are used."""
+    try:
+        return load_course(root)
+    except (SchemaError, OSError) as err:
+        errors.append(_as_schema_error(root / "course.toml", err))
+        return Course()
 
 
 # Ids are also the app's page addresses: these belong to its own pages.

@@ -64,6 +64,11 @@ class Proofs:
         with self._lock:
             return {k: v for k, v in self._results.items() if v}
 
+    def proven(self) -> set[str]:
+        """Return the ids of the exercises proven so far, right or wrong."""
+        with self._lock:
+            return set(self._results)
+
     def _load(self) -> dict:
         """Read the remembered proofs (a damaged file is forgotten)."""
         try:

@@ -1,4 +1,4 @@
-"""Home: what this is, where the learner left off, the map of the backward pass, the dataset."""
+"""Home: the course, where the learner left off, the map of the backward pass, the dataset."""
 
 from __future__ import annotations
 
@@ -7,13 +7,6 @@ import streamlit as st
 from app import datasets, graphview, nav, services, session
 from app.storage import ATTEMPTED, SOLVED
 
-INTRO = """
-Write, by hand, every gradient of the backward pass of Karpathy's makemore MLP
-(*"Building makemore Part 4: Becoming a Backprop Ninja"*). Each answer is checked against
-PyTorch autograd — on the lecture's batch, on random upstream gradients and on other sizes —
-and the feedback says what is wrong, not only that it is. Press **Ctrl+Enter** (Cmd+Enter on a
-Mac) in the editor to submit.
-"""
 ICONS = {SOLVED: ":material/check_circle:", ATTEMPTED: ":material/pending:"}
 UNTOUCHED = ":material/radio_button_unchecked:"
 LEGEND = (
@@ -23,13 +16,17 @@ LEGEND = (
 
 
 def render() -> None:
-    """Render Home for the current profile."""
-    st.title("Backprop Ninja")
-    st.markdown(INTRO)
+    """Render Home for the current profile, in the words of the course."""
     catalog = services.catalog()
+    st.title(catalog.course.title)
+    st.markdown(catalog.course.intro)
     statuses = services.store().statuses(session.profile())
-    _continue(catalog, statuses)
+    training = services.training_available(catalog)
+    _continue(catalog, statuses, training)
     _errors(catalog.errors)
+    pending = len(services.proofs_pending())
+    if pending:  # no timer once every exercise is proven
+        _checking(pending)
     st.header("Your map of the backward pass")
     st.caption(LEGEND)
     for scenario in catalog.scenarios:
@@ -37,17 +34,36 @@ def render() -> None:
         with st.expander(f"The graph of {scenario.title}", expanded=first):
             graphview.show(session.grader(), catalog, scenario.slug, statuses)
         _scenario_map(catalog, scenario, statuses)
-    st.subheader("Exercise 4: train the MLP")
-    st.page_link(nav.page(nav.TRAINING), label="Train the MLP with your own backward pass")
-    st.header("Dataset")
-    datasets.show()
+    if training:
+        st.subheader("Exercise 4: train the MLP")
+        st.page_link(nav.page(nav.TRAINING), label="Train the MLP with your own backward pass")
+    lecture = next((s for s in catalog.scenarios if s.uses_dataset), None)
+    if lecture is not None:
+        st.header("Dataset")
+        datasets.show(lecture.slug)
 
 
-def _continue(catalog, statuses: dict[str, str]) -> None:
+@st.fragment(run_every=3.0)
+def _checking(shown: int) -> None:
+    """While exercises are being proven, say so and redraw the app when more are served."""
+    pending = len(services.proofs_pending())
+    if pending != shown:
+        st.rerun()
+    if pending:
+        st.info(
+            f"{pending} exercise(s) are being checked and appear here once proven.",
+            icon=":material/hourglass_top:",
+        )
+
+
+def _continue(catalog, statuses: dict[str, str], training: bool) -> None:
     """Offer the exercise to work on next: the last one touched if unsolved, else the next."""
     target = next_exercise(catalog, services.store().progress(session.profile()), statuses)
+    if target is None and catalog.exercises:
+        more = ", or train the MLP" if training else ""
+        st.success(f"Every exercise is solved. Try the whole pass in one go{more}.")
+        return
     if target is None:
-        st.success("Every exercise is solved. Try the whole pass in one go, or train the MLP.")
         return
     label = "Continue where I left off" if statuses else "Start with the first exercise"
     if st.button(
@@ -68,10 +84,10 @@ def next_exercise(catalog, progress, statuses: dict[str, str]) -> str | None:
 
 
 def _errors(errors) -> None:
-    """List the exercise files that could not be read; the rest keep working."""
+    """List the problems with the exercise files; the rest keep working."""
     if not errors:
         return
-    with st.expander(f"{len(errors)} exercise file(s) could not be read", icon=":material/error:"):
+    with st.expander(f"{len(errors)} problem(s) with the exercise files", icon=":material/error:"):
         for err in errors:
             st.markdown(f"- `{err.where}`: {err.problem}")
 

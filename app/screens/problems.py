@@ -1,4 +1,9 @@
-"""The exercise files that could not be read, with what is wrong in each."""
+"""What is wrong with the exercise files, and what is still being checked.
+
+Every problem names its file and field or line: a file that cannot be read, an exercise id used
+twice or taking a page's address, a scenario that fails to run (withdrawn with its exercises),
+an exercise that `validate` would refuse. Exercises not proven yet are held back until they are.
+"""
 
 from __future__ import annotations
 
@@ -8,15 +13,26 @@ from app import services
 
 
 def render() -> None:
-    """List every unreadable exercise file and its validation error."""
+    """List every problem with the exercise files, then the exercises still being checked."""
     errors = services.catalog().errors
-    st.title("Unreadable exercise files")
-    if not errors:
-        st.success("Every exercise file was read.")
-        return
-    st.markdown(
-        f"{len(errors)} file(s) could not be read; every other exercise works as usual. "
-        "Fix the file and reload the page."
-    )
+    st.title("Problems with the exercise files")
+    if errors:
+        st.markdown(
+            f"{len(errors)} problem(s) found; what they affect is withdrawn and everything else "
+            "works as usual. Fix the file and reload the page."
+        )
+    else:
+        st.success("Every exercise file was read and every served exercise is sound.")
     for err in errors:
         st.error(f"`{err.where}`: {err.problem}", icon=":material/error:")
+    _pending()
+
+
+def _pending() -> None:
+    """Say which exercises are still being proven (they appear once they pass)."""
+    pending = sorted(services.proofs_pending())
+    if pending:
+        st.info(
+            f"Being checked, and served once proven: {', '.join(f'`{i}`' for i in pending)}.",
+            icon=":material/hourglass_top:",
+        )

@@ -166,7 +166,8 @@ def _training_runs(profile) -> None:
         ]
     )
     st.dataframe(table, hide_index=True, width="stretch")
-    st.page_link(nav.page(nav.TRAINING), label="Open the training page to see their curves")
+    if services.training_available(services.catalog()):  # a course may have no training page
+        st.page_link(nav.page(nav.TRAINING), label="Open the training page to see their curves")
 
 
 def progress_table(catalog, progress) -> pd.DataFrame:

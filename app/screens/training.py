@@ -35,8 +35,11 @@ again and trains in a sandboxed worker, then evaluates the model beside one trai
 
 
 def render() -> None:
-    """Render the training page for the current profile and dataset."""
+    """Render the training page for the current profile and dataset (where the course has it)."""
     st.title("Exercise 4: train the MLP")
+    if not services.training_available(services.catalog()):
+        st.info("This course has no training page: it needs the lecture's MLP exercises.")
+        return
     st.markdown(INTRO)
     trainer = session.trainer()
     settings = _settings()

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from app import services
 from app.editor import SUBMIT_LABEL
 from grader import (
     Check,
@@ -223,3 +224,29 @@ def texts(at: AppTest) -> str:
         for e in getattr(at, kind)
     ]
     return "\n".join(str(p) for p in parts)
+
+
+def every_page_renders() -> None:
+    """Render Home through app/main.py, then every page directly (training too, offered or not)."""
+    at = main_test().run()
+    assert not at.exception, at.exception
+    catalog = services.catalog()
+    pages = [("problems", None), ("progress", None), ("training", None)]
+    pages += [("exercise", e.id) for e in catalog.exercises]
+    pages += [("whole_pass", s.slug) for s in catalog.scenarios if s.whole_pass]
+    for page, arg in pages:
+        shown = page_test(arg, page=page).run()
+        assert not shown.exception, (page, arg, shown.exception)
+
+
+def nav_sections() -> dict:
+    """Return the navigation a new session builds (st.Page objects by section)."""
+
+    def script():
+        import streamlit as st
+
+        from app import nav
+
+        st.session_state["sections"] = nav.sections()
+
+    return AppTest.from_function(script).run().session_state["sections"]

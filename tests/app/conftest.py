@@ -22,6 +22,7 @@ def all_layers_on(monkeypatch):
     starts no sandbox (tests/app/test_proofs.py runs the proofs for real)."""
     monkeypatch.setattr(services, "missing_layers", lambda: {})
     monkeypatch.setattr(services, "proofs_failed", lambda: {})
+    monkeypatch.setattr(services, "proofs_pending", lambda: set())
 
 
 @pytest.fixture

@@ -44,3 +44,9 @@ def test_an_unknown_setting_is_an_error_that_lists_the_known_ones():
 def test_an_unknown_editor_is_an_error():
     with pytest.raises(ConfigError, match="must be one of ace, plain: got 'vim'"):
         from_env({"NINJA_EDITOR": "vim"})
+
+
+def test_an_exercises_dir_that_is_not_a_folder_is_refused(tmp_path):
+    assert from_env({"NINJA_EXERCISES_DIR": str(tmp_path)}).exercises_dir == tmp_path
+    with pytest.raises(ConfigError, match="`NINJA_EXERCISES_DIR` must be an exercises folder"):
+        from_env({"NINJA_EXERCISES_DIR": str(tmp_path / "missing")})

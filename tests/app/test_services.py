@@ -20,3 +20,19 @@ def test_one_grader_per_dataset_and_version_of_the_exercises(app_env):
     first = services.grader("default")
     assert services.grader("default") is first
     assert first.dataset.fingerprint == services.dataset("default").fingerprint
+
+
+def test_the_training_page_needs_the_lecture_exercises_on_the_dataset_scenario():
+    from dataclasses import replace
+
+    from grader import discover
+    from grader.course import Course
+
+    catalog = discover()
+    assert services.training_available(catalog)
+    assert not services.training_available(replace(catalog, course=Course(training=False)))
+    assert not services.training_available(catalog.withdraw((), exercises=("dW1",)))
+    moved = [
+        replace(e, scenario=replace(e.scenario, uses_dataset=False)) for e in catalog.exercises
+    ]
+    assert not services.training_available(replace(catalog, exercises=tuple(moved)))

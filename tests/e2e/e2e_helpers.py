@@ -61,10 +61,32 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_server(data_dir: Path, log: Path) -> Server:
-    """Start `streamlit run app/main.py` and wait until its health check answers."""
+# The app holds back an exercise until its proofs pass; prove them all before the server starts,
+# as a previous start would have, so that a test can open any exercise at once.
+PROVE = """
+import sys
+from pathlib import Path
+from data import default_dataset
+from grader import Grader
+from grader.exercises import discover
+from grader.proofs import Proofs
+from grader.runnable import runnable
+catalog = runnable(discover(*map(Path, sys.argv[2:])))
+Proofs(catalog, Grader(default_dataset(), catalog), Path(sys.argv[1])).run()
+"""
+
+
+def start_server(data_dir: Path, log: Path, exercises: Path | None = None) -> Server:
+    """Prove the exercises (the shipped ones, or those of another course folder), start
+    `streamlit run app/main.py` and wait until its health check answers."""
+    proofs = data_dir / "cache" / "proofs.json"
+    folder = [str(exercises)] if exercises else []
+    prove = [sys.executable, "-c", PROVE, str(proofs), *folder]
+    subprocess.run(prove, cwd=ROOT, check=True, timeout=600)
     port = free_port()
     env = {**os.environ, "NINJA_DATA_DIR": str(data_dir)}
+    if exercises:
+        env["NINJA_EXERCISES_DIR"] = str(exercises)
     command = [
         sys.executable,
         "-m",

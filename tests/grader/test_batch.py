@@ -1,16 +1,34 @@
-"""`python -m grader grade-batch`: a class in, a gradebook (CSV and JSON) out, verdicts right."""
+"""`python -m grader grade-batch`: a class in, a gradebook (CSV and JSON) out, verdicts right;
+the JSON validates against docs/gradebook.schema.json, which docs/gradebook.md documents."""
 
 from __future__ import annotations
 
+import copy
 import csv
 import json
+import re
+from pathlib import Path
 
+import jsonschema
+import pytest
+
+from grader.batch import SCHEMA
 from grader.classgen import write_class
 
 from .test_cli import cli
 
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 
-def test_a_class_is_graded_into_a_gradebook(tmp_path, catalog):
+
+@pytest.fixture(scope="module")
+def validator():
+    """Return a validator for the documented schema (itself checked against draft 2020-12)."""
+    schema = json.loads((DOCS / "gradebook.schema.json").read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def test_a_class_is_graded_into_a_gradebook(tmp_path, catalog, validator):
     subs = tmp_path / "class"
     expected = write_class(subs, catalog, learners=8)
     (subs / "learner003" / "notes.txt").write_text("my notes")
@@ -27,7 +45,8 @@ def test_a_class_is_graded_into_a_gradebook(tmp_path, catalog):
     assert statuses["learner003/notes.txt"] == "refused"
     assert statuses["learner005/whole_pass:01_mlp"] == "refused"
     book = json.loads((tmp_path / "book.json").read_text())
-    assert book["schema"] == "backprop-ninja/gradebook/1" and book["dataset"] == "default"
+    validator.validate(book)
+    assert book["schema"] == SCHEMA == "backprop-ninja/gradebook/1" and book["dataset"] == "default"
     by_name = {entry["learner"]: entry for entry in book["learners"]}
     assert by_name["learner003"]["solved"] == 2 and by_name["learner003"]["graded"] == 3
     dh = next(i for i in by_name["learner003"]["items"] if i["item"] == "dh")
@@ -46,3 +65,68 @@ def test_bad_input_is_refused_before_grading(tmp_path):
         done = cli("grade-batch", *args)
         assert done.returncode == 2 and text in done.stderr, done.stderr
         assert "Traceback" not in done.stderr
+
+
+BOOK = {
+    "schema": SCHEMA,
+    "dataset": "default",
+    "seconds": 1.5,
+    "learners": [
+        {
+            "learner": "ada",
+            "solved": 1,
+            "graded": 1,
+            "items": [
+                {
+                    "learner": "ada",
+                    "item": "whole_pass:01_mlp",
+                    "kind": "whole_pass",
+                    "solved": True,
+                    "status": "solved",
+                    "summary": "All 26 gradients are right.",
+                    "file": "class/ada.py",
+                }
+            ],
+        }
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    "path, value",
+    [
+        (("schema",), "backprop-ninja/gradebook/2"),
+        (("learners", 0, "items", 0, "solved"), False),  # solved must match its status
+        (("learners", 0, "items", 0, "item"), "01_mlp"),  # a whole pass is whole_pass:<slug>
+        (("learners", 0, "items", 0, "status"), "passed"),
+        (("learners", 0, "score"), 3),
+    ],
+)
+def test_the_schema_refuses_what_the_doc_forbids(validator, path, value):
+    validator.validate(BOOK)
+    broken = copy.deepcopy(BOOK)
+    node = broken
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    with pytest.raises(jsonschema.ValidationError):
+        validator.validate(broken)
+
+
+def _keys(node) -> set[str]:
+    """Return every property name a schema declares."""
+    if isinstance(node, list):
+        return set().union(*map(_keys, node)) if node else set()
+    if not isinstance(node, dict):
+        return set()
+    own = set(node.get("properties", {})) if isinstance(node.get("properties"), dict) else set()
+    return own | set().union(*(_keys(v) for v in node.values()))
+
+
+def test_the_doc_documents_every_key_and_status():
+    schema = json.loads((DOCS / "gradebook.schema.json").read_text())
+    doc = (DOCS / "gradebook.md").read_text()
+    documented = set(re.findall(r"^\| `(\w+)` \|", doc, flags=re.MULTILINE))
+    assert _keys(schema) <= documented, _keys(schema) - documented
+    for status in schema["$defs"]["item"]["properties"]["status"]["enum"]:
+        assert f"`{status}`" in doc

@@ -99,6 +99,26 @@ def test_list_names_every_exercise():
     assert "dhprebn_fused" in done.stdout
 
 
+def test_list_reports_a_scenario_that_raises_and_lists_the_rest(tmp_path):
+    for slug in ("02_layernorm", "03_attention"):
+        shutil.copytree(ROOT / "exercises" / slug, tmp_path / slug)
+    scenario = tmp_path / "03_attention/scenario.toml"
+    scenario.write_text(scenario.read_text().replace("k = x @ Wk  #", "k = x @ Wk.T  #"))
+    done = cli("list", tmp_path)
+    assert done.returncode == 1
+    assert [line.split()[0] for line in done.stdout.splitlines()] == [
+        "dxhat",
+        "drstd",
+        "dx_ln_fused",
+    ]
+    assert (
+        f"error: {scenario}: forward.code line 2: raises with sizes: `k = x @ Wk.T`" in done.stderr
+    )
+    assert (
+        cli("list", tmp_path / "02_layernorm").returncode == 2
+    )  # a scenario, not a folder of them
+
+
 @pytest.fixture
 def broken_copy(tmp_path):
     folder = tmp_path / "01_mlp"
