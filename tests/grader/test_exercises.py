@@ -249,3 +249,18 @@ def test_the_layernorm_exercises_have_three_hints_and_a_why_card(catalog):
         if exercise.scenario.slug == "02_layernorm":
             assert not exercise.taught_in_lecture
             assert len(exercise.hints) >= 3 and exercise.explain, exercise.id
+
+
+def test_the_template_is_a_valid_lecture_exercise_with_every_key(copy):
+    template = (EXERCISES_DIR / "_template" / "01_example.toml").read_text()
+    for key in ("lecture", "derivation", "given", "answer"):
+        assert f"# {key} = " in template, f"the template documents `{key}`"
+    opened = template.replace('# lecture = "0:13:01"', 'lecture = "1:05:17"')
+    opened = opened.replace("# derivation = [", "derivation = [").replace('#   "', '  "')
+    opened = opened.replace("# ]\n", "]\n")
+    (copy / "09_example.toml").write_text(opened)
+    catalog = discover(copy.parent)
+    assert not catalog.errors
+    example = catalog.get("example")
+    assert example.lecture.time == "1:05:17" and len(example.derivation) == 2
+    assert len(example.hints) >= 3 and example.explain.startswith("**Why.**")
