@@ -12,10 +12,12 @@ from app.storage import SOLVED
 def lecture_link(view) -> None:
     """Show a plain link to the chapter of the lecture video where this exercise is taught."""
     if view.lecture_url:
-        st.markdown(
-            f":material/smart_display: Taught in the lecture video at "
-            f"[{view.lecture_label}]({view.lecture_url})"
-        )
+        chapter_link(view.lecture_url, view.lecture_label)
+
+
+def chapter_link(url: str, label: str) -> None:
+    """Show a plain link to a moment of the lecture video (the browser follows it, not the app)."""
+    st.markdown(f":material/smart_display: Taught in the lecture video at [{label}]({url})")
 
 
 def show(view) -> None:

@@ -53,6 +53,9 @@ class LectureLink:
         return [title for start, title in CHAPTERS if start <= self.seconds][-1]
 
 
+TRAINING = LectureLink(6602)  # Exercise 4, the app's training page
+
+
 def parse_lecture(value: str, where: str) -> LectureLink:
     """Read a `lecture` value; raise SchemaError naming the file and field if malformed."""
     field = f"{where}: lecture"

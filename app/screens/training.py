@@ -12,7 +12,8 @@ from dataclasses import asdict, fields
 
 import streamlit as st
 
-from app import services, session, training_session, training_view, workbench
+from app import services, session, training_session, training_view, whycard, workbench
+from grader.lecture import TRAINING
 
 KEY = "training"
 CHECK_KEY = "training:check"
@@ -37,6 +38,7 @@ again and trains in a sandboxed worker, then evaluates the model beside one trai
 def render() -> None:
     """Render the training page for the current profile and dataset."""
     st.title("Exercise 4: train the MLP")
+    whycard.chapter_link(TRAINING.url, f"{TRAINING.time}, {TRAINING.chapter}")
     st.markdown(INTRO)
     trainer = session.trainer()
     settings = _settings()

@@ -79,3 +79,15 @@ def test_the_last_step_closes_the_derivation(fake):
 def test_step_by_step_exercises_only(fake):
     at = page_test("dcounts").run()
     assert not [b for b in at.button if (b.key or "").startswith("derivation:")]
+
+
+def test_the_training_page_links_the_chapter_of_exercise_4(app_env, monkeypatch):
+    from training_helpers import FakeTrainer
+
+    from app import services
+
+    monkeypatch.setattr(services, "trainer", lambda source: FakeTrainer())
+    at = page_test(page="training").run()
+    assert not at.exception
+    link = f"[1:50:02, exercise 4: putting it all together]({VIDEO}&t=6602)"
+    assert any(link in m.value for m in at.markdown)
