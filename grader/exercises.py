@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from grader.course import Course, load_course
+from grader.lecture import LectureLink, parse_lecture
 from grader.scenario import Scenario, load_scenario
 from grader.schema import SchemaError, check_keys, require
 
@@ -33,6 +34,9 @@ EXERCISE_KEYS = {
     "mistakes": list,
     "atol": float,  # per-exercise tolerance, as torch.allclose applies it (default 1e-8)
     "rtol": float,  # (default 1e-5)
+    "explain": str,  # the why card shown after a solve (Markdown)
+    "derivation": list,  # steps to open one at a time, for the "in one go" exercises
+    "lecture": str,  # where the video teaches it; overrides the scenario's
 }
 REQUIRED = ("title", "target", "prompt", "starter", "hints")
 MISTAKE_KEYS = {"code": str, "message": str}
@@ -64,6 +68,14 @@ class Exercise:
     hints: tuple[str, ...]
     mistakes: tuple[Mistake, ...]
     tolerance: tuple[float, float] | None = None  # (atol, rtol) when the file sets either
+    explain: str = ""
+    derivation: tuple[str, ...] = ()
+    lecture: LectureLink | None = None  # its own `lecture` or its scenario's
+
+    @property
+    def taught_in_lecture(self) -> bool:
+        """Return whether the lecture teaches it: it then needs a why card and three hints."""
+        return self.lecture is not None
 
     @property
     def solution_path(self) -> Path:
@@ -209,6 +221,9 @@ def load_exercise(path: Path, scenario: Scenario) -> Exercise:
         hints=tuple(raw["hints"]),
         mistakes=tuple(_mistakes(raw.get("mistakes", []), where)),
         tolerance=_tolerance(raw, where),
+        explain=raw.get("explain", "").strip(),
+        derivation=tuple(raw.get("derivation", ())),
+        lecture=parse_lecture(raw["lecture"], where) if "lecture" in raw else scenario.lecture,
     )
     _check_exercise(exercise, where)
     return exercise
@@ -242,6 +257,7 @@ def _check_exercise(exercise: Exercise, where: str) -> None:
     names = exercise.scenario.names()
     require(len(exercise.hints) >= 2, f"{where}: hints", "needs at least two hints")
     require(all(isinstance(h, str) for h in exercise.hints), f"{where}: hints", "must be strings")
+    _check_teaching(exercise, where)
     require(exercise.given, f"{where}: given", f"`{exercise.target}` has no consumers")
     for name in exercise.given:
         require(name in names, f"{where}: given", f"`{name}` is not in the scenario")
@@ -252,3 +268,27 @@ def _check_exercise(exercise: Exercise, where: str) -> None:
             f"{where}: scope",
             f"`{name}` is not in the scenario",
         )
+
+
+def _check_teaching(exercise: Exercise, where: str) -> None:
+    """Check the why card, the derivation and, for the lecture's exercises, what they need."""
+    steps = exercise.derivation
+    require(
+        all(isinstance(s, str) and s.strip() for s in steps),
+        f"{where}: derivation",
+        "must be non-empty strings",
+    )
+    require(len(steps) != 1, f"{where}: derivation", "needs at least two steps (or none)")
+    if not exercise.taught_in_lecture:
+        return
+    require(
+        len(exercise.hints) >= 3,
+        f"{where}: hints",
+        f"a lecture exercise needs at least three hints, from shapes to nearly the answer; "
+        f"got {len(exercise.hints)}",
+    )
+    require(
+        bool(exercise.explain),
+        f"{where}: explain",
+        "a lecture exercise needs a why card: why the answer is what it is and the rule it shows",
+    )

@@ -80,6 +80,7 @@ class Proofs:
     def _save(self, known: dict) -> None:
         """Write the remembered proofs atomically."""
         self.cache.parent.mkdir(parents=True, exist_ok=True)
-        partial = self.cache.with_suffix(f".{os.getpid()}.tmp")
+        # One name per process and thread: an edit while proving starts a second prover.
+        partial = self.cache.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
         partial.write_text(json.dumps(known), encoding="utf-8")
         os.replace(partial, self.cache)

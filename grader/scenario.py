@@ -14,6 +14,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.lecture import LectureLink, parse_lecture
 from grader.schema import SchemaError, check_keys, require
 
 SCENARIO_KEYS = {
@@ -28,6 +29,7 @@ SCENARIO_KEYS = {
     "alt_sizes": dict,
     "setup": dict,
     "forward": dict,
+    "lecture": str,  # where the lecture video teaches it: every exercise's default link
 }
 REQUIRED = ("title", "output", "params", "sizes", "alt_sizes", "setup", "forward")
 # `# (shape)`, optionally followed by the reason for the line: `# (1, n_hidden) Bessel: ...`
@@ -63,6 +65,7 @@ class Scenario:
     alt_sizes: dict
     setup: tuple[Statement, ...]
     forward: tuple[Statement, ...]
+    lecture: LectureLink | None = None  # set for the lecture's own scenario
 
     def statement(self, name: str) -> Statement:
         """Return the forward statement that assigns `name`."""
@@ -130,6 +133,7 @@ def load_scenario(path: Path) -> Scenario:
         alt_sizes=dict(raw["alt_sizes"]),
         setup=setup,
         forward=forward,
+        lecture=parse_lecture(raw["lecture"], where) if "lecture" in raw else None,
     )
     _check_names(scenario, where)
     return scenario

@@ -33,6 +33,10 @@ class ExerciseView:
     answer: str
     forward_lines: tuple[str, ...]
     tensors: tuple[TensorInfo, ...]
+    explain: str = ""  # the why card, Markdown, shown once solved
+    derivation: tuple[str, ...] = ()  # steps to open one at a time
+    lecture_url: str = ""  # where the lecture video teaches it, if it does
+    lecture_label: str = ""  # "1:05:17, Bessel's correction in batchnorm"
 
 
 def describe(exercise: Exercise, runs: Runs) -> ExerciseView:
@@ -59,7 +63,17 @@ def describe(exercise: Exercise, runs: Runs) -> ExerciseView:
         exercise.answer,
         lines,
         tuple(tensors),
+        exercise.explain,
+        exercise.derivation,
+        *_lecture(exercise.lecture),
     )
+
+
+def _lecture(link) -> tuple[str, str]:
+    """Return the address and the label of the lecture's chapter, or two empty strings."""
+    if link is None:
+        return "", ""
+    return link.url, f"{link.time}, {link.chapter}"
 
 
 def _line(stmt) -> str:

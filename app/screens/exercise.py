@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from app import graphview, nav, results, scratchpad, services, session, workbench
+from app import graphview, nav, results, scratchpad, services, session, whycard, workbench
 from app.storage import SOLVED
 
 ROLES = {"forward": "forward value", "given": "given (upstream)", "answer": "you write this"}
@@ -16,6 +16,7 @@ def render(exercise_id: str) -> None:
     grader = session.grader()
     view = grader.describe(exercise_id)
     _header(view)
+    whycard.lecture_link(view)
     st.markdown(view.prompt)
     _scope(view)
     _graph(grader, exercise_id)
@@ -27,7 +28,9 @@ def render(exercise_id: str) -> None:
         results.show_result(result)
     else:
         _last_attempt(exercise_id)
+    whycard.show(view)
     scratchpad.show(exercise_id)
+    whycard.derivation(view)
     _hints(exercise_id, view.hints)
     _reveal(exercise_id)
     _next(exercise_id)

@@ -12,7 +12,8 @@ from dataclasses import asdict, fields
 
 import streamlit as st
 
-from app import services, session, training_session, training_view, workbench
+from app import services, session, training_session, training_view, whycard, workbench
+from grader.lecture import TRAINING
 
 KEY = "training"
 CHECK_KEY = "training:check"
@@ -40,6 +41,7 @@ def render() -> None:
     if not services.training_available(services.catalog()):
         st.info("This course has no training page: it needs the lecture's MLP exercises.")
         return
+    whycard.chapter_link(TRAINING.url, f"{TRAINING.time}, {TRAINING.chapter}")
     st.markdown(INTRO)
     trainer = session.trainer()
     settings = _settings()

@@ -83,6 +83,10 @@ class FakeGrader:
             e.answer,
             ("logprobs = probs.log()  # (n, vocab_size)",),
             tensors,
+            e.explain,
+            e.derivation,
+            e.lecture.url if e.lecture else "",
+            f"{e.lecture.time}, {e.lecture.chapter}" if e.lecture else "",
         )
 
     def grade(self, exercise_id: str, code: str) -> Result:

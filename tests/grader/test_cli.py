@@ -135,6 +135,41 @@ def test_validate_names_file_and_field(broken_copy):
     assert f"{broken_copy / '01_dlogprobs.toml'}: level: unknown key" in done.stdout
 
 
+def _lecture_copy(tmp_path, edit) -> Path:
+    """Copy the lecture scenario and dcounts, edited; return the exercise file."""
+    folder = tmp_path / "01_mlp"
+    folder.mkdir(parents=True)
+    shutil.copy(ROOT / "exercises/01_mlp/scenario.toml", folder)
+    path = folder / "05_dcounts.toml"
+    path.write_text(edit((ROOT / "exercises/01_mlp/05_dcounts.toml").read_text()))
+    return path
+
+
+def _no_explain(text: str) -> str:
+    start = text.index("explain = '''")
+    return text[:start] + text[text.index("'''\n", start + 13) + 4 :]
+
+
+def _two_hints(text: str) -> str:
+    start = text.index("hints = [")
+    end = text.index("]\n", start) + 2
+    return text[:start] + 'hints = ["Which shape?", "Nearly there."]\n' + text[end:]
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (_no_explain, "explain: a lecture exercise needs a why card"),
+        (_two_hints, "hints: a lecture exercise needs at least three hints"),
+    ],
+)
+def test_validate_fails_a_lecture_exercise_without_why_card_or_third_hint(tmp_path, edit, expected):
+    path = _lecture_copy(tmp_path, edit)
+    done = cli("validate", path.parent)
+    assert done.returncode == 1, done.stdout
+    assert f"{path}: {expected}" in done.stdout
+
+
 def test_validate_one_good_file():
     done = cli("validate", ROOT / "exercises/01_mlp/01_dlogprobs.toml")
     assert done.returncode == 0, done.stdout

@@ -166,3 +166,101 @@ def test_an_exercise_can_set_its_own_tolerance(copy, default_data):
     assert catalog.get("dcounts").tolerance == (1e-3, 1e-5)
     loose = Grader(default_data, catalog).grade("dcounts", NEARLY)
     assert loose.solved, loose.summary()
+
+
+def _without_explain(text: str) -> str:
+    """Return an exercise file's text with its `explain` key removed."""
+    start = text.index("explain = '''")
+    end = text.index("'''\n", start + 13) + 4
+    return text[:start] + text[end:]
+
+
+def _two_hints(text: str) -> str:
+    """Return an exercise file's text with only two hints."""
+    start = text.index("hints = [")
+    end = text.index("]\n", start) + 2
+    return text[:start] + 'hints = ["What shape?", "Nearly the answer."]\n' + text[end:]
+
+
+@pytest.mark.parametrize(
+    ("edit", "field", "problem"),
+    [
+        (_without_explain, "explain", "needs a why card"),
+        (lambda t: "explain = '  '\n" + _without_explain(t), "explain", "why card"),
+        (_two_hints, "hints", "at least three hints"),
+        (lambda t: 'lecture = "1:65:17"\n' + t, "lecture", "such as `1:05:17`"),
+        (lambda t: 'lecture = "https://youtu.be/x"\n' + t, "lecture", "a URL on"),
+        (lambda t: 'derivation = ["one step"]\n' + t, "derivation", "at least two steps"),
+        (lambda t: 'derivation = ["a", " "]\n' + t, "derivation", "non-empty strings"),
+        (lambda t: "explain = 3\n" + _without_explain(t), "explain", "must be a string"),
+    ],
+)
+def test_a_lecture_exercise_needs_a_why_card_and_three_hints(copy, edit, field, problem):
+    path = copy / "05_dcounts.toml"
+    path.write_text(edit(path.read_text()))
+    catalog = discover(copy.parent)
+    assert [e.id for e in catalog.exercises] == ["dlogprobs"]
+    (error,) = catalog.errors
+    assert error.where == f"{path}: {field}" and problem in error.problem
+
+
+def test_outside_the_lecture_a_why_card_and_a_third_hint_are_optional(copy):
+    scenario = copy / "scenario.toml"
+    scenario.write_text(scenario.read_text().replace('lecture = "0:13:01"\n', ""))
+    path = copy / "05_dcounts.toml"
+    path.write_text(_two_hints(_without_explain(path.read_text())))
+    catalog = discover(copy.parent)
+    assert not catalog.errors
+    dcounts = catalog.get("dcounts")
+    assert not dcounts.taught_in_lecture and dcounts.explain == "" and len(dcounts.hints) == 2
+
+
+def test_a_malformed_scenario_lecture_names_the_scenario_file(copy):
+    scenario = copy / "scenario.toml"
+    scenario.write_text(scenario.read_text().replace('"0:13:01"', '"thirteen minutes"'))
+    (error,) = discover(copy.parent).errors
+    assert error.where == f"{scenario}: lecture" and "thirteen minutes" in error.problem
+
+
+def test_the_scenario_gives_the_link_and_an_exercise_may_name_its_own(copy):
+    path = copy / "05_dcounts.toml"
+    path.write_text('lecture = "1:05:17"\n' + path.read_text())
+    catalog = discover(copy.parent)
+    assert catalog.get("dlogprobs").lecture.url.endswith("&t=781")
+    assert catalog.get("dcounts").lecture.url.endswith("&t=3917")
+
+
+def test_the_lecture_exercises_teach(catalog):
+    for exercise in catalog.exercises:
+        if exercise.scenario.slug == "01_mlp":
+            assert exercise.taught_in_lecture, exercise.id
+            assert 3 <= len(exercise.hints) <= 4, exercise.id
+            assert "**Why.**" in exercise.explain and "**The rule.**" in exercise.explain
+            assert exercise.mistakes, f"{exercise.id} lists no common mistake"
+    links = {e.id: e.lecture.time for e in catalog.exercises if e.lecture}
+    assert links["dcounts"] == "0:13:01" and links["dbnvar"] == "1:05:17"
+    assert links["dlogits_fused"] == "1:26:31" and links["dhprebn_fused"] == "1:36:37"
+    assert len(catalog.get("dlogits_fused").derivation) >= 4
+    assert len(catalog.get("dhprebn_fused").derivation) >= 4
+
+
+def test_the_layernorm_exercises_have_three_hints_and_a_why_card(catalog):
+    for exercise in catalog.exercises:
+        if exercise.scenario.slug == "02_layernorm":
+            assert not exercise.taught_in_lecture
+            assert len(exercise.hints) >= 3 and exercise.explain, exercise.id
+
+
+def test_the_template_is_a_valid_lecture_exercise_with_every_key(copy):
+    template = (EXERCISES_DIR / "_template" / "01_example.toml").read_text()
+    for key in ("lecture", "derivation", "given", "answer"):
+        assert f"# {key} = " in template, f"the template documents `{key}`"
+    opened = template.replace('# lecture = "0:13:01"', 'lecture = "1:05:17"')
+    opened = opened.replace("# derivation = [", "derivation = [").replace('#   "', '  "')
+    opened = opened.replace("# ]\n", "]\n")
+    (copy / "09_example.toml").write_text(opened)
+    catalog = discover(copy.parent)
+    assert not catalog.errors
+    example = catalog.get("example")
+    assert example.lecture.time == "1:05:17" and len(example.derivation) == 2
+    assert len(example.hints) >= 3 and example.explain.startswith("**Why.**")

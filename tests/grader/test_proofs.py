@@ -39,3 +39,25 @@ def test_a_damaged_cache_is_forgotten_and_a_failure_is_reported(tmp_path, monkey
     done = Proofs(catalog, None, tmp_path / "proofs.json")
     done.run()
     assert done.failed() == {"dprobs": [bad]} and done.done.is_set()
+
+
+def test_two_provers_in_one_process_save_without_colliding(tmp_path, monkeypatch):
+    """An exercise edited while the app proves starts a second prover in the same process."""
+    import json
+    import os
+    import threading
+
+    cache = tmp_path / "proofs.json"
+    first, second = Proofs(None, None, cache), Proofs(None, None, cache)
+    real = os.replace
+
+    def the_other_saves_first(source, target):
+        monkeypatch.setattr(proofs.os, "replace", real)
+        other = threading.Thread(target=second._save, args=({"b": []},))
+        other.start()
+        other.join()
+        real(source, target)
+
+    monkeypatch.setattr(proofs.os, "replace", the_other_saves_first)
+    first._save({"a": []})
+    assert json.loads(cache.read_text()) == {"a": []}, "the last writer wins, nobody fails"
