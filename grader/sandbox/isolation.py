@@ -56,13 +56,17 @@ def isolate(root: str) -> dict[str, str]:
 
     Without root, "userns-uid" says whether workers get a uid of their own (USERNS_WORKER_ID).
     """
-    layers = {}
+    layers, no_userns = {}, None
     if os.geteuid() != 0:
         try:
             layers["userns-uid"] = enter_userns()
         except OSError as e:
-            return dict.fromkeys(LAYERS, f"unavailable: no user namespace ({e.strerror or e})")
-    _prctl(PR_SET_DUMPABLE, 0)  # before any fork: nothing of ours can be read or traced
+            no_userns = f"unavailable: no user namespace ({e.strerror or e})"
+    # In every path, once the uid maps are written (newuidmap needs us dumpable), before any
+    # fork: nothing of ours can be read or traced.
+    _prctl(PR_SET_DUMPABLE, 0)
+    if no_userns:
+        return dict.fromkeys(LAYERS, no_userns)
     layers["network"] = _attempt(_unshare, CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS)
     layers["filesystem"] = _attempt(_filesystem, root)
     if layers["filesystem"] != "on":
