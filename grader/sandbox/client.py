@@ -101,8 +101,10 @@ class ZygoteClient:
     def run(self, job: tuple[dict, list], cases: Sequence[Case], limits: Limits) -> tuple:
         """Run one job in a fresh worker; return the zygote's exit report and the stream.
 
-        A run whose stream ended complete returns at once; its exit report (which waits for the
-        worker's teardown) is collected before the next run.
+        The worker is stopped as soon as its stream ends or is refused, whether or not it is
+        complete, so a worker that lingers never holds the slot. A run whose stream ended
+        complete returns at once; its exit report (which waits for the worker's teardown) is
+        collected before the next run.
         """
         self._settle()
         self.ready()
@@ -116,8 +118,8 @@ class ZygoteClient:
             raise ZygoteFailure(f"zygote {self.proc.pid} did not end the run in time") from e
         finally:
             os.close(result_r)
+        self._stop_worker()  # its stream has ended or was refused: nothing more is read
         if stream.done and stream.error is None and stream.internal is None:
-            self._stop_worker()
             self.pending = (self.runs, deadline + GRACE)
             return {"kind": "exit", "id": self.runs, "deferred": True}, stream
         return self._report(self.runs, deadline + GRACE), stream
@@ -137,7 +139,7 @@ class ZygoteClient:
         return payload_w, result_r
 
     def _stop_worker(self) -> None:
-        """Free the slot now that the result is in: a worker that lingers is killed at once."""
+        """Free the slot now that the stream is over: a worker that lingers is killed at once."""
         try:
             send_packet(self.sock, {"kind": "stop", "id": self.runs})
         except OSError as e:

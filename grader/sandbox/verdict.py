@@ -62,17 +62,24 @@ def judge(report: dict, stream: Stream, limits: Limits) -> tuple[str, str, str]:
 
 def _status(report: dict, stream: Stream, limits: Limits) -> str:
     """Decide the status, from the most to the least certain evidence."""
-    sig, cpu = report.get("signal"), report.get("cpu") or 0.0
-    if report.get("error") or report.get("killed") not in (None, "wall"):
+    sig, cpu, killed = report.get("signal"), report.get("cpu") or 0.0, report.get("killed")
+    if report.get("error") or killed not in (None, "wall", "stop"):
         return "internal"
-    if report.get("killed") == "wall":
+    if killed == "wall":
         return "wall_limit"
+    if killed == "stop":  # it ended or spoiled its stream, then lingered: the signal is ours
+        return _from_stream(stream)
     if sig in (signal.SIGXCPU, signal.SIGKILL) and cpu >= 0.9 * limits.cpu_seconds:
         return "cpu_limit"
     if sig == signal.SIGSYS:
         return "forbidden"
     if sig is not None:
         return "crashed"
+    return _from_stream(stream)
+
+
+def _from_stream(stream: Stream) -> str:
+    """Decide the status of a worker that ended without a signal, from its stream alone."""
     if stream.error is not None:
         return "malformed"
     if stream.done and stream.internal is None:

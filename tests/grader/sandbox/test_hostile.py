@@ -129,6 +129,37 @@ def test_ending_or_corrupting_the_worker_is_reported(run, honest, code, status):
     honest()
 
 
+LINGER = "import ctypes, os, time\nctypes.CDLL(None).prctl(15, b'{name}', 0, 0, 0)\n{act}\n"
+LINGERERS = {
+    "malformed": "os.write(3, b'garbage\\n')",
+    "no_result": "os.close(3)",
+}
+
+
+def _named(comm: str) -> list[int]:
+    """Return the pids of the processes whose command name is comm."""
+    found = []
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if Path(f"/proc/{entry}/comm").read_text().strip() == comm:
+                found.append(int(entry))
+        except OSError:
+            continue
+    return found
+
+
+@pytest.mark.parametrize("status", LINGERERS)
+def test_a_worker_that_ends_its_stream_then_lingers_is_stopped_at_once(run, honest, status):
+    name = f"bpn-{os.urandom(4).hex()}"
+    code = LINGER.format(name=name, act=LINGERERS[status]) + "time.sleep(100)"
+    roomy = Limits(**{**LIMITS.__dict__, "wall_seconds": 30})  # at the wall: "wall_limit"
+    outcome = run(code, limits=roomy)
+    assert outcome.status == status, outcome
+    assert "grader failed" not in outcome.message
+    assert not _named(name), "the worker still runs after its verdict"
+    honest()
+
+
 def test_a_thread_cannot_bring_autograd_back(run):
     code = "import threading\ndef boom():\n    1 / 0\nt = threading.Thread(target=boom)\n"
     code += "t.start()\nt.join()"

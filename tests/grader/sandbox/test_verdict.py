@@ -45,6 +45,11 @@ def _case(kind: str, message: str = "") -> CaseOutcome:
         ({}, Stream(), "internal"),
         ({}, Stream(True, internal="setup"), "no_result"),
         ({"error": "fork failed"}, Stream(), "internal"),
+        ({"killed": "parent"}, Stream(True, True), "internal"),
+        # Stopped after its stream ended or was refused: the SIGKILL and CPU time are ours.
+        ({"killed": "stop", "signal": 9, "cpu": 1.0}, Stream(True, error="bad"), "malformed"),
+        ({"killed": "stop", "signal": 9, "cpu": 1.0}, Stream(True), "no_result"),
+        ({"killed": "stop", "signal": 9}, Stream(), "internal"),
     ],
 )
 def test_statuses(report, stream, status):
