@@ -25,12 +25,16 @@ START_TIMEOUT = 120.0  # seconds for a zygote to import torch and report ready
 GRACE = 3.0  # seconds past the wall limit before the zygote itself is presumed stuck
 ENV = {"PATH": os.defpath, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
-# Run by a fresh interpreter: apply the isolation layers while single-threaded, then import
-# the zygote through a stub `grader` package so that grader/__init__.py (which may load
-# exercises and solutions) never runs in a process whose memory every worker inherits.
+# Run by a fresh interpreter: load libseccomp, apply the isolation layers while single-threaded,
+# then import the zygote through a stub `grader` package so that grader/__init__.py (which may
+# load exercises and solutions) never runs in a process whose memory every worker inherits.
 BOOT = """\
 import importlib.util, sys, types
 root, sock, kind = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+try:  # it finds libseccomp with /sbin/ldconfig, which the new root leaves out
+    import pyseccomp
+except (ImportError, RuntimeError):
+    pass  # seccomp.py says why the filter is unavailable
 spec = importlib.util.spec_from_file_location(
     "_sandbox_isolation", root + "/grader/sandbox/isolation.py")
 isolation = importlib.util.module_from_spec(spec)

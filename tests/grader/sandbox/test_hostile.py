@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,10 @@ from grader.sandbox import Case, Limits
 from grader.sandbox.client import ROOT
 
 from .conftest import LIMITS
+
+sys.path.insert(0, str(Path(__file__).parents[1]))  # the helpers shared with the grading suite
+
+from hostile_helpers import assert_nothing_left_behind, host_ipc, zygote_pids  # noqa: E402
 
 SPAWNS = {
     "system": "torch.os.system('echo hi > marker')",
@@ -224,6 +229,7 @@ ESCAPES = {
     "files/dev-shm": "open('/dev/shm/bpn-{token}', 'w').write('x')\nescaped = True",
     "files/var-tmp": "open('/var/tmp/bpn-{token}', 'w').write('x')\nescaped = True",
     "files/other-copy": "escaped = 'secret' in open('{outside}').read()",
+    "files/usr-local-copy": "escaped = 'secret' in open('{usr_local}').read()",
     "files/grader-import": "import grader.exercises\nescaped = True",
     "files/solutions": "escaped = bool(os.listdir('{root}/solutions'))",
     "files/sandbox-source": "escaped = bool(open('{root}/grader/sandbox/zygote.py').read())",
@@ -247,19 +253,12 @@ def _escape_code(name: str, **where) -> str:
     return f"{PRELUDE}try:\n{indented}\nexcept Exception:\n    pass\ny = x * int(bool(escaped))"
 
 
-def _ipc_and_shmem() -> tuple[int, int]:
-    """Return the number of SysV IPC objects on the host and its Shmem in kB."""
-    count = 0
-    for kind in ("shm", "msg", "sem"):
-        with open(f"/proc/sysvipc/{kind}") as f:
-            count += len(f.read().splitlines()) - 1
-    with open("/proc/meminfo") as f:
-        shmem = next(int(ln.split()[1]) for ln in f if ln.startswith("Shmem:"))
-    return count, shmem
-
-
 @pytest.mark.parametrize("name", ESCAPES)
-def test_each_escape_is_contained_and_leaves_nothing(run, honest, sandbox, tmp_path, name):
+def test_each_escape_is_contained_and_leaves_nothing(
+    run, honest, sandbox, tmp_path, usr_local_copy, name
+):
+    if "{usr_local}" in ESCAPES[name] and usr_local_copy is None:
+        pytest.skip("no copy under /usr/local: it needs root, or test_unprivileged.py")
     outside = tmp_path / "another-copy" / "progress.db"
     outside.parent.mkdir()
     outside.write_text("secret answers")
@@ -267,14 +266,12 @@ def test_each_escape_is_contained_and_leaves_nothing(run, honest, sandbox, tmp_p
     bashrc = Path(home, ".bashrc")
     rc_before = bashrc.read_bytes() if bashrc.exists() else None
     token = os.urandom(4).hex()
-    ipc_before = _ipc_and_shmem()
+    zygotes, host = zygote_pids(sandbox), host_ipc()
     where = {"grader": os.getpid(), "home": home, "token": token, "outside": outside}
-    outcome = run(_escape_code(name, **where, root=ROOT))
+    outcome = run(_escape_code(name, **where, root=ROOT, usr_local=usr_local_copy))
     assert outcome.status == "ok", outcome
     assert not outcome.cases[0].returned["y"].tensor.any(), f"{name} escaped"
     assert not [p for p in ("/tmp", "/dev/shm", "/var/tmp") if Path(p, f"bpn-{token}").exists()]
     assert (bashrc.read_bytes() if bashrc.exists() else None) == rc_before
-    count, shmem = _ipc_and_shmem()
-    assert count <= ipc_before[0], "a SysV IPC object was left behind"
-    assert shmem <= ipc_before[1] + 64 * 1024, "shared memory was left behind"
+    assert_nothing_left_behind(sandbox, zygotes, wait=LIMITS.wall_seconds + 5, host=host)
     honest()

@@ -25,6 +25,13 @@ def test_nothing_that_holds_the_project_or_its_secrets_is_kept():
     assert not any(k in ("/", "/home", "/root", "/tmp", "/etc") for k in kept_paths(root))
 
 
+def test_no_broad_system_directory_is_kept_whole():
+    keeps = kept_paths(str(ROOT))
+    assert not [k for k in keeps if k in ("/usr", "/usr/local", "/opt", "/var")], keeps
+    copy = "/usr/local/src/backprop-ninja/var/progress.db"  # another copy, or a progress DB
+    assert not [k for k in keeps if copy.startswith(k.rstrip("/") + "/")], keeps
+
+
 def test_no_kept_path_is_inside_another():
     keeps = kept_paths(str(ROOT))
     assert not any(k != o and k.startswith(o + "/") for k in keeps for o in keeps)
