@@ -45,8 +45,10 @@ DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 WORKDIR = "/tmp/run"  # each run's own tmpfs, mounted in its own mount namespace
 ROOT_OPTIONS = "mode=0755,size=1m"
 # Each run's work dir is its own tmpfs: bounded in bytes and files, and gone with the run's
-# mount namespace however many files or how deep a tree the learner's code left in it.
-WORKDIR_OPTIONS = "mode=0700,size=64m,nr_inodes=1024"
+# mount namespace however many files or how deep a tree the learner's code left in it. Its
+# pages are memory that RLIMIT_AS does not see: confine.py takes its size off the run's budget.
+WORKDIR_BYTES = 64 * 1024**2
+WORKDIR_OPTIONS = f"mode=0700,size={WORKDIR_BYTES},nr_inodes=1024"
 MOUNT_OPTIONS = {"ro": MS_RDONLY, "nosuid": MS_NOSUID, "nodev": MS_NODEV, "noexec": MS_NOEXEC}
 LAYERS = ("network", "filesystem", "procfs", "ipc")
 # Without root, workers get this uid inside the user namespace when newuidmap can map it to one

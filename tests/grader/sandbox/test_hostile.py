@@ -243,6 +243,7 @@ ESCAPES = {
     "namespaces/new-user": "escaped = libc.unshare(0x10000000) == 0",
     "namespaces/enter-host": "escaped = libc.setns(os.open('/proc/1/ns/mnt', os.O_RDONLY), 0) == 0",
     "memory/memfd": "fd = os.memfd_create('x')\nos.write(fd, b'x' * 2**20)\nescaped = True",
+    "memory/pipe-growth": "r, w = os.pipe()\nfcntl.fcntl(w, 1031, 2**20)\nescaped = True",
 }
 PRELUDE = "import os, fcntl, ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\nescaped = False\n"
 
