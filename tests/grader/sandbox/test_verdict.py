@@ -33,6 +33,7 @@ def _case(kind: str, message: str = "") -> CaseOutcome:
         ({"killed": "wall", "signal": 9}, Stream(True), "wall_limit"),
         ({"signal": signal.SIGXCPU, "cpu": 1.0}, Stream(True), "cpu_limit"),
         ({"signal": signal.SIGKILL, "cpu": 1.0}, Stream(True), "cpu_limit"),
+        ({"signal": signal.SIGXCPU, "cpu": 0.84}, Stream(True), "cpu_limit"),  # a busy machine
         ({"signal": signal.SIGXCPU, "cpu": 0.01}, Stream(True), "crashed"),
         ({"signal": signal.SIGKILL}, Stream(True), "crashed"),
         ({"signal": signal.SIGSEGV}, Stream(True, True), "crashed"),
