@@ -1,6 +1,8 @@
 """Benchmark the sandbox: first run after start, warm runs, and 20 concurrent submissions.
 
 python bench/bench_sandbox.py [--runs 200]
+As an ordinary user (the checkout readable by it):
+setpriv --reuid=USER --regid=USER --clear-groups -- .venv/bin/python bench/bench_sandbox.py
 """
 
 from __future__ import annotations

@@ -25,12 +25,16 @@ START_TIMEOUT = 120.0  # seconds for a zygote to import torch and report ready
 GRACE = 3.0  # seconds past the wall limit before the zygote itself is presumed stuck
 ENV = {"PATH": os.defpath, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
-# Run by a fresh interpreter: apply the isolation layers while single-threaded, then import
-# the zygote through a stub `grader` package so that grader/__init__.py (which may load
-# exercises and solutions) never runs in a process whose memory every worker inherits.
+# Run by a fresh interpreter: load libseccomp, apply the isolation layers while single-threaded,
+# then import the zygote through a stub `grader` package so that grader/__init__.py (which may
+# load exercises and solutions) never runs in a process whose memory every worker inherits.
 BOOT = """\
 import importlib.util, sys, types
 root, sock, kind = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+try:  # it finds libseccomp with /sbin/ldconfig, which the new root leaves out
+    import pyseccomp
+except (ImportError, RuntimeError):
+    pass  # seccomp.py says why the filter is unavailable
 spec = importlib.util.spec_from_file_location(
     "_sandbox_isolation", root + "/grader/sandbox/isolation.py")
 isolation = importlib.util.module_from_spec(spec)
@@ -106,8 +110,10 @@ class ZygoteClient:
     def run(self, job: tuple[dict, list], cases: Sequence[Case], limits: Limits) -> tuple:
         """Run one job in a fresh worker; return the zygote's exit report and the stream.
 
-        A run whose stream ended complete returns at once; its exit report (which waits for the
-        worker's teardown) is collected before the next run.
+        The worker is stopped as soon as its stream ends or is refused, whether or not it is
+        complete, so a worker that lingers never holds the slot. A run whose stream ended
+        complete returns at once; its exit report (which waits for the worker's teardown) is
+        collected before the next run.
         """
         self._settle()
         self.ready()
@@ -121,8 +127,8 @@ class ZygoteClient:
             raise ZygoteFailure(f"zygote {self.proc.pid} did not end the run in time") from e
         finally:
             os.close(result_r)
+        self._stop_worker()  # its stream has ended or was refused: nothing more is read
         if stream.done and stream.error is None and stream.internal is None:
-            self._stop_worker()
             self.pending = (self.runs, deadline + GRACE)
             return {"kind": "exit", "id": self.runs, "deferred": True}, stream
         return self._report(self.runs, deadline + GRACE), stream
@@ -142,7 +148,7 @@ class ZygoteClient:
         return payload_w, result_r
 
     def _stop_worker(self) -> None:
-        """Free the slot now that the result is in: a worker that lingers is killed at once."""
+        """Free the slot now that the stream is over: a worker that lingers is killed at once."""
         try:
             send_packet(self.sock, {"kind": "stop", "id": self.runs})
         except OSError as e:

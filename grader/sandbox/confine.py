@@ -11,6 +11,7 @@ import signal
 from dataclasses import dataclass
 
 from . import seccomp
+from .isolation import WORKDIR_BYTES
 
 RESULT_FD, PAYLOAD_FD = 3, 4
 EXIT_SETUP, EXIT_NO_RESULT, EXIT_MEMORY = 70, 86, 87
@@ -71,7 +72,7 @@ def syscall_filter(plan: Plan) -> bytes | None:
 
 def confine(plan: Plan, limits: dict, program: bytes | None = None) -> None:
     """Apply the limits, drop to the worker uid and end with the irreversible syscall filter."""
-    _limit(limits)
+    _limit(limits, WORKDIR_BYTES if plan.tmpfs else 0)
     if plan.uid is not None:
         _drop(plan.uid)
         _lower(resource.RLIMIT_NPROC, NPROC)
@@ -114,11 +115,15 @@ def drop_capabilities() -> None:
         raise OSError(err, f"capset: {os.strerror(err)}")
 
 
-def _limit(limits: dict) -> None:
-    """Set the CPU, address-space, file-size, open-file and core-dump limits."""
+def _limit(limits: dict, workdir_bytes: int) -> None:
+    """Set the CPU, address-space, file-size, open-file and core-dump limits.
+
+    The memory budget covers the address space and the work dir's tmpfs together, so the
+    tmpfs's size comes off the address space.
+    """
     cpu = max(1, math.ceil(limits["cpu_seconds"]))
     _lower(resource.RLIMIT_CPU, cpu, cpu + 1)
-    _lower(resource.RLIMIT_AS, vm_size() + limits["memory_bytes"])
+    _lower(resource.RLIMIT_AS, vm_size() + max(0, limits["memory_bytes"] - workdir_bytes))
     _lower(resource.RLIMIT_FSIZE, limits["file_bytes"])
     _lower(resource.RLIMIT_NOFILE, max(limits["open_files"], MIN_OPEN_FILES))
     _lower(resource.RLIMIT_CORE, 0)

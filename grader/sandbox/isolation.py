@@ -4,7 +4,7 @@ It runs before torch is imported (unshare needs a single thread) and before this
 imported, so it uses the standard library only. Without root it first enters a user namespace
 (as bubblewrap does), so root and non-root get the same layers wherever the kernel allows it:
 - a network namespace with no interfaces (and a private IPC namespace and hostname);
-- a new root: a read-only tmpfs holding only read-only binds of the system's libraries (/usr),
+- a new root: a read-only tmpfs holding only read-only binds of the system's libraries (/usr/lib),
   the Python installation, the venv, /dev/null-like devices and this package (unmounted by
   `seal` once the zygote has imported it), entered with pivot_root: the project, its
   solutions, /home, /root, /tmp and every other copy of the project are simply not there;
@@ -34,14 +34,21 @@ SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}.get(platform.machine())
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE = 1, 4
 # Empty directories where the new root is assembled (in the zygote's own mount namespace).
 STAGES = ("/mnt", "/media", "/srv", "/opt", "/tmp")
-SYSTEM = ("/usr", "/etc/ld.so.cache", "/sys/devices/system/cpu")  # libraries; torch's cpuinfo
+# The shared libraries (and a distribution's Python), their cache, and torch's cpuinfo: not all
+# of /usr, where /usr/local may hold a copy of the project or a progress database.
+SYSTEM = ("/usr/lib", "/usr/lib32", "/usr/lib64", "/usr/libx32", "/etc/ld.so.cache")
+SYSTEM += ("/sys/devices/system/cpu",)
+# Too broad to keep whole when Python's prefix is one of them: its sys.path entries are kept.
+BROAD = ("/", "/usr", "/usr/local", "/opt", "/srv", "/var", "/home", "/root", "/tmp")
 LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")  # merged-/usr symlinks
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 WORKDIR = "/tmp/run"  # each run's own tmpfs, mounted in its own mount namespace
 ROOT_OPTIONS = "mode=0755,size=1m"
 # Each run's work dir is its own tmpfs: bounded in bytes and files, and gone with the run's
-# mount namespace however many files or how deep a tree the learner's code left in it.
-WORKDIR_OPTIONS = "mode=0700,size=64m,nr_inodes=1024"
+# mount namespace however many files or how deep a tree the learner's code left in it. Its
+# pages are memory that RLIMIT_AS does not see: confine.py takes its size off the run's budget.
+WORKDIR_BYTES = 64 * 1024**2
+WORKDIR_OPTIONS = f"mode=0700,size={WORKDIR_BYTES},nr_inodes=1024"
 MOUNT_OPTIONS = {"ro": MS_RDONLY, "nosuid": MS_NOSUID, "nodev": MS_NODEV, "noexec": MS_NOEXEC}
 LAYERS = ("network", "filesystem", "procfs", "ipc")
 # Without root, workers get this uid inside the user namespace when newuidmap can map it to one
@@ -56,13 +63,17 @@ def isolate(root: str) -> dict[str, str]:
 
     Without root, "userns-uid" says whether workers get a uid of their own (USERNS_WORKER_ID).
     """
-    layers = {}
+    layers, no_userns = {}, None
     if os.geteuid() != 0:
         try:
             layers["userns-uid"] = enter_userns()
         except OSError as e:
-            return dict.fromkeys(LAYERS, f"unavailable: no user namespace ({e.strerror or e})")
-    _prctl(PR_SET_DUMPABLE, 0)  # before any fork: nothing of ours can be read or traced
+            no_userns = f"unavailable: no user namespace ({e.strerror or e})"
+    # In every path, once the uid maps are written (newuidmap needs us dumpable), before any
+    # fork: nothing of ours can be read or traced.
+    _prctl(PR_SET_DUMPABLE, 0)
+    if no_userns:
+        return dict.fromkeys(LAYERS, no_userns)
     layers["network"] = _attempt(_unshare, CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS)
     layers["filesystem"] = _attempt(_filesystem, root)
     if layers["filesystem"] != "on":
@@ -175,12 +186,14 @@ def _filesystem(root: str) -> None:
 
 
 def kept_paths(root: str) -> list[str]:
-    """Return the real paths a worker needs to see: libraries, Python, venv, this package."""
+    """Return the real paths a worker needs to see: libraries, Python, venv, this package.
+
+    Nothing kept holds the project, and no broad directory (/usr, /usr/local, ...) is kept.
+    """
     paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, *sys.path}
     project = os.path.realpath(root)
-    real = {os.path.realpath(p) for p in paths if p and os.path.exists(p)}
-    real = {p for p in real if not _under(project, p)}  # nothing that holds the project
-    real |= {p for p in SYSTEM if os.path.exists(p)}
+    real = {os.path.realpath(p) for p in {*paths, *SYSTEM} if p and os.path.exists(p)}
+    real = {p for p in real if not _under(project, p) and p not in BROAD}
     real.add(os.path.join(project, "grader", "sandbox"))
     return sorted(p for p in real if not any(p != o and _under(p, o) for o in real))
 

@@ -30,7 +30,7 @@ class Limits:
 
     cpu_seconds: float = 5.0
     wall_seconds: float = 10.0
-    memory_bytes: int = 2 * 1024**3  # address space allowed above the zygote's current size
+    memory_bytes: int = 2 * 1024**3  # above the zygote's size: address space + the work dir
     output_bytes: int = 64 * 1024  # captured stdout+stderr kept (rest dropped, flagged)
     result_bytes: int = 64 * 1024**2  # total tensor bytes the worker may return
     file_bytes: int = 1024**2

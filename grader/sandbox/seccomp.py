@@ -61,8 +61,9 @@ CLONE_THREAD = 0x00010000
 # The fcntl commands and ioctls allowed, each by exact value: the kernel reads these arguments
 # as 32-bit, so a range check on the 64-bit register could be passed with high bits set. Left
 # out: F_SETOWN, F_SETSIG, F_SETOWN_EX, F_SETLEASE and FIOSETOWN/SIOCSPGRP/FIOASYNC, which make
-# the kernel signal another process.
-FCNTL_SAFE = (0, 1, 2, 3, 4, 5, 6, 7, 9, 11, 16, 36, 37, 38, 1025, 1030, 1031, 1032, 1033, 1034)
+# the kernel signal another process, and F_SETPIPE_SZ (1031): a grown pipe buffer is kernel
+# memory that RLIMIT_AS does not count.
+FCNTL_SAFE = (0, 1, 2, 3, 4, 5, 6, 7, 9, 11, 16, 36, 37, 38, 1025, 1030, 1032, 1033, 1034)
 IOCTL_SAFE = (0x5401, 0x5413, 0x541B, 0x5421, 0x5450, 0x5451)  # TCGETS TIOCGWINSZ FIONREAD
 # FIONBIO FIONCLEX FIOCLEX
 PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2

@@ -15,6 +15,10 @@ from .records import CaseOutcome, Limits
 from .worker import ALLOCATION_WORDS
 
 INTERNAL = "The grader failed; this is not a problem with your code."
+# RLIMIT_CPU fires on tick-sampled CPU time, while wait4 reports the scheduler's exact time: on
+# a busy machine the worker is killed when wait4 says 0.84 of the limit (measured on 2 shared
+# cores). A signal sent by the learner to itself earlier than this is a crash.
+CPU_SHARE = 0.5
 MESSAGES = {
     "ok": "",
     "cpu_limit": "Your code did not finish within {cpu} s. Check for an infinite loop.",
@@ -62,19 +66,24 @@ def judge(report: dict, stream: Stream, limits: Limits) -> tuple[str, str, str]:
 
 def _status(report: dict, stream: Stream, limits: Limits) -> str:
     """Decide the status, from the most to the least certain evidence."""
-    sig, cpu = report.get("signal"), report.get("cpu") or 0.0
-    if report.get("error") or report.get("killed") not in (None, "wall"):
+    sig, cpu, killed = report.get("signal"), report.get("cpu") or 0.0, report.get("killed")
+    if report.get("error") or killed not in (None, "wall", "stop"):
         return "internal"
-    if report.get("killed") == "wall":
+    if killed == "wall":
         return "wall_limit"
-    # Half the limit, not all of it: under heavy load wait4's CPU time was seen short of the
-    # limit that sent SIGXCPU; a self-sent SIGXCPU comes after next to no CPU time.
-    if sig in (signal.SIGXCPU, signal.SIGKILL) and cpu >= 0.5 * limits.cpu_seconds:
+    if killed == "stop":  # it ended or spoiled its stream, then lingered: the signal is ours
+        return _from_stream(stream)
+    if sig in (signal.SIGXCPU, signal.SIGKILL) and cpu >= CPU_SHARE * limits.cpu_seconds:
         return "cpu_limit"
     if sig == signal.SIGSYS:
         return "forbidden"
     if sig is not None:
         return "crashed"
+    return _from_stream(stream)
+
+
+def _from_stream(stream: Stream) -> str:
+    """Decide the status of a worker that ended without a signal, from its stream alone."""
     if stream.error is not None:
         return "malformed"
     if stream.done and stream.internal is None:

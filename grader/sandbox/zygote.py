@@ -34,6 +34,7 @@ from .training import loop
 from .warmup import prepare
 
 TICK = 0.005  # seconds between checks on kernels without pidfd_open
+PF_EXITING = 0x4  # a task flag in /proc/<pid>/stat: the process has begun to exit
 # Each job kind: what the worker serves, and the largest job header (from the trusted parent).
 JOBS = {"grade": (worker.serve, 256 * 1024**2), "train": (loop.serve, 1024**2)}
 
@@ -227,7 +228,7 @@ def watch(pid: int, sock: socket.socket, deadline: float) -> str | None:
             ready = {fd for fd, _ in poller.poll(math.ceil(wait * 1000))}
             if pidfd in ready or (pidfd is None and _ended(pid)):
                 return None
-            if sock.fileno() in ready and (reason := _control(sock)):
+            if sock.fileno() in ready and (reason := _control(sock, pid)):
                 return reason
         return "wall"
     finally:
@@ -249,14 +250,28 @@ def _ended(pid: int) -> bool:
     return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
 
 
-def _control(sock: socket.socket) -> str | None:
-    """Handle a packet that arrived during a run: "stop", or "parent" when the parent is gone."""
+def _control(sock: socket.socket, pid: int) -> str | None:
+    """Handle a packet that arrived during a run: "stop", or "parent" when the parent is gone.
+
+    A worker already on its way out (its stream ended because it crashed or exited) is not
+    "stopped": it ends as it chose, and the pidfd reports it a moment later.
+    """
     message = _receive(sock)
     if message is None:
         return "parent"
     header, fds = message
     _close(fds)
-    return "stop" if header.get("kind") == "stop" else None
+    return "stop" if header.get("kind") == "stop" and not _exiting(pid) else None
+
+
+def _exiting(pid: int) -> bool:
+    """Return whether the worker has begun to exit (PF_EXITING) or is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return True
+    return fields[0] in (b"Z", b"X") or bool(int(fields[6]) & PF_EXITING)
 
 
 def _kill_group(pid: int) -> None:

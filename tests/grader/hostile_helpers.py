@@ -1,6 +1,6 @@
 """Checks run after every hostile submission: nothing leaked, nothing changed, nothing left.
 
-Used by test_hostile_grading.py.
+Used by test_hostile_grading.py and sandbox/test_hostile.py.
 """
 
 from __future__ import annotations
@@ -20,6 +20,9 @@ ROOT = Path(__file__).resolve().parents[2]
 SECRET_NAME, SECRET = "NINJA_TEST_SECRET", "hunter2-do-not-leak"
 MARKERS = (ROOT / "pwned", Path("/tmp/pwned"), Path("/dev/shm/pwned"), Path.cwd() / "pwned")
 INTACT = (torch.allclose, torch.equal, torch.Tensor.__eq__, builtins.abs)
+# Shmem moves with other tests' work dirs on a shared machine; a leaked segment (the hostile
+# cases ask for 1 MiB to 3 GiB) or a full 64 MiB work dir left mounted shows above this.
+SHMEM_SLACK = 48 * 1024  # kB
 
 
 def assert_nothing_leaked(result, honest: str, before: dict) -> None:
@@ -51,14 +54,33 @@ def zygote_pids(box) -> list[int]:
     return [z.proc.pid for z in box._zygotes]
 
 
-def assert_nothing_left_behind(box, zygotes: list[int], wait: float) -> None:
-    """Wait for the workers to be reaped: the same zygotes alive, each with at most a spare."""
+def assert_nothing_left_behind(box, zygotes: list[int], wait: float, host: tuple) -> None:
+    """Wait for the workers to be reaped: the same zygotes alive, each with at most a spare;
+    no SysV IPC object or shared memory beyond what the host held before (`host_ipc`)."""
     deadline = time.monotonic() + wait
     while (left := leftovers(zygotes)) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not left, left
     assert zygote_pids(box) == zygotes, "no zygote was restarted"
     assert all(os.path.exists(f"/proc/{pid}") for pid in zygotes)
+    count, shmem = host_ipc()
+    assert count <= host[0], "a SysV IPC object was left behind"
+    assert shmem <= host[1] + SHMEM_SLACK, "shared memory was left behind"
+
+
+def host_ipc() -> tuple[int, int]:
+    """Return the number of SysV IPC objects this namespace sees and the host's Shmem in kB.
+
+    A run's objects live in its own IPC namespace and die with it; Shmem (/proc/meminfo)
+    counts every namespace's segments and tmpfs pages, so it shows any that outlive a run.
+    """
+    count = 0
+    for kind in ("shm", "msg", "sem"):
+        with open(f"/proc/sysvipc/{kind}") as f:
+            count += len(f.read().splitlines()) - 1
+    with open("/proc/meminfo") as f:
+        shmem = next(int(ln.split()[1]) for ln in f if ln.startswith("Shmem:"))
+    return count, shmem
 
 
 def leftovers(zygotes: list[int]) -> list[str]:

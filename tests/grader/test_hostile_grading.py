@@ -3,7 +3,8 @@
 Each row is (category, code, failing check, expected message). After every submission the test
 also checks that no secret, solution or reference reached the result, that no file appeared
 outside the worker, that the parent's torch is untouched, that the zygotes are the same
-processes with nothing left behind, and that the next honest answer is solved.
+processes with nothing left behind (no process, SysV IPC object or shared memory), and that the
+next honest answer is solved.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from .hostile_helpers import (
     SECRET_NAME,
     assert_nothing_leaked,
     assert_nothing_left_behind,
+    host_ipc,
     snapshot,
     zygote_pids,
 )
@@ -274,13 +276,13 @@ def test_a_hostile_submission_is_refused_cleanly(
     hostile_grader, box, honest, category, code, kind, expected
 ):
     before = snapshot(hostile_grader.prepared(hostile_grader.catalog.get(EXERCISE)))
-    zygotes = zygote_pids(box)
+    zygotes, host = zygote_pids(box), host_ipc()
     result = hostile_grader.grade(EXERCISE, code)
     failed = first_failure(result)
     assert not result.solved
     assert failed.kind == kind and expected in failed.message, failed
     assert_nothing_leaked(result, honest, before)
-    assert_nothing_left_behind(box, zygotes, wait=LIMITS.wall_seconds + 5)
+    assert_nothing_left_behind(box, zygotes, wait=LIMITS.wall_seconds + 5, host=host)
     assert hostile_grader.grade(EXERCISE, honest).solved, "the next honest answer is graded"
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import torch
 
+from ..clean import inert
 from ..codec import _error as decode_error  # the same wire form as a grading worker's errors
 from ..protocol import Frame
 from ..records import LearnerError
@@ -180,7 +181,7 @@ def _keys(frame: Frame, keys: set[str], blobs: int = 0) -> None:
 
 
 def _text(value: object, limit: int) -> str:
-    """Return value if it is a string (cut to limit), else raise ValueError."""
+    """Return value, made inert and cut to limit, if it is a string; else raise ValueError."""
     if not isinstance(value, str):
         raise ValueError(f"expected a string, got {type(value).__name__}")
-    return value[:limit]
+    return inert(value[:limit])

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
 import pytest
 import torch
 
@@ -48,3 +53,29 @@ def honest(run):
         )
 
     return check
+
+
+USR_LOCAL_COPY = "BACKPROP_TEST_USR_LOCAL_COPY"  # set by test_unprivileged.py for the ordinary user
+
+
+@pytest.fixture
+def usr_local_copy():
+    """Return a readable file under /usr/local holding "secret answers" (a copy of the project or
+    a progress database might live there), or None when it cannot be made.
+
+    As root it is made here and removed after; test_unprivileged.py makes one for its user.
+    """
+    if given := os.environ.get(USR_LOCAL_COPY):
+        yield Path(given)
+        return
+    if not os.access("/usr/local", os.W_OK):
+        yield None
+        return
+    top = Path(tempfile.mkdtemp(prefix="bpn-copy-", dir="/usr/local"))
+    try:
+        top.chmod(0o755)  # readable by everyone, the worker's uid included
+        (top / "progress.db").write_text("secret answers")
+        (top / "progress.db").chmod(0o644)
+        yield top / "progress.db"
+    finally:
+        shutil.rmtree(top)

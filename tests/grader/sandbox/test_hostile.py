@@ -10,6 +10,7 @@ import pytest
 from grader.sandbox import Case, Limits
 from grader.sandbox.client import ROOT
 
+from ..hostile_helpers import assert_nothing_left_behind, host_ipc, zygote_pids
 from .conftest import LIMITS
 
 SPAWNS = {
@@ -129,6 +130,38 @@ def test_ending_or_corrupting_the_worker_is_reported(run, honest, code, status):
     honest()
 
 
+LINGER = "import ctypes, os, time\nctypes.CDLL(None).prctl(15, b'{name}', 0, 0, 0)\n{act}\n"
+LINGERERS = {
+    "malformed": "os.write(3, b'garbage\\n')",
+    "no_result": "os.close(3)",
+}
+
+
+def _named(comm: str) -> list[int]:
+    """Return the pids of the processes whose command name is comm."""
+    found = []
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if Path(f"/proc/{entry}/comm").read_text().strip() == comm:
+                found.append(int(entry))
+        except OSError:
+            continue
+    return found
+
+
+@pytest.mark.parametrize("status", LINGERERS)
+def test_a_worker_that_ends_its_stream_then_lingers_is_stopped_at_once(run, honest, status):
+    name = f"bpn-{os.urandom(4).hex()}"
+    code = LINGER.format(name=name, act=LINGERERS[status]) + "time.sleep(100)"
+    roomy = Limits(**{**LIMITS.__dict__, "wall_seconds": 30})  # at the wall: "wall_limit"
+    outcome = run(code, limits=roomy)
+    assert outcome.status == status, outcome
+    assert "grader failed" not in outcome.message
+    assert not _named(name), "the worker still runs after its verdict"
+    for _ in range(2):  # slots are handed out in turn: the second honest run uses its slot
+        honest()
+
+
 def test_a_thread_cannot_bring_autograd_back(run):
     code = "import threading\ndef boom():\n    1 / 0\nt = threading.Thread(target=boom)\n"
     code += "t.start()\nt.join()"
@@ -193,6 +226,7 @@ ESCAPES = {
     "files/dev-shm": "open('/dev/shm/bpn-{token}', 'w').write('x')\nescaped = True",
     "files/var-tmp": "open('/var/tmp/bpn-{token}', 'w').write('x')\nescaped = True",
     "files/other-copy": "escaped = 'secret' in open('{outside}').read()",
+    "files/usr-local-copy": "escaped = 'secret' in open('{usr_local}').read()",
     "files/grader-import": "import grader.exercises\nescaped = True",
     "files/solutions": "escaped = bool(os.listdir('{root}/solutions'))",
     "files/sandbox-source": "escaped = bool(open('{root}/grader/sandbox/zygote.py').read())",
@@ -206,6 +240,7 @@ ESCAPES = {
     "namespaces/new-user": "escaped = libc.unshare(0x10000000) == 0",
     "namespaces/enter-host": "escaped = libc.setns(os.open('/proc/1/ns/mnt', os.O_RDONLY), 0) == 0",
     "memory/memfd": "fd = os.memfd_create('x')\nos.write(fd, b'x' * 2**20)\nescaped = True",
+    "memory/pipe-growth": "r, w = os.pipe()\nfcntl.fcntl(w, 1031, 2**20)\nescaped = True",
 }
 PRELUDE = "import os, fcntl, ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\nescaped = False\n"
 
@@ -216,19 +251,12 @@ def _escape_code(name: str, **where) -> str:
     return f"{PRELUDE}try:\n{indented}\nexcept Exception:\n    pass\ny = x * int(bool(escaped))"
 
 
-def _ipc_and_shmem() -> tuple[int, int]:
-    """Return the number of SysV IPC objects on the host and its Shmem in kB."""
-    count = 0
-    for kind in ("shm", "msg", "sem"):
-        with open(f"/proc/sysvipc/{kind}") as f:
-            count += len(f.read().splitlines()) - 1
-    with open("/proc/meminfo") as f:
-        shmem = next(int(ln.split()[1]) for ln in f if ln.startswith("Shmem:"))
-    return count, shmem
-
-
 @pytest.mark.parametrize("name", ESCAPES)
-def test_each_escape_is_contained_and_leaves_nothing(run, honest, sandbox, tmp_path, name):
+def test_each_escape_is_contained_and_leaves_nothing(
+    run, honest, sandbox, tmp_path, usr_local_copy, name
+):
+    if "{usr_local}" in ESCAPES[name] and usr_local_copy is None:
+        pytest.skip("no copy under /usr/local: it needs root, or test_unprivileged.py")
     outside = tmp_path / "another-copy" / "progress.db"
     outside.parent.mkdir()
     outside.write_text("secret answers")
@@ -236,14 +264,12 @@ def test_each_escape_is_contained_and_leaves_nothing(run, honest, sandbox, tmp_p
     bashrc = Path(home, ".bashrc")
     rc_before = bashrc.read_bytes() if bashrc.exists() else None
     token = os.urandom(4).hex()
-    ipc_before = _ipc_and_shmem()
+    zygotes, host = zygote_pids(sandbox), host_ipc()
     where = {"grader": os.getpid(), "home": home, "token": token, "outside": outside}
-    outcome = run(_escape_code(name, **where, root=ROOT))
+    outcome = run(_escape_code(name, **where, root=ROOT, usr_local=usr_local_copy))
     assert outcome.status == "ok", outcome
     assert not outcome.cases[0].returned["y"].tensor.any(), f"{name} escaped"
     assert not [p for p in ("/tmp", "/dev/shm", "/var/tmp") if Path(p, f"bpn-{token}").exists()]
     assert (bashrc.read_bytes() if bashrc.exists() else None) == rc_before
-    count, shmem = _ipc_and_shmem()
-    assert count <= ipc_before[0], "a SysV IPC object was left behind"
-    assert shmem <= ipc_before[1] + 64 * 1024, "shared memory was left behind"
+    assert_nothing_left_behind(sandbox, zygotes, wait=LIMITS.wall_seconds + 5, host=host)
     honest()

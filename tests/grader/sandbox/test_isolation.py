@@ -25,6 +25,13 @@ def test_nothing_that_holds_the_project_or_its_secrets_is_kept():
     assert not any(k in ("/", "/home", "/root", "/tmp", "/etc") for k in kept_paths(root))
 
 
+def test_no_broad_system_directory_is_kept_whole():
+    keeps = kept_paths(str(ROOT))
+    assert not [k for k in keeps if k in ("/usr", "/usr/local", "/opt", "/var")], keeps
+    copy = "/usr/local/src/backprop-ninja/var/progress.db"  # another copy, or a progress DB
+    assert not [k for k in keeps if copy.startswith(k.rstrip("/") + "/")], keeps
+
+
 def test_no_kept_path_is_inside_another():
     keeps = kept_paths(str(ROOT))
     assert not any(k != o and k.startswith(o + "/") for k in keeps for o in keeps)
@@ -77,3 +84,27 @@ def test_an_interpreter_reached_through_a_symlink_still_works_in_the_worker(tmp_
         timeout=120,
     )
     assert done.returncode == 0 and done.stdout.strip() == "ok [3.0, 3.0]", done.stderr[-2000:]
+
+
+WITHOUT_USERNS = """
+import ctypes, importlib.util, os, sys
+spec = importlib.util.spec_from_file_location("iso", sys.argv[1])
+iso = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(iso)
+def refuse():
+    raise OSError(1, "refused by the test")
+iso.enter_userns, os.geteuid = refuse, lambda: 1000
+print(iso.isolate(sys.argv[2])["network"])
+print(ctypes.CDLL(None).prctl(3, 0, 0, 0, 0))
+"""
+
+
+def test_the_zygote_is_not_dumpable_even_without_a_user_namespace():
+    import subprocess
+
+    script = str(ROOT / "grader" / "sandbox" / "isolation.py")
+    argv = [sys.executable, "-c", WITHOUT_USERNS, script, str(ROOT)]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    network, dumpable = done.stdout.splitlines()
+    assert network.startswith("unavailable: no user namespace (refused by the test)")
+    assert dumpable == "0", done.stderr[-2000:]

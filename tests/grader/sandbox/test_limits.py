@@ -79,3 +79,16 @@ def test_a_result_near_the_cap_comes_back_whole(run):
     outcome = run("y = torch.arange(200_000, dtype=torch.float32)")
     assert outcome.status == "ok"
     assert torch.equal(outcome.cases[0].returned["y"].tensor, torch.arange(200_000.0))
+
+
+# Files in the work dir (a tmpfs: memory) and the address space share one budget.
+FILL = "for i in range(60):\n    open(str(i), 'wb').write(b'x' * 1000 * 1024)\n"
+
+
+@pytest.mark.parametrize(("allocate", "status"), [(48, "memory_limit"), (160, "ok")])
+def test_the_work_dir_counts_against_the_memory_limit(sandbox, run, allocate, status):
+    if sandbox.layers().get("filesystem") != "on":
+        pytest.skip("work dirs are their own tmpfs only with the filesystem layer")
+    size = LIMITS.memory_bytes - allocate * 1024**2  # 60 MB of files + this: over or under
+    outcome = run(FILL + f"b = bytearray({size})\ny = x", limits=PATIENT)
+    assert outcome.status == status, outcome

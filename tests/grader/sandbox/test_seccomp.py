@@ -23,6 +23,7 @@ REFUSED = {
     "msgget": lambda: _libc().msgget(0, 0o1600),
     "memfd_create": lambda: os.memfd_create("x"),
     "ioctl FIOSETOWN": lambda: __import__("fcntl").ioctl(0, 0x8901, b"\0\0\0\0"),
+    "F_SETPIPE_SZ": lambda: __import__("fcntl").fcntl(os.pipe()[1], 1031, 2**20),
 }
 if platform.machine() == "x86_64":  # the kernel reads fcntl's command as 32-bit: 8 is F_SETOWN
     REFUSED["F_SETOWN with high bits"] = lambda: _libc().syscall(

@@ -10,10 +10,14 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 
 from grader.sandbox.client import ROOT
+
+from .conftest import USR_LOCAL_COPY
 
 USER = "ninjatest"
 SUITES = (
@@ -22,7 +26,10 @@ SUITES = (
     "tests/grader/sandbox/test_isolation.py",
     "tests/grader/sandbox/test_lifecycle.py",
     "tests/grader/sandbox/test_limits.py",
+    "tests/grader/sandbox/test_run.py",
     "tests/grader/sandbox/test_seccomp.py",
+    "tests/grader/sandbox/training/test_stream.py",
+    "tests/grader/sandbox/training/test_loop.py",
     "tests/grader/test_hostile_grading.py",
 )
 
@@ -41,7 +48,21 @@ def user() -> list[str]:
     return ["setpriv", f"--reuid={USER}", f"--regid={USER}", "--clear-groups", "--"]
 
 
-def test_the_sandbox_suites_pass_as_an_ordinary_user(user):
+@pytest.fixture
+def usr_local_copy():
+    """Make a file under /usr/local that the ordinary user can read (it cannot make one)."""
+    top = Path(tempfile.mkdtemp(prefix="bpn-copy-", dir="/usr/local"))
+    try:
+        top.chmod(0o755)
+        (top / "progress.db").write_text("secret answers")
+        (top / "progress.db").chmod(0o644)
+        yield top / "progress.db"
+    finally:
+        shutil.rmtree(top)
+
+
+@pytest.mark.timeout(1800)  # ten suites in one test, on a machine that may be busy
+def test_the_sandbox_suites_pass_as_an_ordinary_user(user, usr_local_copy):
     probe = [*user, sys.executable, "-c", f"open({str(ROOT / 'grader' / '__init__.py')!r})"]
     if subprocess.run(probe, capture_output=True).returncode != 0:
         reason = f"{USER} cannot run {sys.executable} or read {ROOT}"
@@ -50,6 +71,7 @@ def test_the_sandbox_suites_pass_as_an_ordinary_user(user):
         pytest.skip(reason)
     home = os.path.expanduser(f"~{USER}")
     env = {"PATH": os.defpath, "HOME": home, "PYTHONDONTWRITEBYTECODE": "1"}
+    env[USR_LOCAL_COPY] = str(usr_local_copy)
     command = [*user, sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *SUITES]
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]

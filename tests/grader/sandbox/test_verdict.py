@@ -33,6 +33,7 @@ def _case(kind: str, message: str = "") -> CaseOutcome:
         ({"killed": "wall", "signal": 9}, Stream(True), "wall_limit"),
         ({"signal": signal.SIGXCPU, "cpu": 1.0}, Stream(True), "cpu_limit"),
         ({"signal": signal.SIGKILL, "cpu": 1.0}, Stream(True), "cpu_limit"),
+        ({"signal": signal.SIGXCPU, "cpu": 0.84}, Stream(True), "cpu_limit"),  # a busy machine
         ({"signal": signal.SIGXCPU, "cpu": 0.01}, Stream(True), "crashed"),
         ({"signal": signal.SIGKILL}, Stream(True), "crashed"),
         ({"signal": signal.SIGSEGV}, Stream(True, True), "crashed"),
@@ -45,6 +46,11 @@ def _case(kind: str, message: str = "") -> CaseOutcome:
         ({}, Stream(), "internal"),
         ({}, Stream(True, internal="setup"), "no_result"),
         ({"error": "fork failed"}, Stream(), "internal"),
+        ({"killed": "parent"}, Stream(True, True), "internal"),
+        # Stopped after its stream ended or was refused: the SIGKILL and CPU time are ours.
+        ({"killed": "stop", "signal": 9, "cpu": 1.0}, Stream(True, error="bad"), "malformed"),
+        ({"killed": "stop", "signal": 9, "cpu": 1.0}, Stream(True), "no_result"),
+        ({"killed": "stop", "signal": 9}, Stream(), "internal"),
     ],
 )
 def test_statuses(report, stream, status):

@@ -73,6 +73,22 @@ def test_a_failure_is_decoded_with_the_learners_error():
     assert events[2].step == 2
 
 
+HOSTILE_TEXT = "\x1b[2J\x1b[32m solved\r\u202e\ud800\x07"
+INERT_TEXT = "\\x1b[2J\\x1b[32m solved\n\\u202e\\ud800\\x07"
+
+
+def test_learner_text_in_a_training_stream_is_made_inert():
+    failed = _failed(detail=HOSTILE_TEXT, error={**ERROR, "message": HOSTILE_TEXT})
+    _, events = _stream(
+        _metrics(2, 3.0, 2.5), failed, Frame({"kind": "done", "stdout": HOSTILE_TEXT})
+    )
+    texts = [events[2].detail, events[2].error.message, events[3].stdout]
+    _, internal = _stream(Frame({"kind": "internal", "log": HOSTILE_TEXT}))
+    for text in [*texts, internal[1].log]:
+        assert text == INERT_TEXT
+        text.encode("utf-8")  # no lone surrogate left
+
+
 def test_an_internal_report_ends_the_stream():
     stream, events = _stream(Frame({"kind": "internal", "log": "boom"}))
     assert events[1] == Internal("boom") and stream.done
