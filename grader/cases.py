@@ -95,7 +95,7 @@ def upstream(exercise: Exercise, run: ForwardRun) -> dict[str, torch.Tensor]:
 def random_upstream(
     exercise: Exercise, run: ForwardRun, g: torch.Generator | None = None
 ) -> dict[str, torch.Tensor]:
-    """Return random upstream gradients, every consumer on one scale (the output keeps 1).
+    """Return random upstream gradients, every consumer on one scale (a scalar output keeps 1).
 
     One scale, the largest spread among the true upstream gradients, so that no consumer's
     branch can vanish: scaled to its own spread, `dlogit_maxes` (about 1e-9) would hide the
@@ -107,7 +107,7 @@ def random_upstream(
     out = {}
     for name in exercise.given:
         like = run.grads[name]
-        if name == exercise.scenario.output:
+        if name == exercise.scenario.output and like.dim() == 0:
             out[name] = torch.ones_like(like)
         else:
             out[name] = torch.randn(like.shape, generator=g, dtype=like.dtype) * scale

@@ -168,6 +168,11 @@ def load_exercise(path: Path, scenario: Scenario) -> Exercise:
     check_keys(raw, EXERCISE_KEYS, REQUIRED, where)
     target = raw["target"]
     require(target in scenario.names(), f"{where}: target", f"`{target}` is not in the scenario")
+    require(
+        scenario.differentiable(target),
+        f"{where}: target",
+        f"`{target}` has no gradient (drawn in setup, or a mask, indices or a comparison)",
+    )
     given = tuple(raw.get("given", scenario.consumers(target)))
     exercise = Exercise(
         id=match.group(2),
@@ -220,6 +225,11 @@ def _check_exercise(exercise: Exercise, where: str) -> None:
     require(exercise.given, f"{where}: given", f"`{exercise.target}` has no consumers")
     for name in exercise.given:
         require(name in names, f"{where}: given", f"`{name}` is not in the scenario")
+        require(
+            exercise.scenario.differentiable(name),
+            f"{where}: given",
+            f"`{name}` has no gradient to give (a mask, indices or a comparison)",
+        )
     sizes = exercise.scenario.sizes | exercise.scenario.alt_sizes
     for name in exercise.scope or ():
         require(

@@ -1,0 +1,163 @@
+"""The scenario language end to end: a scenario using every construct (tests/grader/fixtures/
+language) validates, right answers are solved, wrong ones are told their misconception, and
+what the language cannot say is refused at the scenario's own line."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+import grader.exercises
+from grader import Grader
+from grader.exercises import discover
+from grader.result import FAIL
+from grader.scenariocheck import check_scenario
+from grader.validate import validate
+
+FIXTURE = Path(__file__).parent / "fixtures" / "language"
+SOLUTIONS = FIXTURE / "solutions"
+
+
+@pytest.fixture(autouse=True)
+def fixture_solutions(monkeypatch):
+    monkeypatch.setattr(grader.exercises, "SOLUTIONS_DIR", SOLUTIONS)
+
+
+@pytest.fixture
+def folder(tmp_path):
+    """Return a copy of the fixture's exercises, to edit."""
+    shutil.copytree(FIXTURE / "exercises", tmp_path / "exercises")
+    return tmp_path / "exercises"
+
+
+@pytest.fixture(scope="module")
+def language_grader(default_data):
+    return Grader(default_data, discover(FIXTURE / "exercises"))
+
+
+def _first_failure(result) -> str:
+    failed = next((c for c in result.checks if c.status == FAIL), None)
+    return f"{failed.message} {failed.hint}" if failed else ""
+
+
+def test_the_scenario_using_every_construct_validates():
+    count, findings = validate(FIXTURE / "exercises")
+    assert count == 6 and findings == []
+
+
+def test_each_construct_lowers_to_its_own_tensors():
+    (scenario,) = discover(FIXTURE / "exercises").scenarios
+    loop = [s.source for s in scenario.forward if s.line == 3]
+    assert loop == [
+        "r_2 = r_1 + torch.tanh(r_1 @ W[1]) * math.sqrt(0.5)",
+        "r = r_2 + torch.tanh(r_2 @ W[2]) * math.sqrt(0.5)",
+    ]
+    assert scenario.consumers("r") == ("a", "b")  # tuple unpacking: a tensor per name
+    assert scenario.consumers("u") == ("best", "hr_1")  # not the mask, not the indices
+    assert not scenario.differentiable("relu") and not scenario.differentiable("top")
+    assert scenario.statement("hr").source == "hr = hr_1.mul(keep)"
+
+
+@pytest.mark.parametrize(
+    ("exercise", "code"),
+    [
+        ("dhr_1", "dhr_1 = dhr * keep"),
+        ("du", "du = dhr_1 * relu + F.one_hot(top, u.shape[1]).double() * dbest[:, None]"),
+        ("dr", "dr = da @ W1[:, : da.shape[1]].T + db @ W1[:, da.shape[1] :].T"),
+        ("dhr", "dhr = dy * 1.0"),
+    ],
+)
+def test_right_answers_are_solved(language_grader, exercise, code):
+    result = language_grader.grade(exercise, code)
+    assert result.solved, _first_failure(result)
+
+
+@pytest.mark.parametrize(
+    ("exercise", "code", "diagnosis"),
+    [
+        ("dhr_1", "dhr_1 = -dhr * keep", "opposite sign"),  # in place, a fixed dropout mask
+        ("dhr_1", "dhr_1 = dhr * keep * 2", "constant factor of 2"),
+        ("dhr_1", "dhr_1 = dhr", "multiplied by the dropout mask"),  # the listed mistake
+        ("du", "du = dhr_1 * relu", "`u` is also used by `best`"),  # mask and indices
+        (
+            "du",
+            "du = dhr_1 * relu - F.one_hot(top, u.shape[1]).double() * dbest.view(-1, 1)",
+            "flows back through `best` has the opposite sign",
+        ),
+        ("db", "s = torch.sigmoid(b)\ndb = du_1 * a * s * (1 - s)", "`b` is also used by `u`"),
+        (
+            "dr",
+            "dr = torch.cat([da, torch.zeros_like(db)], 1) @ W1.T",
+            "`r` is also used by `b`",
+        ),  # tuple unpacking
+        ("dr", "dr = -torch.cat([da, db], 1) @ W1.T", "opposite sign"),
+        (
+            "dr_1",
+            "t = torch.tanh(r_1 @ W[1])\ndr_1 = (dr_2 * (1 - t**2) * math.sqrt(0.5)) @ W[1].T",
+            "also flows straight through",
+        ),  # a loop, math
+        ("dhr", "dhr = dy.sum(0, keepdim=True)", "do not sum there"),  # a non-scalar output
+        ("dhr", "dhr = dy * 2", "constant factor of 2"),
+    ],
+)
+def test_wrong_answers_are_told_their_misconception(language_grader, exercise, code, diagnosis):
+    result = language_grader.grade(exercise, code)
+    assert not result.solved
+    assert diagnosis in _first_failure(result)
+
+
+def test_the_whole_pass_of_the_scenario_is_graded(language_grader):
+    code = (SOLUTIONS / "90_language" / "whole_pass.py").read_text()
+    result = language_grader.grade_pass(code, "90_language")
+    assert result.solved, result.message
+    assert [r.name for r in result.rows][:2] == ["dhr", "dhr_1"]
+    broken = language_grader.grade_pass(code.replace("dhr * keep", "dhr"), "90_language")
+    assert not broken.solved and broken.root_cause == "dhr_1"
+
+
+def _edit(folder: Path, old: str, new: str) -> None:
+    path = folder / "90_language" / "scenario.toml"
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "where", "problem"),
+    [
+        ("hr.mul_(keep)", "hr[0] = 0.0", "forward.code", "line 11: assign to names only"),
+        ("hr.mul_(keep)", "hr.zero_()", "forward.code", "line 11: `zero_` has no out-of-place"),
+        ("range(1, 3)", "range(n)", "forward.code", "line 2: a loop must run over `range`"),
+    ],
+)
+def test_what_the_language_cannot_say_is_refused_at_its_line(folder, old, new, where, problem):
+    _edit(folder, old, new)
+    catalog = discover(folder)
+    (error,) = catalog.errors
+    assert error.where.endswith(f"scenario.toml: {where}") and problem in error.problem
+    count, findings = validate(folder)
+    assert any(f.where.endswith(where) and problem in f.problem for f in findings)
+
+
+def test_a_line_the_language_misjudges_is_reported_by_autograd(folder):
+    _edit(
+        folder,
+        "y = hr + best.view(n, 1)  # (n, h)",
+        "y = hr + best.view(n, 1)  # (n, h)\nz = x * 2",
+    )
+    (scenario,) = discover(folder).scenarios
+    ((where, problem),) = check_scenario(scenario)
+    assert where.endswith("forward.code line 13")
+    assert "`z` gets no gradient from autograd" in problem
+
+
+def test_a_target_or_given_without_a_gradient_is_refused(folder):
+    path = folder / "90_language" / "02_du.toml"
+    path.write_text(path.read_text().replace('target = "u"', 'target = "relu"'))
+    (error,) = discover(folder).errors
+    assert error.where.endswith("02_du.toml: target") and "has no gradient" in error.problem
+    path.write_text(path.read_text().replace('target = "relu"', 'target = "u"\ngiven = ["top"]'))
+    (error,) = discover(folder).errors
+    assert error.where.endswith("02_du.toml: given") and "has no gradient to give" in error.problem
