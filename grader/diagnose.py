@@ -124,11 +124,15 @@ def shape_hint(
 
 
 def wrong_sum(g: tuple, e: tuple, sizes: dict, upstream: tuple[tuple[int, ...], ...]) -> str:
-    """Name a sum over the wrong dim: both shapes keep one size each, but different ones."""
+    """Name a sum over the wrong dim: both shapes keep as many sizes, all alike but one
+    (`(B, C)` for `(hs, C)`: the sum went over hs, where it should have gone over B)."""
     gs, es = _squeezed(g), _squeezed(e)
-    if len(gs) != 1 or len(es) != 1 or gs == es:
+    if len(gs) != len(es):
         return ""
-    kept_wrong, kept_right = gs[0], es[0]
+    differ = [i for i, (a, b) in enumerate(zip(gs, es, strict=True)) if a != b]
+    if len(differ) != 1:
+        return ""
+    kept_wrong, kept_right = gs[differ[0]], es[differ[0]]
     full = next((u for u in upstream if kept_wrong in u and kept_right in u), None)
     if full is None:
         return feedback.hint_wrong_sum(label(kept_right, sizes), label(kept_wrong, sizes))

@@ -147,6 +147,13 @@ SIZES = {"n": 32, "n_embd": 10, "n_hidden": 64, "block_size": 3, "vocab_size": 2
             feedback.hint_wrong_sum("vocab_size", "n"),
         ),
         (
+            "a batched weight summed over its own dim, not the batch's",
+            torch.zeros(32, 27),
+            torch.zeros(64, 27),
+            ((32, 3, 27),),
+            feedback.hint_wrong_sum("n_hidden", "n"),
+        ),
+        (
             "summed though every element has its own gradient",
             torch.zeros(1, 64),
             torch.zeros(32, 64),
