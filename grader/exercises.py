@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from grader.scenario import Scenario, load_scenario
@@ -32,7 +32,10 @@ EXERCISE_KEYS = {
     "mistakes": list,
     "atol": float,  # per-exercise tolerance, as torch.allclose applies it (default 1e-8)
     "rtol": float,  # (default 1e-5)
+    "answers": list,  # several gradients to write at once, e.g. ["dq", "dk"]
+    "dtype": str,  # "float32" or "float64": the dtype of the inputs and of the answer
 }
+DTYPES = ("float32", "float64")
 REQUIRED = ("title", "target", "prompt", "starter", "hints")
 MISTAKE_KEYS = {"code": str, "message": str}
 
@@ -63,6 +66,18 @@ class Exercise:
     hints: tuple[str, ...]
     mistakes: tuple[Mistake, ...]
     tolerance: tuple[float, float] | None = None  # (atol, rtol) when the file sets either
+    answers: tuple[str, ...] = ()  # every variable to write, when there are several
+    dtype: str = ""  # the dtype of the inputs and the answer; "" keeps the scenario's
+
+    def parts(self) -> tuple[Exercise, ...]:
+        """Return one exercise per answer, each graded on its own with the same inputs
+        (`answers = ["dq", "dk"]` gives the parts `...:dq` and `...:dk`)."""
+        if not self.answers:
+            return (self,)
+        return tuple(
+            replace(self, id=f"{self.id}:{a}", target=a[1:], answer=a, answers=())
+            for a in self.answers
+        )
 
     @property
     def solution_path(self) -> Path:
@@ -173,7 +188,8 @@ def load_exercise(path: Path, scenario: Scenario) -> Exercise:
         f"{where}: target",
         f"`{target}` has no gradient (drawn in setup, or a mask, indices or a comparison)",
     )
-    given = tuple(raw.get("given", scenario.consumers(target)))
+    answers = _answers(raw, scenario, where)
+    given = tuple(raw.get("given", _consumers(scenario, [a[1:] for a in answers] or [target])))
     exercise = Exercise(
         id=match.group(2),
         path=path,
@@ -189,9 +205,33 @@ def load_exercise(path: Path, scenario: Scenario) -> Exercise:
         hints=tuple(raw["hints"]),
         mistakes=tuple(_mistakes(raw.get("mistakes", []), where)),
         tolerance=_tolerance(raw, where),
+        answers=answers,
+        dtype=raw.get("dtype", ""),
     )
     _check_exercise(exercise, where)
     return exercise
+
+
+def _consumers(scenario: Scenario, targets: list[str]) -> tuple[str, ...]:
+    """Return the consumers of any of the targets that are not targets themselves."""
+    found = [c for t in targets for c in scenario.consumers(t) if c not in targets]
+    return tuple(dict.fromkeys(found))
+
+
+def _answers(raw: dict, scenario: Scenario, where: str) -> tuple[str, ...]:
+    """Read `answers`: `d` + a tensor with a gradient each, the target's among them."""
+    if "answers" not in raw:
+        return ()
+    answers = raw["answers"]
+    at = f"{where}: answers"
+    require("answer" not in raw, at, "set `answers` or `answer`, not both")
+    require(len(answers) >= 2, at, "lists at least two gradients (or use `answer`)")
+    for name in answers:
+        ok = isinstance(name, str) and name.startswith("d")
+        require(ok and scenario.differentiable(name[1:]), at, f"`{name}` is not `d` + a tensor")
+    require(len(set(answers)) == len(answers), at, "lists a gradient twice")
+    require(f"d{raw['target']}" in answers, at, f"must include `d{raw['target']}`, the target's")
+    return tuple(answers)
 
 
 def _tolerance(raw: dict, where: str) -> tuple[float, float] | None:
@@ -223,6 +263,11 @@ def _check_exercise(exercise: Exercise, where: str) -> None:
     require(len(exercise.hints) >= 2, f"{where}: hints", "needs at least two hints")
     require(all(isinstance(h, str) for h in exercise.hints), f"{where}: hints", "must be strings")
     require(exercise.given, f"{where}: given", f"`{exercise.target}` has no consumers")
+    require(
+        exercise.dtype in ("", *DTYPES),
+        f"{where}: dtype",
+        f"must be one of {', '.join(DTYPES)}, got {exercise.dtype!r}",
+    )
     for name in exercise.given:
         require(name in names, f"{where}: given", f"`{name}` is not in the scenario")
         require(

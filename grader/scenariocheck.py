@@ -115,7 +115,12 @@ def evaluate_shape(comment: str, sizes: dict) -> tuple[int, ...] | None:
 
 
 def given_cuts(exercise) -> list[Finding]:
-    """Report a `given` that leaves a path from the target to the output uncut."""
+    """Report a `given` that leaves a path from a target (each answer's) to the output uncut."""
+    return next((found for part in exercise.parts() if (found := _uncut(part))), [])
+
+
+def _uncut(exercise) -> list[Finding]:
+    """Report the first path from the exercise's target to the output that `given` leaves."""
     scenario, given = exercise.scenario, set(exercise.given)
     seen, frontier = set(), [exercise.target]
     while frontier:

@@ -8,10 +8,11 @@ import shutil
 from pathlib import Path
 
 import pytest
+import torch
 
 import grader.exercises
 from grader import Grader
-from grader.exercises import discover
+from grader.exercises import EXERCISES_DIR, discover
 from grader.result import FAIL
 from grader.scenariocheck import check_scenario
 from grader.validate import validate
@@ -44,7 +45,7 @@ def _first_failure(result) -> str:
 
 def test_the_scenario_using_every_construct_validates():
     count, findings = validate(FIXTURE / "exercises")
-    assert count == 6 and findings == []
+    assert count == 7 and findings == []
 
 
 def test_each_construct_lowers_to_its_own_tensors():
@@ -161,3 +162,63 @@ def test_a_target_or_given_without_a_gradient_is_refused(folder):
     path.write_text(path.read_text().replace('target = "relu"', 'target = "u"\ngiven = ["top"]'))
     (error,) = discover(folder).errors
     assert error.where.endswith("02_du.toml: given") and "has no gradient to give" in error.problem
+
+
+def test_an_exercise_with_several_answers_checks_each(language_grader):
+    right = (SOLUTIONS / "90_language" / "dab.py").read_text()
+    result = language_grader.grade("dab", right)
+    assert result.solved and [p.answer for p in result.parts] == ["da", "db"]
+    assert all(p.solved for p in result.parts)
+    result = language_grader.grade("dab", right.replace("da = du_1 * s", "da = -du_1 * s"))
+    assert not result.solved and result.answer == "da" and result.exercise == "dab"
+    assert "opposite sign" in _first_failure(result) and result.parts[1].solved
+    result = language_grader.grade("dab", right.replace(" + du\n", "\n"))
+    assert not result.solved and result.answer == "db" and result.parts[0].solved
+    assert "`u += b` reads `b` too" in _first_failure(result)
+
+
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        ('answers = ["da"]', "lists at least two gradients"),
+        ('answers = ["da", "dtop"]', "`dtop` is not `d` + a tensor"),
+        ('answers = ["db", "du"]', "must include `da`"),
+        ('answers = ["da", "db"]\nanswer = "da"', "set `answers` or `answer`, not both"),
+    ],
+)
+def test_answers_are_checked_against_the_scenario(folder, line, problem):
+    path = folder / "90_language" / "07_dab.toml"
+    path.write_text(path.read_text().replace('answers = ["da", "db"]', line))
+    (error,) = discover(folder).errors
+    assert error.where.endswith("07_dab.toml: answers") and problem in error.problem
+
+
+@pytest.fixture
+def layernorm64(tmp_path, default_data):
+    """Return a grader over a copy of the LayerNorm scenario with a float64 exercise added."""
+    folder = tmp_path / "exercises" / "02_layernorm"
+    shutil.copytree(EXERCISES_DIR / "02_layernorm", folder)
+    text = (folder / "02_drstd.toml").read_text()
+    (folder / "04_drstd64.toml").write_text('dtype = "float64"\n' + text)
+    return Grader(default_data, discover(folder.parent))
+
+
+def test_an_exercise_in_float64_gives_float64_inputs_and_wants_float64(layernorm64):
+    answer = "drstd = (xc * dxhat).sum(-1, keepdim=True)"
+    result = layernorm64.grade("drstd64", answer)
+    assert result.solved, _first_failure(result)
+    prepared = layernorm64.prepared(layernorm64.catalog.get("drstd64"))
+    assert prepared.case("lecture").tensors["xc"].dtype == prepared.expected["lecture"].dtype
+    assert prepared.expected["lecture"].dtype == torch.float64
+    result = layernorm64.grade("drstd64", answer + ".float()")
+    assert not result.solved and "got torch.float32, expected torch.float64" in _first_failure(
+        result
+    )
+    assert layernorm64.grade("drstd", answer + ".float()").solved  # the scenario's own dtype
+
+
+def test_an_unknown_dtype_is_refused(folder):
+    path = folder / "90_language" / "07_dab.toml"
+    path.write_text('dtype = "float16"\n' + path.read_text())
+    (error,) = discover(folder).errors
+    assert error.where.endswith("07_dab.toml: dtype") and "float32, float64" in error.problem
