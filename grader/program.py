@@ -138,6 +138,7 @@ def _write(node: ast.stmt, where: str, consts: dict[str, int]) -> _Write:
         names, value = _in_place(node, where, at)
     else:
         raise SchemaError(where, f"{at}: write it as {SUPPORTED}")
+    _refuse_hidden_in_place(value, where, at)
     bound = [n for n in names if n in consts]
     if bound:
         raise SchemaError(where, f"{at}: `{bound[0]}` is the loop variable; it cannot be assigned")
@@ -145,6 +146,18 @@ def _write(node: ast.stmt, where: str, consts: dict[str, int]) -> _Write:
     plain = isinstance(node, ast.Assign) and len(names) == 1 and not consts
     plain = plain and isinstance(node.targets[0], ast.Name)
     return _Write(names, value, node.lineno, node, plain)
+
+
+def _refuse_hidden_in_place(value: ast.expr, where: str, at: str) -> None:
+    """Refuse `y = x.add_(1)`: it would change `x` behind its version's back."""
+    for node in ast.walk(value):
+        if _in_place_call(ast.Expr(node)):
+            name, method = node.func.value.id, node.func.attr
+            raise SchemaError(
+                where,
+                f"{at}: `{name}.{method}(...)` changes `{name}` in place inside an expression; "
+                f"put it on a line of its own or use `{name}.{method[:-1]}(...)`",
+            )
 
 
 def _targets(target: ast.expr, where: str, at: str) -> tuple[str, ...]:

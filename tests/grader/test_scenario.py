@@ -51,6 +51,7 @@ def test_whole_pass_lists_the_26_gradients_in_backward_order(mlp):
         ("while True:\n    x = 1", "line 1: write it as"),
         ("for i in range(600):\n    x = i", "the loop runs 600 times"),
         ("x = 1\nx = 2\nx_1 = 3", "line 3: `x_1` is also the name of write 1 of `x`"),
+        ("y = x.add_(1) * 2", "line 1: `x.add_(...)` changes `x` in place inside an expression"),
     ],
 )
 def test_parse_program_rejects_what_the_language_cannot_say(source, problem):
