@@ -14,7 +14,7 @@ import grader.exercises
 from grader import Grader
 from grader.exercises import EXERCISES_DIR, discover
 from grader.result import FAIL
-from grader.scenariocheck import check_scenario
+from grader.scenariocheck import check_scenario, given_cuts
 from grader.validate import validate
 
 FIXTURE = Path(__file__).parent / "fixtures" / "language"
@@ -175,6 +175,13 @@ def test_an_exercise_with_several_answers_checks_each(language_grader):
     result = language_grader.grade("dab", right.replace(" + du\n", "\n"))
     assert not result.solved and result.answer == "db" and result.parts[0].solved
     assert "`u += b` reads `b` too" in _first_failure(result)
+
+
+def test_a_given_must_cut_the_path_of_every_answer(folder):
+    path = folder / "90_language" / "07_dab.toml"
+    path.write_text('given = ["u_1"]\n' + path.read_text())
+    ((where, problem),) = given_cuts(discover(folder).get("dab"))
+    assert where.endswith("07_dab.toml: given") and "leaves a path from `b` to `y`" in problem
 
 
 @pytest.mark.parametrize(
