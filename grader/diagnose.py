@@ -205,7 +205,19 @@ def value_hint(
     if alike(-got, expected):
         return feedback.hint_sign()
     label_ = factor_label(got, expected, n, sizes)
-    return feedback.hint_factor(label_) if label_ else ""
+    if label_:
+        return feedback.hint_factor(label_)
+    return _masked_hint(got, expected)
+
+
+def _masked_hint(got: torch.Tensor, expected: torch.Tensor) -> str:
+    """Name an answer right everywhere but where the true gradient is exactly zero (values the
+    forward pass overwrote, as a causal mask's `masked_fill` does)."""
+    zero = expected == 0
+    stray = int((zero & (got != 0)).sum())
+    if not stray or not bool((~zero).any()) or not alike(got.masked_fill(zero, 0.0), expected):
+        return ""
+    return feedback.hint_masked(stray)
 
 
 def _branch_hint(got: torch.Tensor, expected: torch.Tensor, consumer: str, n: int, sizes) -> str:

@@ -69,6 +69,13 @@ def test_value_hint_prefers_instructor_mistakes_then_consumers():
     assert _hint(wrong, partials=partial) == expected
 
 
+def test_value_hint_names_values_that_should_be_masked_out():
+    masked = REF.clone()
+    masked[:4] = 0.0
+    assert _hint(REF, expected=masked) == feedback.hint_masked(4 * REF.shape[1])
+    assert _hint(REF * 2, expected=masked) == ""  # wrong where it is not masked, too
+
+
 def test_value_hint_stays_quiet_on_tiny_gradients():
     tiny = torch.full((32, 1), 1e-9)
     assert _hint(torch.zeros(32, 1), expected=tiny) == ""
