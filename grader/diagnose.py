@@ -91,9 +91,11 @@ def shape_hint(
     expected: torch.Tensor,
     sizes: dict | None = None,
     upstream: tuple[tuple[int, ...], ...] = (),
+    declared: str = "",
 ) -> str:
     """Explain a shape mismatch: a broadcast dim to sum, a dropped dim, a transpose, a reshape,
-    a sum over the wrong dim or a sum that should not be there; sizes are named where known."""
+    a sum over the wrong dim or a sum that should not be there; sizes are named where known
+    (`declared`, the target's shape comment, where they are not)."""
     g, e = tuple(got.shape), tuple(expected.shape)
     sizes = sizes or {}
     if got.numel() == expected.numel() and _squeezed(g) == _squeezed(e):
@@ -108,9 +110,9 @@ def shape_hint(
         summed = got.sum(dims, keepdim=True).reshape(e)
         if alike(summed, expected):
             return feedback.hint_sum_dims(dims, keepdim=len(e) == len(g))
-        return feedback.hint_reshape(e, named(e, sizes))  # summing alone would stay wrong
+        return feedback.hint_reshape(e, named(e, sizes, declared))  # summing alone: still wrong
     if got.numel() == expected.numel():
-        return feedback.hint_reshape(e, named(e, sizes))
+        return feedback.hint_reshape(e, named(e, sizes, declared))
     wrong = wrong_sum(g, e, sizes, upstream)
     if wrong:
         return wrong
@@ -118,7 +120,7 @@ def shape_hint(
         padded = (1,) * (len(e) - len(g)) + g
         lost = [i for i, (a, b) in enumerate(zip(padded, e, strict=True)) if a != b]
         return feedback.hint_broadcast_back(
-            named(e, sizes), lost, [label(e[i], sizes) for i in lost]
+            named(e, sizes, declared), lost, [label(e[i], sizes) for i in lost]
         )
     return ""
 
@@ -156,9 +158,12 @@ def label(value: int, sizes: dict) -> str:
     return products[0] if len(products) == 1 and not names else str(value)
 
 
-def named(shape: tuple[int, ...], sizes: dict) -> str:
-    """Return a shape with its sizes named: (32, 27) -> (n, vocab_size)."""
+def named(shape: tuple[int, ...], sizes: dict, declared: str = "") -> str:
+    """Return a shape with its sizes named: (32, 27) -> (n, vocab_size); where a size stays a
+    number, the shape comment `declared` instead, if given: (2*n_embd, n_hidden)."""
     parts = [label(v, sizes) if v != 1 else "1" for v in shape]
+    if declared and any(p.isdigit() and p != "1" for p in parts):
+        return declared
     return f"({parts[0]},)" if len(parts) == 1 else "(" + ", ".join(parts) + ")"
 
 

@@ -200,7 +200,10 @@ class Grader:
         run = prepared.runs[LECTURE]
         upstream = tuple(tuple(t.shape) for t in prepared.cotangents[LECTURE].values())
         expected, exact = prepared.expected[LECTURE], bool(exercise.dtype)
-        done.append(checks.check_form(name, lecture_case, expected, run.sizes, upstream, exact))
+        declared = _declared_shape(exercise, run.sizes, tuple(expected.shape))
+        done.append(
+            checks.check_form(name, lecture_case, expected, run.sizes, upstream, exact, declared)
+        )
         if done[-1].status == FAIL:
             return _result(exercise, done, "the answer has the wrong form", stdout=stdout)
         return self._values(prepared, outcome, done, stdout)
@@ -298,6 +301,14 @@ def _has_silent_consumer(exercise: Exercise, lecture) -> bool:
         if float(grad.abs().max()) <= noise:
             return True
     return False
+
+
+def _declared_shape(exercise: Exercise, sizes: dict, shape: tuple[int, ...]) -> str:
+    """Return the target's shape comment when it holds for these sizes, else ""."""
+    from grader.scenariocheck import evaluate_shape
+
+    comment = exercise.scenario.statement(exercise.target).shape
+    return comment if comment and evaluate_shape(comment, sizes) == shape else ""
 
 
 def _parse_message(problem: rules.Problem) -> str:

@@ -76,6 +76,13 @@ def test_value_hint_names_values_that_should_be_masked_out():
     assert _hint(REF * 2, expected=masked) == ""  # wrong where it is not masked, too
 
 
+def test_a_size_left_unnamed_is_named_by_the_shape_comment():
+    sizes = {"n": 32, "n_embd": 6, "groups": 4}
+    assert diagnose.named((12, 20), sizes) == "(12, 20)"
+    assert diagnose.named((12, 20), sizes, "(2*n_embd, n_hidden)") == "(2*n_embd, n_hidden)"
+    assert diagnose.named((32, 6), sizes, "(batch, width)") == "(n, n_embd)"  # named already
+
+
 def test_value_hint_stays_quiet_on_tiny_gradients():
     tiny = torch.full((32, 1), 1e-9)
     assert _hint(torch.zeros(32, 1), expected=tiny) == ""
