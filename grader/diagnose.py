@@ -113,7 +113,7 @@ def shape_hint(
         return feedback.hint_reshape(e, named(e, sizes, declared))  # summing alone: still wrong
     if got.numel() == expected.numel():
         return feedback.hint_reshape(e, named(e, sizes, declared))
-    wrong = wrong_sum(g, e, sizes, upstream)
+    wrong = wrong_sum(g, e, sizes, upstream, declared)
     if wrong:
         return wrong
     if broadcast_dims(e, g) is not None:
@@ -125,7 +125,9 @@ def shape_hint(
     return ""
 
 
-def wrong_sum(g: tuple, e: tuple, sizes: dict, upstream: tuple[tuple[int, ...], ...]) -> str:
+def wrong_sum(
+    g: tuple, e: tuple, sizes: dict, upstream: tuple[tuple[int, ...], ...], declared: str = ""
+) -> str:
     """Name a sum over the wrong dim: both shapes keep as many sizes, all alike but one
     (`(B, C)` for `(hs, C)`: the sum went over hs, where it should have gone over B)."""
     gs, es = _squeezed(g), _squeezed(e)
@@ -135,16 +137,26 @@ def wrong_sum(g: tuple, e: tuple, sizes: dict, upstream: tuple[tuple[int, ...], 
     if len(differ) != 1:
         return ""
     kept_wrong, kept_right = gs[differ[0]], es[differ[0]]
+    right = label(kept_right, sizes)
+    right = (_declared_label(e, kept_right, declared) or right) if right.isdigit() else right
     full = next((u for u in upstream if kept_wrong in u and kept_right in u), None)
     if full is None:
-        return feedback.hint_wrong_sum(label(kept_right, sizes), label(kept_wrong, sizes))
+        return feedback.hint_wrong_sum(right, label(kept_wrong, sizes))
     return feedback.hint_wrong_sum(
-        label(kept_right, sizes),
+        right,
         label(kept_wrong, sizes),
         full.index(kept_wrong),
         full.index(kept_right),
         keepdim=len(e) == len(full),
     )
+
+
+def _declared_label(shape: tuple, value: int, declared: str) -> str:
+    """Return the shape comment's name for the dim of `shape` that holds `value`, if any."""
+    parts = [p.strip() for p in declared.strip().strip("()").split(",") if p.strip()]
+    if len(parts) != len(shape) or value not in shape:
+        return ""
+    return parts[shape.index(value)]
 
 
 def label(value: int, sizes: dict) -> str:

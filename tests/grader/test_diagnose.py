@@ -81,6 +81,8 @@ def test_a_size_left_unnamed_is_named_by_the_shape_comment():
     assert diagnose.named((12, 20), sizes) == "(12, 20)"
     assert diagnose.named((12, 20), sizes, "(2*n_embd, n_hidden)") == "(2*n_embd, n_hidden)"
     assert diagnose.named((32, 6), sizes, "(batch, width)") == "(n, n_embd)"  # named already
+    hint = diagnose.wrong_sum((32, 20), (12, 20), sizes, (), "(2*n_embd, n_hidden)")
+    assert hint == feedback.hint_wrong_sum("2*n_embd", "n")
 
 
 def test_value_hint_stays_quiet_on_tiny_gradients():
