@@ -24,6 +24,7 @@ from grader.result import (
     Result,
 )
 from grader.sandbox import RunOutcome, Sandbox, default_sandbox
+from grader.scenariocheck import evaluate_shape
 from grader.views import ExerciseView, describe
 from grader.wholepass import grade_pass, header
 
@@ -305,8 +306,6 @@ def _has_silent_consumer(exercise: Exercise, lecture) -> bool:
 
 def _declared_shape(exercise: Exercise, sizes: dict, shape: tuple[int, ...]) -> str:
     """Return the target's shape comment when it holds for these sizes, else ""."""
-    from grader.scenariocheck import evaluate_shape
-
     comment = exercise.scenario.statement(exercise.target).shape
     return comment if comment and evaluate_shape(comment, sizes) == shape else ""
 
