@@ -229,3 +229,21 @@ def test_an_unknown_dtype_is_refused(folder):
     path.write_text('dtype = "float16"\n' + path.read_text())
     (error,) = discover(folder).errors
     assert error.where.endswith("07_dab.toml: dtype") and "float32, float64" in error.problem
+
+
+def test_the_readme_worked_example_validates(tmp_path, monkeypatch):
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    start = readme.index('title = "A residual stack"')
+    folder = tmp_path / "exercises" / "05_residual"
+    folder.mkdir(parents=True)
+    (folder / "scenario.toml").write_text(readme[start : readme.index("~~~", start)])
+    (folder / "01_db.toml").write_text(
+        'title = "db"\ntarget = "b"\nprompt = "Write `db`."\nstarter = "db = ..."\n'
+        'hints = ["Two lines read `b`.", "Add both contributions."]\n'
+    )
+    solutions = tmp_path / "solutions" / "05_residual"
+    solutions.mkdir(parents=True)
+    (solutions / "db.py").write_text("s = torch.sigmoid(b)\ndb = du_1 * a * s * (1 - s) + du\n")
+    monkeypatch.setattr(grader.exercises, "SOLUTIONS_DIR", tmp_path / "solutions")
+    assert discover(folder.parent).get("db").given == ("u_1", "u")  # as the README says
+    assert validate(folder) == (1, [])
