@@ -262,7 +262,8 @@ def _check_versions(writes: list[list[_Write]], counts: Counter, wheres: list[st
         for write in program:
             for name in write.names:
                 base, _, number = name.rpartition("_")
-                if number.isdigit() and 0 < int(number) < counts.get(base, 0):
+                clash = number.isdigit() and name == f"{base}_{int(number)}"
+                if clash and 0 < int(number) < counts.get(base, 0):
                     raise SchemaError(
                         where,
                         f"line {write.line}: `{name}` is also the name of write {number} of "

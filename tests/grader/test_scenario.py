@@ -67,6 +67,7 @@ def test_parse_program_rejects_what_the_language_cannot_say(source, problem):
         ("y = x * 2  # (n,)", ["y = x * 2"]),
         ("y = x * 2\ny += x", ["y_1 = x * 2", "y = y_1 + x"]),
         ("y = x * 2\ny.mul_(x)", ["y_1 = x * 2", "y = y_1.mul(x)"]),
+        ("y = x\ny_01 = x\ny += 1", ["y_1 = x", "y_01 = x", "y = y_1 + 1"]),
         ("y = x\ny = y + 1\nz = y", ["y_1 = x", "y = y_1 + 1", "z = y"]),
         ("a, b = x.chunk(2)", ["a, _ = x.chunk(2)", "_, b = x.chunk(2)"]),
         (
