@@ -15,7 +15,7 @@ from grader.program import Statement
 # Methods and functions whose result carries no gradient (indices, masks, signs, detached).
 NO_GRADIENT = frozenset(
     {
-        *("long", "int", "bool", "short", "byte", "char", "detach", "sign"),
+        *("long", "int", "bool", "short", "byte", "char", "detach", "data", "sign"),
         *("argmax", "argmin", "argsort", "round", "floor", "ceil", "trunc", "nonzero"),
         *("eq", "ne", "gt", "lt", "ge", "le", "isnan", "isinf", "isfinite"),
         *("logical_not", "logical_and", "logical_or", "logical_xor"),

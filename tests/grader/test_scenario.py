@@ -106,6 +106,7 @@ def test_setup_and_forward_share_one_namespace_of_versions(tmp_path):
         ("m = w.argmax(0)", False),
         ("m = w.max(0).indices", False),
         ("m = w.detach() * 2", False),
+        ("m = w.data * 2", False),
         ("m = torch.sign(w)", False),
         ("m = w.max(0).values", True),
         ("m = w[w.argmax(0)]", True),
