@@ -67,8 +67,8 @@ class Runs:
 
 def prepare(exercise: Exercise, runs: Runs) -> Prepared:
     """Return the three cases for an exercise, with the expected gradient of each."""
-    lecture = runs.get(exercise.scenario, LECTURE)
-    alt = runs.get(exercise.scenario, ALT)
+    lecture = in_dtype(runs.get(exercise.scenario, LECTURE), exercise.dtype)
+    alt = in_dtype(runs.get(exercise.scenario, ALT), exercise.dtype)
     cotangents = {
         LECTURE: upstream(exercise, lecture),
         RANDOM: random_upstream(exercise, lecture),
@@ -76,15 +76,35 @@ def prepare(exercise: Exercise, runs: Runs) -> Prepared:
     }
     forward = {LECTURE: lecture, RANDOM: lecture, ALT: alt}
     expected = {
-        LECTURE: lecture.grads[exercise.target],
+        LECTURE: _reference(exercise, lecture, cotangents[LECTURE]),
         RANDOM: vjp(exercise.scenario, lecture, exercise.target, cotangents[RANDOM]),
-        ALT: alt.grads[exercise.target],
+        ALT: _reference(exercise, alt, cotangents[ALT]),
     }
     cases = tuple(
         make_case(name, exercise, forward[name], cotangents[name])
         for name in (LECTURE, RANDOM, ALT)
     )
     return Prepared(exercise, cases, expected, forward, cotangents)
+
+
+def in_dtype(run: ForwardRun, dtype: str) -> ForwardRun:
+    """Return the run with every float value and gradient in `dtype` ("" keeps the run)."""
+    if not dtype:
+        return run
+    kind = getattr(torch, dtype)
+
+    def cast(tensors: dict) -> dict:
+        return {k: v.to(kind) if v.is_floating_point() else v for k, v in tensors.items()}
+
+    return ForwardRun(run.sizes, cast(run.values), cast(run.grads))
+
+
+def _reference(exercise: Exercise, run: ForwardRun, cotangents: dict) -> torch.Tensor:
+    """Return autograd's gradient of the target: the run's own, or in the exercise's dtype
+    worked out again from the upstream gradients (not the run's, rounded, cast up)."""
+    if not exercise.dtype:
+        return run.grads[exercise.target]
+    return vjp(exercise.scenario, run, exercise.target, cotangents)
 
 
 def upstream(exercise: Exercise, run: ForwardRun) -> dict[str, torch.Tensor]:
@@ -95,7 +115,7 @@ def upstream(exercise: Exercise, run: ForwardRun) -> dict[str, torch.Tensor]:
 def random_upstream(
     exercise: Exercise, run: ForwardRun, g: torch.Generator | None = None
 ) -> dict[str, torch.Tensor]:
-    """Return random upstream gradients, every consumer on one scale (the output keeps 1).
+    """Return random upstream gradients, every consumer on one scale (a scalar output keeps 1).
 
     One scale, the largest spread among the true upstream gradients, so that no consumer's
     branch can vanish: scaled to its own spread, `dlogit_maxes` (about 1e-9) would hide the
@@ -107,7 +127,7 @@ def random_upstream(
     out = {}
     for name in exercise.given:
         like = run.grads[name]
-        if name == exercise.scenario.output:
+        if name == exercise.scenario.output and like.dim() == 0:
             out[name] = torch.ones_like(like)
         else:
             out[name] = torch.randn(like.shape, generator=g, dtype=like.dtype) * scale

@@ -49,8 +49,11 @@ def check_form(
     expected: torch.Tensor,
     sizes: dict | None = None,
     upstream: tuple[tuple[int, ...], ...] = (),
+    exact_dtype: bool = False,
+    declared: str = "",
 ) -> Check:
-    """Check 3: defined, a plain float tensor, the exact shape, finite."""
+    """Check 3: defined, a plain float tensor (of the expected dtype when the exercise sets
+    one), the exact shape, finite."""
     returned = case.returned.get(name)
     if returned is None or returned.tensor is None:
         problem = returned.problem if returned else "is not defined"
@@ -58,13 +61,13 @@ def check_form(
             return Check("form", FAIL, feedback.not_defined(name))
         return Check("form", FAIL, feedback.not_tensor(name, problem, expected.shape))
     got = returned.tensor
-    if got.dtype not in FLOAT_DTYPES:
+    if got.dtype not in FLOAT_DTYPES or (exact_dtype and got.dtype != expected.dtype):
         return Check("form", FAIL, feedback.wrong_dtype(name, _dtype(got), _dtype(expected)))
     if got.shape != expected.shape:
-        hint = diagnose.shape_hint(got.to(expected.dtype), expected, sizes, upstream)
+        hint = diagnose.shape_hint(got.to(expected.dtype), expected, sizes, upstream, declared)
         shapes = (
             diagnose.named(got.shape, sizes or {}),
-            diagnose.named(expected.shape, sizes or {}),
+            diagnose.named(expected.shape, sizes or {}, declared),
         )
         message = feedback.wrong_shape(name, got.shape, expected.shape, *shapes)
         return Check("form", FAIL, message, hint)

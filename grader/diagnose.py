@@ -91,9 +91,11 @@ def shape_hint(
     expected: torch.Tensor,
     sizes: dict | None = None,
     upstream: tuple[tuple[int, ...], ...] = (),
+    declared: str = "",
 ) -> str:
     """Explain a shape mismatch: a broadcast dim to sum, a dropped dim, a transpose, a reshape,
-    a sum over the wrong dim or a sum that should not be there; sizes are named where known."""
+    a sum over the wrong dim or a sum that should not be there; sizes are named where known
+    (`declared`, the target's shape comment, where they are not)."""
     g, e = tuple(got.shape), tuple(expected.shape)
     sizes = sizes or {}
     if got.numel() == expected.numel() and _squeezed(g) == _squeezed(e):
@@ -108,37 +110,53 @@ def shape_hint(
         summed = got.sum(dims, keepdim=True).reshape(e)
         if alike(summed, expected):
             return feedback.hint_sum_dims(dims, keepdim=len(e) == len(g))
-        return feedback.hint_reshape(e, named(e, sizes))  # summing alone would stay wrong
+        return feedback.hint_reshape(e, named(e, sizes, declared))  # summing alone: still wrong
     if got.numel() == expected.numel():
-        return feedback.hint_reshape(e, named(e, sizes))
-    wrong = wrong_sum(g, e, sizes, upstream)
+        return feedback.hint_reshape(e, named(e, sizes, declared))
+    wrong = wrong_sum(g, e, sizes, upstream, declared)
     if wrong:
         return wrong
     if broadcast_dims(e, g) is not None:
         padded = (1,) * (len(e) - len(g)) + g
         lost = [i for i, (a, b) in enumerate(zip(padded, e, strict=True)) if a != b]
         return feedback.hint_broadcast_back(
-            named(e, sizes), lost, [label(e[i], sizes) for i in lost]
+            named(e, sizes, declared), lost, [label(e[i], sizes) for i in lost]
         )
     return ""
 
 
-def wrong_sum(g: tuple, e: tuple, sizes: dict, upstream: tuple[tuple[int, ...], ...]) -> str:
-    """Name a sum over the wrong dim: both shapes keep one size each, but different ones."""
+def wrong_sum(
+    g: tuple, e: tuple, sizes: dict, upstream: tuple[tuple[int, ...], ...], declared: str = ""
+) -> str:
+    """Name a sum over the wrong dim: both shapes keep as many sizes, all alike but one
+    (`(B, C)` for `(hs, C)`: the sum went over hs, where it should have gone over B)."""
     gs, es = _squeezed(g), _squeezed(e)
-    if len(gs) != 1 or len(es) != 1 or gs == es:
+    if len(gs) != len(es):
         return ""
-    kept_wrong, kept_right = gs[0], es[0]
+    differ = [i for i, (a, b) in enumerate(zip(gs, es, strict=True)) if a != b]
+    if len(differ) != 1:
+        return ""
+    kept_wrong, kept_right = gs[differ[0]], es[differ[0]]
+    right = label(kept_right, sizes)
+    right = (_declared_label(e, kept_right, declared) or right) if right.isdigit() else right
     full = next((u for u in upstream if kept_wrong in u and kept_right in u), None)
     if full is None:
-        return feedback.hint_wrong_sum(label(kept_right, sizes), label(kept_wrong, sizes))
+        return feedback.hint_wrong_sum(right, label(kept_wrong, sizes))
     return feedback.hint_wrong_sum(
-        label(kept_right, sizes),
+        right,
         label(kept_wrong, sizes),
         full.index(kept_wrong),
         full.index(kept_right),
         keepdim=len(e) == len(full),
     )
+
+
+def _declared_label(shape: tuple, value: int, declared: str) -> str:
+    """Return the shape comment's name for the dim of `shape` that holds `value`, if any."""
+    parts = [p.strip() for p in declared.strip().strip("()").split(",") if p.strip()]
+    if len(parts) != len(shape) or value not in shape:
+        return ""
+    return parts[shape.index(value)]
 
 
 def label(value: int, sizes: dict) -> str:
@@ -152,9 +170,12 @@ def label(value: int, sizes: dict) -> str:
     return products[0] if len(products) == 1 and not names else str(value)
 
 
-def named(shape: tuple[int, ...], sizes: dict) -> str:
-    """Return a shape with its sizes named: (32, 27) -> (n, vocab_size)."""
+def named(shape: tuple[int, ...], sizes: dict, declared: str = "") -> str:
+    """Return a shape with its sizes named: (32, 27) -> (n, vocab_size); where a size stays a
+    number, the shape comment `declared` instead, if given: (2*n_embd, n_hidden)."""
     parts = [label(v, sizes) if v != 1 else "1" for v in shape]
+    if declared and any(p.isdigit() and p != "1" for p in parts):
+        return declared
     return f"({parts[0]},)" if len(parts) == 1 else "(" + ", ".join(parts) + ")"
 
 
@@ -201,7 +222,19 @@ def value_hint(
     if alike(-got, expected):
         return feedback.hint_sign()
     label_ = factor_label(got, expected, n, sizes)
-    return feedback.hint_factor(label_) if label_ else ""
+    if label_:
+        return feedback.hint_factor(label_)
+    return _masked_hint(got, expected)
+
+
+def _masked_hint(got: torch.Tensor, expected: torch.Tensor) -> str:
+    """Name an answer right everywhere but where the true gradient is exactly zero (values the
+    forward pass overwrote, as a causal mask's `masked_fill` does)."""
+    zero = expected == 0
+    stray = int((zero & (got != 0)).sum())
+    if not stray or not bool((~zero).any()) or not alike(got.masked_fill(zero, 0.0), expected):
+        return ""
+    return feedback.hint_masked(stray)
 
 
 def _branch_hint(got: torch.Tensor, expected: torch.Tensor, consumer: str, n: int, sizes) -> str:

@@ -24,6 +24,7 @@ from grader.result import (
     Result,
 )
 from grader.sandbox import RunOutcome, Sandbox, default_sandbox
+from grader.scenariocheck import evaluate_shape
 from grader.views import ExerciseView, describe
 from grader.wholepass import grade_pass, header
 
@@ -109,6 +110,8 @@ class Grader:
         for exercise in self.catalog.exercises:
             if exercise.scenario is not chosen or exercise.target not in chosen.whole_pass:
                 continue
+            if exercise.answers:  # each of its answers is a gradient of the pass already
+                continue
             if exercise.answer != f"d{exercise.target}" or not _has_silent_consumer(
                 exercise, lecture
             ):
@@ -152,6 +155,8 @@ class Grader:
 
     def _grade(self, exercise: Exercise, code: str) -> Result:
         """Run the checks in order; later checks are skipped once one fails."""
+        if exercise.answers:
+            return self._grade_parts(exercise, code)
         tree = rules.parse(code)
         if isinstance(tree, rules.Problem):
             failed = [Check("runs", FAIL, _parse_message(tree))]
@@ -166,6 +171,14 @@ class Grader:
         prepared = fresh(self.prepared(exercise), self.runs)
         outcome = self.sandbox.run(code, prepared.cases)
         return self._judge(prepared, outcome)
+
+    def _grade_parts(self, exercise: Exercise, code: str) -> Result:
+        """Grade each answer of an exercise with several through every check; the first
+        answer that fails speaks for the whole (each answer's result is in `parts`)."""
+        parts = tuple(self._grade(part, code) for part in exercise.parts())
+        first = next((p for p in parts if not p.solved), parts[0])
+        solved = all(p.solved for p in parts)
+        return replace(first, exercise=exercise.id, solved=solved, parts=parts)
 
     def _judge(self, prepared: Prepared, outcome: RunOutcome) -> Result:
         """Turn a sandbox outcome into the six checks."""
@@ -187,8 +200,10 @@ class Grader:
         lecture_case = next(c for c in outcome.cases if c.name == LECTURE)
         run = prepared.runs[LECTURE]
         upstream = tuple(tuple(t.shape) for t in prepared.cotangents[LECTURE].values())
+        expected, exact = prepared.expected[LECTURE], bool(exercise.dtype)
+        declared = _declared_shape(exercise, run.sizes, tuple(expected.shape))
         done.append(
-            checks.check_form(name, lecture_case, prepared.expected[LECTURE], run.sizes, upstream)
+            checks.check_form(name, lecture_case, expected, run.sizes, upstream, exact, declared)
         )
         if done[-1].status == FAIL:
             return _result(exercise, done, "the answer has the wrong form", stdout=stdout)
@@ -287,6 +302,12 @@ def _has_silent_consumer(exercise: Exercise, lecture) -> bool:
         if float(grad.abs().max()) <= noise:
             return True
     return False
+
+
+def _declared_shape(exercise: Exercise, sizes: dict, shape: tuple[int, ...]) -> str:
+    """Return the target's shape comment when it holds for these sizes, else ""."""
+    comment = exercise.scenario.statement(exercise.target).shape
+    return comment if comment and evaluate_shape(comment, sizes) == shape else ""
 
 
 def _parse_message(problem: rules.Problem) -> str:

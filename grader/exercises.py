@@ -37,7 +37,10 @@ EXERCISE_KEYS = {
     "explain": str,  # the why card shown after a solve (Markdown)
     "derivation": list,  # steps to open one at a time, for the "in one go" exercises
     "lecture": str,  # where the video teaches it; overrides the scenario's
+    "answers": list,  # several gradients to write at once, e.g. ["dq", "dk"]
+    "dtype": str,  # "float32" or "float64": the dtype of the inputs and of the answer
 }
+DTYPES = ("float32", "float64")
 REQUIRED = ("title", "target", "prompt", "starter", "hints")
 MISTAKE_KEYS = {"code": str, "message": str}
 
@@ -76,6 +79,19 @@ class Exercise:
     def taught_in_lecture(self) -> bool:
         """Return whether the lecture teaches it: it then needs a why card and three hints."""
         return self.lecture is not None
+
+    answers: tuple[str, ...] = ()  # every variable to write, when there are several
+    dtype: str = ""  # the dtype of the inputs and the answer; "" keeps the scenario's
+
+    def parts(self) -> tuple[Exercise, ...]:
+        """Return one exercise per answer, each graded on its own with the same inputs
+        (`answers = ["dq", "dk"]` gives the parts `...:dq` and `...:dk`)."""
+        if not self.answers:
+            return (self,)
+        return tuple(
+            replace(self, id=f"{self.id}:{a}", target=a[1:], answer=a, answers=())
+            for a in self.answers
+        )
 
     @property
     def solution_path(self) -> Path:
@@ -205,7 +221,13 @@ def load_exercise(path: Path, scenario: Scenario) -> Exercise:
     check_keys(raw, EXERCISE_KEYS, REQUIRED, where)
     target = raw["target"]
     require(target in scenario.names(), f"{where}: target", f"`{target}` is not in the scenario")
-    given = tuple(raw.get("given", scenario.consumers(target)))
+    require(
+        scenario.differentiable(target),
+        f"{where}: target",
+        f"`{target}` has no gradient (drawn in setup, or a mask, indices or a comparison)",
+    )
+    answers = _answers(raw, scenario, where)
+    given = tuple(raw.get("given", _consumers(scenario, [a[1:] for a in answers] or [target])))
     exercise = Exercise(
         id=match.group(2),
         path=path,
@@ -224,9 +246,33 @@ def load_exercise(path: Path, scenario: Scenario) -> Exercise:
         explain=raw.get("explain", "").strip(),
         derivation=tuple(raw.get("derivation", ())),
         lecture=parse_lecture(raw["lecture"], where) if "lecture" in raw else scenario.lecture,
+        answers=answers,
+        dtype=raw.get("dtype", ""),
     )
     _check_exercise(exercise, where)
     return exercise
+
+
+def _consumers(scenario: Scenario, targets: list[str]) -> tuple[str, ...]:
+    """Return the consumers of any of the targets that are not targets themselves."""
+    found = [c for t in targets for c in scenario.consumers(t) if c not in targets]
+    return tuple(dict.fromkeys(found))
+
+
+def _answers(raw: dict, scenario: Scenario, where: str) -> tuple[str, ...]:
+    """Read `answers`: `d` + a tensor with a gradient each, the target's among them."""
+    if "answers" not in raw:
+        return ()
+    answers = raw["answers"]
+    at = f"{where}: answers"
+    require("answer" not in raw, at, "set `answers` or `answer`, not both")
+    require(len(answers) >= 2, at, "lists at least two gradients (or use `answer`)")
+    for name in answers:
+        ok = isinstance(name, str) and name.startswith("d")
+        require(ok and scenario.differentiable(name[1:]), at, f"`{name}` is not `d` + a tensor")
+    require(len(set(answers)) == len(answers), at, "lists a gradient twice")
+    require(f"d{raw['target']}" in answers, at, f"must include `d{raw['target']}`, the target's")
+    return tuple(answers)
 
 
 def _tolerance(raw: dict, where: str) -> tuple[float, float] | None:
@@ -259,8 +305,18 @@ def _check_exercise(exercise: Exercise, where: str) -> None:
     require(all(isinstance(h, str) for h in exercise.hints), f"{where}: hints", "must be strings")
     _check_teaching(exercise, where)
     require(exercise.given, f"{where}: given", f"`{exercise.target}` has no consumers")
+    require(
+        exercise.dtype in ("", *DTYPES),
+        f"{where}: dtype",
+        f"must be one of {', '.join(DTYPES)}, got {exercise.dtype!r}",
+    )
     for name in exercise.given:
         require(name in names, f"{where}: given", f"`{name}` is not in the scenario")
+        require(
+            exercise.scenario.differentiable(name),
+            f"{where}: given",
+            f"`{name}` has no gradient to give (a mask, indices or a comparison)",
+        )
     sizes = exercise.scenario.sizes | exercise.scenario.alt_sizes
     for name in exercise.scope or ():
         require(

@@ -242,6 +242,13 @@ def hint_where(rows: tuple[int, ...], cols: tuple[int, ...]) -> str:
     return f"Hint: the differences are in rows {_few(rows)} and columns {_few(cols)}."
 
 
+def hint_masked(count: int) -> str:
+    return (
+        f"Hint: your answer is right except at {count:,} places where the gradient is exactly "
+        "zero: the forward pass overwrote those values (a mask), so nothing flows back there."
+    )
+
+
 def hint_random_only() -> str:
     return (
         "Hint: your answer is right on the lecture batch but not for other upstream gradients; "

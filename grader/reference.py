@@ -7,6 +7,7 @@ does; it runs in the sandbox.
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
 
 import torch
@@ -66,7 +67,7 @@ def run_forward(
 ) -> ForwardRun:
     """Run setup and forward with autograd; keep every value and every gradient."""
     g = torch.Generator().manual_seed(scenario.seed if seed is None else seed)
-    env: dict = {"torch": torch, "F": F, "g": g}
+    env: dict = {"torch": torch, "F": F, "math": math, "g": g}
     env |= sizes
     if data is not None:
         env["Xtr"], env["Ytr"] = data
@@ -77,11 +78,20 @@ def run_forward(
         for stmt in scenario.forward:
             _execute((stmt,), env, f"{scenario.path}: forward")
             _retain(env[stmt.target])
-        env[scenario.output].backward()
+        _backward(scenario, env)
     names = scenario.names()
     values = {k: env[k].detach().clone() for k in names if isinstance(env[k], torch.Tensor)}
     grads = {k: env[k].grad.clone() for k in values if _has_grad(env[k])}
     return ForwardRun(dict(sizes), values, grads)
+
+
+def _backward(scenario: Scenario, env: dict) -> None:
+    """Pull the output's gradient back: 1 for a scalar, else `output_grad` or ones."""
+    out = env[scenario.output]
+    if scenario.output_grad:
+        out.backward(env[scenario.output_grad].to(out.dtype))
+    else:
+        out.backward(None if out.dim() == 0 else torch.ones_like(out))
 
 
 def _retain(value) -> None:
@@ -128,7 +138,7 @@ def vjp(
     `vjp(s, run, "counts", {"probs": dprobs, "counts_sum": dcounts_sum})`.
     """
     given = tuple(cotangents)
-    env = run.env() | {"torch": torch, "F": F}
+    env = run.env() | {"torch": torch, "F": F, "math": math}
     leaf = env[target].requires_grad_(True)
     outputs = {}
     with torch.enable_grad():

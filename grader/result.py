@@ -72,6 +72,7 @@ class Result:
     stdout: str = ""
     elapsed: float = 0.0
     busy: bool = False  # not graded: the grader's queue was full; nothing to record
+    parts: tuple[Result, ...] = field(default=())  # one per answer, for several answers
 
     def summary(self) -> str:
         """Return the first failing check's message, or the success message."""

@@ -1,20 +1,21 @@
-"""Scenarios: forward programs of single-assignment statements, run with autograd.
+"""Scenarios: a setup and a forward program over named tensors, run with autograd.
 
 A scenario file (`exercises/NN_slug/scenario.toml`) holds a setup program that draws the
-parameters and the batch from one seeded generator, and a forward program whose every line
-assigns one named tensor. Because each statement names what it reads, the grader knows each
-tensor's consumers and can rebuild any vector-Jacobian product with autograd.
+parameters and the batch from one seeded generator, and a forward program. Both are lowered
+(grader/program.py) to statements that assign one named tensor once. Because each statement
+names what it reads, the grader knows each tensor's consumers and can rebuild any
+vector-Jacobian product with autograd.
 """
 
 from __future__ import annotations
 
-import ast
-import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from grader.differentiable import mark_differentiable
 from grader.lecture import LectureLink, parse_lecture
+from grader.program import Statement, lower
 from grader.schema import SchemaError, check_keys, require
 
 SCENARIO_KEYS = {
@@ -23,6 +24,7 @@ SCENARIO_KEYS = {
     "uses_dataset": bool,
     "seed": int,
     "output": str,
+    "output_grad": str,
     "params": list,
     "whole_pass": list,
     "sizes": dict,
@@ -32,20 +34,6 @@ SCENARIO_KEYS = {
     "lecture": str,  # where the lecture video teaches it: every exercise's default link
 }
 REQUIRED = ("title", "output", "params", "sizes", "alt_sizes", "setup", "forward")
-# `# (shape)`, optionally followed by the reason for the line: `# (1, n_hidden) Bessel: ...`
-SHAPE_COMMENT = re.compile(r"#\s*(\([^()]*\))(?:\s+(\S.*?))?\s*$")
-
-
-@dataclass(frozen=True)
-class Statement:
-    """One line of a program: `target = expr  # (shape) why`."""
-
-    target: str
-    reads: tuple[str, ...]
-    source: str
-    shape: str
-    line: int
-    note: str = ""  # the lecture's reason for writing the line this way, if any
 
 
 @dataclass(frozen=True)
@@ -59,6 +47,7 @@ class Scenario:
     uses_dataset: bool
     seed: int
     output: str
+    output_grad: str  # a setup tensor: the cotangent of a non-scalar output ("" for ones)
     params: tuple[str, ...]
     whole_pass: tuple[str, ...]
     sizes: dict
@@ -75,8 +64,14 @@ class Scenario:
         raise KeyError(name)
 
     def consumers(self, name: str) -> tuple[str, ...]:
-        """Return the forward tensors computed directly from `name`, in program order."""
-        return tuple(s.target for s in self.forward if name in s.reads)
+        """Return the forward tensors that carry a gradient and are computed directly from
+        `name`, in program order (a mask made from `name` is not a consumer)."""
+        return tuple(s.target for s in self.forward if name in s.reads and s.differentiable)
+
+    def differentiable(self, name: str) -> bool:
+        """Return whether `name` has a gradient: a parameter, or a forward tensor carrying one."""
+        forward = {s.target: s.differentiable for s in self.forward}
+        return name in self.params or forward.get(name, False)
 
     def names(self) -> tuple[str, ...]:
         """Return every tensor the setup and forward programs assign, in order."""
@@ -84,29 +79,8 @@ class Scenario:
 
 
 def parse_program(source: str, where: str) -> tuple[Statement, ...]:
-    """Parse a program of single-assignment statements, one per line."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError as err:
-        raise SchemaError(where, f"syntax error on line {err.lineno}: {err.msg}") from err
-    lines = source.splitlines()
-    return tuple(_statement(node, lines, where) for node in tree.body)
-
-
-def _statement(node: ast.stmt, lines: list[str], where: str) -> Statement:
-    """Turn one assignment node into a Statement, or reject it."""
-    if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
-        raise SchemaError(where, f"line {node.lineno} is not a single assignment `name = ...`")
-    target = node.targets[0]
-    if not isinstance(target, ast.Name):
-        raise SchemaError(where, f"line {node.lineno} must assign one plain name")
-    reads = tuple(dict.fromkeys(n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)))
-    text = lines[node.lineno - 1]
-    match = SHAPE_COMMENT.search(text)
-    source = ast.get_source_segment("\n".join(lines), node) or text
-    shape = match.group(1) if match else ""
-    note = (match.group(2) or "") if match else ""
-    return Statement(target.id, reads, source, shape, node.lineno, note)
+    """Parse one program on its own into single-assignment statements (see grader/program.py)."""
+    return lower([(source, where)])[0]
 
 
 def load_scenario(path: Path) -> Scenario:
@@ -117,8 +91,15 @@ def load_scenario(path: Path) -> Scenario:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
         raise SchemaError(where, f"is not valid TOML: {err}") from err
     check_keys(raw, SCENARIO_KEYS, REQUIRED, where)
-    setup = parse_program(_code(raw, "setup", where), f"{where}: setup.code")
-    forward = parse_program(_code(raw, "forward", where), f"{where}: forward.code")
+    setup, forward = lower(
+        [
+            (_code(raw, "setup", where), f"{where}: setup.code"),
+            (_code(raw, "forward", where), f"{where}: forward.code"),
+        ]
+    )
+    params = tuple(raw["params"])
+    setup = tuple(replace(s, differentiable=s.target in params) for s in setup)
+    forward = mark_differentiable(forward, params)
     scenario = Scenario(
         slug=path.parent.name,
         path=path,
@@ -127,7 +108,8 @@ def load_scenario(path: Path) -> Scenario:
         uses_dataset=raw.get("uses_dataset", False),
         seed=raw.get("seed", 2147483647),
         output=raw["output"],
-        params=tuple(raw["params"]),
+        output_grad=raw.get("output_grad", ""),
+        params=params,
         whole_pass=tuple(raw.get("whole_pass", ())),
         sizes=dict(raw["sizes"]),
         alt_sizes=dict(raw["alt_sizes"]),
@@ -154,3 +136,22 @@ def _check_names(scenario: Scenario, where: str) -> None:
         for name in getattr(scenario, field):
             require(name in names, f"{where}: {field}", f"`{name}` is never assigned")
     require(scenario.output in names, f"{where}: output", f"`{scenario.output}` is never assigned")
+    setup = {s.target for s in scenario.setup}
+    for name in scenario.params:
+        require(
+            name in setup,
+            f"{where}: params",
+            f"`{name}` is written again in forward; give the new value its own name",
+        )
+    for name in scenario.whole_pass:
+        require(
+            scenario.differentiable(name),
+            f"{where}: whole_pass",
+            f"`{name}` carries no gradient (a mask, indices or a comparison)",
+        )
+    if scenario.output_grad:
+        require(
+            scenario.output_grad in setup,
+            f"{where}: output_grad",
+            f"`{scenario.output_grad}` is not drawn in setup",
+        )

@@ -50,6 +50,7 @@ def _check(scenario: Scenario) -> tuple[Finding, ...]:
         except ScenarioError as err:
             return tuple(findings) + ((err.where, f"raises with {label}: {err.problem}"),)
         findings += _shape_comments(scenario, run, full, label)
+        findings += _gradients(scenario, run)
     return tuple(dict.fromkeys(findings))
 
 
@@ -70,6 +71,26 @@ def _shape_comments(scenario: Scenario, run, sizes: dict, label: str) -> list[Fi
                         f"{declared} with {label}, but the line makes {tuple(value.shape)}",
                     )
                 )
+    return found
+
+
+def _gradients(scenario: Scenario, run) -> list[Finding]:
+    """Compare which forward tensors the language takes to carry a gradient with autograd."""
+    found = []
+    for stmt in scenario.forward:
+        if stmt.target not in run.values or stmt.differentiable == (stmt.target in run.grads):
+            continue
+        if stmt.differentiable:
+            problem = (
+                f"`{stmt.target}` gets no gradient from autograd: it does not lead to "
+                f"`{scenario.output}`, or an operation on its line carries no gradient"
+            )
+        else:
+            problem = (
+                f"`{stmt.target}` is taken to carry no gradient (a comparison, indices or a "
+                "detached value), but autograd gives it one"
+            )
+        found.append((f"{scenario.path}: forward.code line {stmt.line}", problem))
     return found
 
 
@@ -94,7 +115,12 @@ def evaluate_shape(comment: str, sizes: dict) -> tuple[int, ...] | None:
 
 
 def given_cuts(exercise) -> list[Finding]:
-    """Report a `given` that leaves a path from the target to the output uncut."""
+    """Report a `given` that leaves a path from a target (each answer's) to the output uncut."""
+    return next((found for part in exercise.parts() if (found := _uncut(part))), [])
+
+
+def _uncut(exercise) -> list[Finding]:
+    """Report the first path from the exercise's target to the output that `given` leaves."""
     scenario, given = exercise.scenario, set(exercise.given)
     seen, frontier = set(), [exercise.target]
     while frontier:

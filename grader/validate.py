@@ -19,11 +19,14 @@ class Finding:
 
 
 def zeros_answer(exercise: Exercise, grader: Grader) -> str:
-    """Return an answer that fills the gradient with zeros."""
+    """Return an answer that fills the gradient (every gradient it asks for) with zeros."""
+    if exercise.answers:
+        return "".join(zeros_answer(part, grader) for part in exercise.parts())
     visible = exercise.scope is None or exercise.target in exercise.scope
     if visible:
         return f"{exercise.answer} = torch.zeros_like({exercise.target})\n"
-    shape = next(t.shape for t in grader.describe(exercise.id).tensors if t.role == "answer")
+    tensors = grader.describe(exercise.id.split(":")[0]).tensors  # a part's: its exercise's
+    shape = next(t.shape for t in tensors if t.role == "answer" and t.name == exercise.answer)
     return f"{exercise.answer} = torch.zeros({tuple(shape)})\n"
 
 

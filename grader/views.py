@@ -43,15 +43,18 @@ def describe(exercise: Exercise, runs: Runs) -> ExerciseView:
     """Return the view of an exercise on one dataset."""
     scenario = exercise.scenario
     run = runs.get(scenario, LECTURE)
-    statements = path_statements(scenario, exercise.target, exercise.given)
+    parts = exercise.parts()
+    targets = [p.target for p in parts]
+    on_paths = {s for t in targets for s in path_statements(scenario, t, exercise.given)}
+    statements = [s for s in scenario.forward if s in on_paths]
     lines = tuple(_line(s) for s in statements)
     reads = [r for s in statements for r in s.reads if r in run.values]
-    names = list(dict.fromkeys([exercise.target, *reads, *exercise.given]))
+    names = list(dict.fromkeys([*targets, *reads, *exercise.given]))
     if exercise.scope is not None:
-        names = [n for n in names if n in exercise.scope or n in (exercise.target, *exercise.given)]
+        names = [n for n in names if n in exercise.scope or n in (*targets, *exercise.given)]
     tensors = [_info(scenario, run, n, "forward") for n in names]
     tensors += [_info(scenario, run, g, "given", f"d{g}") for g in exercise.given]
-    tensors.append(_info(scenario, run, exercise.target, "answer", exercise.answer))
+    tensors += [_info(scenario, run, p.target, "answer", p.answer) for p in parts]
     return ExerciseView(
         exercise.id,
         exercise.title,

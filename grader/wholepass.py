@@ -16,12 +16,16 @@ from grader.scenario import Scenario
 
 
 def pass_cases(scenario: Scenario, runs: Runs) -> tuple[Case, ...]:
-    """Return the lecture batch and another configuration, with every forward value in scope."""
+    """Return the lecture batch and another configuration, with every forward value in scope
+    (and the cotangent `d<output>` of a non-scalar output)."""
     outputs = tuple(f"d{name}" for name in scenario.whole_pass)
     cases = []
     for config in (LECTURE, ALT):
         run = runs.get(scenario, config)
-        cases.append(Case(config, dict(run.values), dict(run.sizes), outputs))
+        tensors = dict(run.values)
+        if run.values[scenario.output].dim() > 0:
+            tensors[f"d{scenario.output}"] = run.grads[scenario.output]
+        cases.append(Case(config, tensors, dict(run.sizes), outputs))
     return tuple(cases)
 
 
@@ -31,9 +35,16 @@ def header(scenario: Scenario, runs: Runs) -> dict:
     info = dict(runs.dataset.summary()) if scenario.uses_dataset and runs.dataset else {}
     info["scenario"] = scenario.title
     info["parameters"] = sum(run.values[p].numel() for p in scenario.params)
-    info["loss"] = float(run.values[scenario.output])
+    info["loss"] = _loss(scenario, run)
     info["sizes"] = dict(run.sizes)
     return info
+
+
+def _loss(scenario: Scenario, run) -> float:
+    """Return the output, or for a non-scalar output the sum of it times its cotangent (the
+    number whose gradient the pass computes)."""
+    out = run.values[scenario.output]
+    return float(out) if out.dim() == 0 else float((out * run.grads[scenario.output]).sum())
 
 
 def grade_pass(scenario: Scenario, runs: Runs, sandbox: Sandbox, code: str) -> PassResult:

@@ -60,6 +60,18 @@ def test_most_wrong_answers_are_told_their_misconception(graded, capsys):
     assert share >= NAMED_GOAL, "\n".join(missed)
 
 
+def test_every_wrong_answer_to_the_newer_scenarios_is_named(graded, catalog):
+    newer = {e.id for e in catalog.exercises if e.scenario.slug in ("03_attention", "04_wavenet")}
+    wrong = [a for a in BANK if not a["solved"] and a["exercise"] in newer]
+    assert len(wrong) >= 30
+    missed = [
+        f"{_id(a)}: {feedback_of(graded[_id(a)])}"
+        for a in wrong
+        if a["diagnosis"] not in feedback_of(graded[_id(a)])
+    ]
+    assert not missed, "\n".join(missed)
+
+
 def test_wrong_answers_fail_for_the_checks_their_mistake_belongs_to(graded):
     kinds = Counter(
         next(c.kind for c in graded[_id(a)].checks if c.status == FAIL)

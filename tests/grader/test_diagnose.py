@@ -69,6 +69,22 @@ def test_value_hint_prefers_instructor_mistakes_then_consumers():
     assert _hint(wrong, partials=partial) == expected
 
 
+def test_value_hint_names_values_that_should_be_masked_out():
+    masked = REF.clone()
+    masked[:4] = 0.0
+    assert _hint(REF, expected=masked) == feedback.hint_masked(4 * REF.shape[1])
+    assert _hint(REF * 2, expected=masked) == ""  # wrong where it is not masked, too
+
+
+def test_a_size_left_unnamed_is_named_by_the_shape_comment():
+    sizes = {"n": 32, "n_embd": 6, "groups": 4}
+    assert diagnose.named((12, 20), sizes) == "(12, 20)"
+    assert diagnose.named((12, 20), sizes, "(2*n_embd, n_hidden)") == "(2*n_embd, n_hidden)"
+    assert diagnose.named((32, 6), sizes, "(batch, width)") == "(n, n_embd)"  # named already
+    hint = diagnose.wrong_sum((32, 20), (12, 20), sizes, (), "(2*n_embd, n_hidden)")
+    assert hint == feedback.hint_wrong_sum("2*n_embd", "n")
+
+
 def test_value_hint_stays_quiet_on_tiny_gradients():
     tiny = torch.full((32, 1), 1e-9)
     assert _hint(torch.zeros(32, 1), expected=tiny) == ""
@@ -145,6 +161,13 @@ SIZES = {"n": 32, "n_embd": 10, "n_hidden": 64, "block_size": 3, "vocab_size": 2
             torch.zeros(27),
             (),
             feedback.hint_wrong_sum("vocab_size", "n"),
+        ),
+        (
+            "a batched weight summed over its own dim, not the batch's",
+            torch.zeros(32, 27),
+            torch.zeros(64, 27),
+            ((32, 3, 27),),
+            feedback.hint_wrong_sum("n_hidden", "n"),
         ),
         (
             "summed though every element has its own gradient",

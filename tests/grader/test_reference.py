@@ -68,3 +68,34 @@ def test_the_lecture_batch_is_the_videos(mlp, names_dataset):
     sizes = mlp.sizes | {"vocab_size": names_dataset.vocab_size}
     run = run_forward(mlp, sizes, (names_dataset.Xtr, names_dataset.Ytr))
     assert run.values["Yb"][:6].tolist() == [8, 14, 15, 22, 0, 19]
+
+
+NON_SCALAR = """
+title = "t"
+output = "y"
+params = ["w"]
+[sizes]
+n = 3
+[alt_sizes]
+n = 4
+[setup]
+code = "w = torch.randn(n, generator=g)\\nc = torch.randn(n, generator=g)"
+[forward]
+code = "y = w * w"
+"""
+
+
+@pytest.mark.parametrize(
+    ("extra", "cotangent"),
+    [("", lambda v: torch.ones(3)), ('output_grad = "c"\n', lambda v: v["c"])],
+)
+def test_a_non_scalar_output_is_pulled_back_with_its_cotangent(tmp_path, extra, cotangent):
+    from grader.scenario import load_scenario
+
+    (tmp_path / "01_x").mkdir()
+    path = tmp_path / "01_x" / "scenario.toml"
+    path.write_text(extra + NON_SCALAR)
+    scenario = load_scenario(path)
+    run = run_forward(scenario, scenario.sizes)
+    assert torch.equal(run.grads["y"], cotangent(run.values))
+    assert torch.allclose(run.grads["w"], 2 * run.values["w"] * cotangent(run.values))
