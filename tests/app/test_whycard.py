@@ -83,9 +83,9 @@ def test_step_by_step_exercises_only(fake):
 
 
 def test_the_training_page_links_the_chapter_of_exercise_4(app_env, monkeypatch):
-    from training_helpers import FakeTrainer
-
     from app import services
+
+    from .training_helpers import FakeTrainer
 
     monkeypatch.setattr(services, "trainer", lambda source: FakeTrainer())
     at = page_test(page="training").run()
