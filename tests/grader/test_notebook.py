@@ -16,6 +16,8 @@ from nbformat.v4 import new_code_cell, new_notebook
 
 from grader import feedback, notebook
 from grader.notebook import MISSING, UNFILLED, WRITTEN, NotebookError
+from grader.result import Check, PassResult, Result
+from grader.trainrecords import GradCheck
 from tests.grader.fixtures import lecture_notebook as lecture
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -81,6 +83,56 @@ def test_a_lecture_blank_counts_as_not_written_and_a_deleted_cell_as_missing():
 def test_magics_are_commented_out_not_graded():
     nb = lecture.build(exercise2="%time\n" + lecture.EXERCISE2)
     assert "# %time\ndlogits = F.softmax" in read(nb).parts[1].code
+
+
+def test_a_cell_that_does_not_parse_counts_as_written_and_is_graded():
+    nb = lecture.build(exercise2="dlogits = F.softmax(logits, 1\n")
+    assert read(nb).parts[1].state == WRITTEN
+
+
+class FakeGrader:
+    """Stands in for grader.Grader: records what it grades and solves everything."""
+
+    def __init__(self, catalog):
+        self.catalog, self.graded = catalog, []
+
+    def header(self, scenario=None) -> dict:
+        return {"scenario": "makemore MLP", "parameters": 4137, "loss": 3.3, "sizes": {}}
+
+    def grade_pass(self, code, scenario=None) -> PassResult:
+        self.graded.append(("whole_pass", scenario))
+        return PassResult(True, self.header(), (), None, "All 26 gradients match autograd.")
+
+    def grade(self, exercise_id, code) -> Result:
+        self.graded.append((exercise_id, code.count("\n")))
+        return Result(exercise_id, "d", True, (Check("sizes", "pass", "right"),))
+
+
+def _raises(code):
+    raise RuntimeError("no sandbox")
+
+
+def test_grade_sends_each_written_exercise_to_its_grader_and_nothing_else(catalog):
+    nb = lecture.build(exercise3=lecture.BLANKS["exercise3"])
+    del nb.cells[10]  # Exercise 2's cell
+    grader = FakeGrader(catalog)
+    result = notebook.grade(read(nb), grader, _raises)
+    assert grader.graded == [("whole_pass", "01_mlp")], "blank and missing exercises never run"
+    assert [p.status for p in result.parts] == ["solved", "missing", "unfilled", "grader_failed"]
+    assert result.parts[3].summary == feedback.GRADER_FAULT
+    assert result.status == "grader_failed" and not result.solved and result.scenario == "01_mlp"
+
+
+def test_grade_is_solved_only_when_all_four_are(catalog):
+    grader = FakeGrader(catalog)
+    passed = GradCheck(True, (), None, "All seven gradients match autograd.")
+    result = notebook.grade(read(lecture.build()), grader, lambda code: passed)
+    assert [kind for kind, _ in grader.graded] == ["whole_pass", "dlogits_fused", "dhprebn_fused"]
+    assert result.solved and result.message == feedback.notebook_solved(4)
+    failed = GradCheck(False, (), "dC", "`dC` does not match autograd.")
+    result = notebook.grade(read(lecture.build()), grader, lambda code: failed)
+    assert result.status == "not_solved"
+    assert result.message == feedback.notebook_left((notebook.TITLES[4],))
 
 
 def _no_exercises():
@@ -220,3 +272,29 @@ def test_a_notebook_takes_no_exercise_or_scenario(tmp_path):
     done = cli(path, "--exercise", "dlogits_fused")
     assert done.returncode == 2
     assert done.stderr == "error: a notebook is graded whole: leave out --exercise and --scenario\n"
+
+
+NO_SANDBOX = """\
+import sys
+sys.executable = "/nonexistent/python3"
+from grader.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_a_grader_that_cannot_start_its_sandbox_exits_3(tmp_path):
+    path = lecture.write(lecture.build(), tmp_path / "my.ipynb")
+    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
+    done = subprocess.run(
+        [sys.executable, "-c", NO_SANDBOX, "check", str(path), "--json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
+    payload = json.loads(done.stdout)
+    jsonschema.validate(payload, SCHEMA)
+    assert done.returncode == 3 == payload["exit_code"] and payload["status"] == "grader_failed"
+    assert "error: the grader failed; this is not a problem with your code" in done.stderr

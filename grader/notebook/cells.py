@@ -1,32 +1,19 @@
-"""Grade a learner's own Jupyter notebook of the lecture: its four exercises, found by content.
+"""Read a notebook with nbformat and find the lecture's four exercises in it, by content.
 
-The notebook is only read here (nbformat parses and validates the JSON; each cell is text);
-no cell is executed. Only the code of the exercise cells is graded, by the graders that already
-exist, so learner code still runs only in the sandbox:
-
-    >>> found = read(Path("my.ipynb").read_bytes(), "my.ipynb")  # or NotebookError
-    >>> result = grade(found, grader, exercise4)  # exercise4(code) -> GradCheck
-    >>> [(p.title, p.status) for p in result.parts]
-
-Cells are recognised by what they hold, never by position: Exercise 1 assigns `dlogprobs` (or
-holds the `cmp('logprobs', ...)` lines), Exercises 2 and 3 assign `dlogits` and `dhprebn` (or
-hold their `cmp` line), and Exercise 4 is the section after `# manual backprop!` in the loop.
+Only nbformat and the standard library load here (no torch), so the CLI refuses a bad notebook
+at once. Cells are text: nothing is executed.
 """
 
 from __future__ import annotations
 
 import ast
 import json
-import logging
 import re
-import time
 import warnings
 from dataclasses import dataclass
 
 from grader import feedback
-from grader.result import NotebookPart, NotebookResult
 
-log = logging.getLogger("grader")
 MAX_NOTEBOOK_BYTES = 32 << 20
 WRITTEN, UNFILLED, MISSING = "written", "unfilled", "missing"
 TITLES = {
@@ -35,7 +22,6 @@ TITLES = {
     3: "Exercise 3 (`dhprebn`)",
     4: "Exercise 4 (the training loop's backward pass)",
 }
-EXERCISE_IDS = {2: "dlogits_fused", 3: "dhprebn_fused"}  # Exercises 2 and 3 as exercises
 TARGETS = {1: "dlogprobs", 2: "dlogits", 3: "dhprebn"}  # the name each cell assigns
 MARKER = re.compile(r"#\s*manual backprop")
 SECTION_END = re.compile(r"(grads\s*=|lr\s*=|for\s+p\s*,\s*grad\b)")
@@ -244,81 +230,3 @@ def _lecture_like(cells: list[tuple[int, str]]) -> bool:
     text = "\n".join(s for _, s in cells)
     hits = sum(bool(re.search(rf"\b{name}\s*=[^=]", text)) for name in LECTURE_NAMES)
     return hits >= len(LECTURE_NAMES) // 2 + 1
-
-
-def grade(found: Found, grader, exercise4) -> NotebookResult:
-    """Grade each written exercise with its own grader; blanks and missing cells are reported.
-
-    `grader` is a grader.Grader; `exercise4(code)` returns Exercise 4's GradCheck (the
-    gradient check of the training loop's first step).
-    """
-    start = time.perf_counter()
-    scenario = lecture_scenario(grader.catalog)
-    parts = tuple(_graded(p, grader, exercise4, scenario) for p in found.parts)
-    left = tuple(p.title for p in parts if p.status != "solved")
-    message = feedback.notebook_left(left) if left else feedback.notebook_solved(len(parts))
-    elapsed = time.perf_counter() - start
-    return NotebookResult(found.name, parts, message, grader.header(scenario), scenario, elapsed)
-
-
-def lecture_scenario(catalog) -> str | None:
-    """Return the scenario a notebook is graded on (Exercise 2's: the lecture's MLP), if any."""
-    ids = {e.id for e in catalog.exercises}
-    return catalog.get(EXERCISE_IDS[2]).scenario.slug if EXERCISE_IDS[2] in ids else None
-
-
-def exercise4(dataset, sandbox):
-    """Return Exercise 4's gradient check with the lecture's settings, as grade() takes it."""
-    from grader import gradcheck
-    from grader.trainrecords import TrainSettings
-
-    wire = TrainSettings().wire(dataset.vocab_size, dataset.block_size)
-    return lambda code: gradcheck.check(code, wire, dataset.Xtr, dataset.Ytr, sandbox)
-
-
-def _graded(part: Part, grader, exercise4, scenario: str) -> NotebookPart:
-    """Grade one exercise, or say why it was not graded."""
-    if part.state == MISSING:
-        return NotebookPart(
-            part.number, part.title, None, MISSING, feedback.notebook_missing(part.title)
-        )
-    if part.state == UNFILLED:
-        return NotebookPart(
-            part.number, part.title, part.cell, UNFILLED, feedback.notebook_unfilled(part.title)
-        )
-    if part.number == 1:
-        result = grader.grade_pass(part.code, scenario)
-    elif part.number == 4:
-        result = _exercise4(exercise4, part.code)
-    else:
-        result = grader.grade(EXERCISE_IDS[part.number], part.code)
-    return NotebookPart(
-        part.number, part.title, part.cell, _status(result), _summary(result), result
-    )
-
-
-def _exercise4(exercise4, code: str):
-    """Run Exercise 4's gradient check; a fault of the grader is reported as one."""
-    from grader.trainrecords import GradCheck
-
-    try:
-        return exercise4(code)
-    except Exception:
-        log.exception("the gradient check of a notebook failed")
-        return GradCheck(False, (), None, feedback.GRADER_FAULT)
-
-
-def _status(result) -> str:
-    """Return solved, not_solved, grader_failed or busy for any of the three kinds of result."""
-    from grader.checkjson import status
-
-    if hasattr(result, "passed"):  # Exercise 4's GradCheck
-        if result.message == feedback.GRADER_FAULT:
-            return "grader_failed"
-        return "solved" if result.passed else "not_solved"
-    return status(result)
-
-
-def _summary(result) -> str:
-    """Return the one line a result is summed up by."""
-    return result.summary_with_hint() if hasattr(result, "summary_with_hint") else result.message
