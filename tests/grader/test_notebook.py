@@ -85,7 +85,21 @@ def test_magics_are_commented_out_not_graded():
     assert "# %time\ndlogits = F.softmax" in read(nb).parts[1].code
 
 
-def test_a_cell_that_does_not_parse_counts_as_written_and_is_graded():
+def test_an_nbformat_3_notebook_is_converted_and_read_alike():
+    from nbformat import v3
+
+    cells = [
+        v3.new_code_cell(input=c.source)
+        if c.cell_type == "code"
+        else v3.new_text_cell("markdown", source=c.source)
+        for c in lecture.build().cells
+    ]
+    old = v3.new_notebook(worksheets=[v3.new_worksheet(cells=cells)])
+    parts = notebook.read(nbformat.writes(old, version=3).encode(), "old.ipynb").parts
+    assert [p.code for p in parts] == [p.code for p in read(lecture.build()).parts]
+
+
+def test_a_cell_that_does_not_parse_counts_as_written_for_the_grader_to_report():
     nb = lecture.build(exercise2="dlogits = F.softmax(logits, 1\n")
     assert read(nb).parts[1].state == WRITTEN
 
