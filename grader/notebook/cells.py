@@ -204,7 +204,8 @@ def _section(source: str) -> str:
     """Return Exercise 4's backward section: the lines after the marker, up to `grads = [...]`.
 
     The section sits indented in the loop; it is returned at its own indentation, with comments
-    that sit further left dropped, so that it runs as the gradient check runs it.
+    that sit further left dropped, so that it runs as the gradient check runs it. Blank lines
+    stand for the lines above it, so that a line number in feedback is the cell's.
     """
     lines = source.splitlines()
     start = next(i for i, line in enumerate(lines) if MARKER.search(line)) + 1
@@ -217,7 +218,7 @@ def _section(source: str) -> str:
         if code_line and (_indent(line) < indent or SECTION_END.match(stripped)):
             break
         kept.append(line[indent:] if _indent(line) >= indent else "")
-    return "\n".join(kept).strip("\n") + "\n"
+    return "\n" * start + "\n".join(kept).rstrip("\n") + "\n"
 
 
 def _indent(line: str) -> int:

@@ -52,8 +52,15 @@ def test_the_four_exercises_are_found_by_content():
 
 
 def test_exercise_4_is_the_section_between_the_marker_and_grads():
-    section = read(lecture.build()).parts[3].code
-    assert section.startswith("# -----------------\ndlogits = F.softmax(logits, 1)\n")
+    nb = lecture.build()
+    section = read(nb).parts[3].code
+    cell = nb.cells[13].source.splitlines()
+    first = cell.index("  # manual backprop! #swole_doge_meme") + 1
+    assert section.splitlines()[first:][:2] == [
+        "# -----------------",
+        "dlogits = F.softmax(logits, 1)",
+    ]
+    assert section.splitlines()[:first] == [""] * first, "line numbers are the cell's"
     assert section.rstrip().endswith("dC[ix] += demb[k,j]")
     assert "loss.backward" not in section and "grads" not in section and "lr" not in section
     compile(section, "<section>", "exec")  # dedented out of the loop, it is a program
@@ -262,23 +269,26 @@ def test_the_cli_grades_it_reordered_on_names_txt_as_json(tmp_path):
     assert [len(p["checks"]) for p in parts] == [0, 6, 6, 0]
 
 
-def test_a_wrong_and_a_blank_exercise_exit_1_and_are_named(tmp_path):
-    nb = lecture.build(exercise2=WRONG_DLOGITS, exercise3=lecture.BLANKS["exercise3"])
+def test_wrong_raising_and_blank_exercises_exit_1_and_are_named(tmp_path):
+    section = lecture.SECTION + "boom = 1 / 0\n"
+    nb = lecture.build(
+        exercise2=WRONG_DLOGITS, exercise3=lecture.BLANKS["exercise3"], section=section
+    )
     path = lecture.write(nb, tmp_path / "my.ipynb")
     done = cli(path)
     assert done.returncode == 1, done.stdout + done.stderr
+    line = nb.cells[13].source.splitlines().index("  boom = 1 / 0") + 1
+    assert f"Your code raised ZeroDivisionError on line {line}:" in done.stdout, "the cell's line"
     assert "Exercise 2 (`dlogits`), cell 11: not yet" in done.stdout
     assert "every row's gradient is divided by n" in done.stdout
     assert "Exercise 3 (`dhprebn`), cell 13: not written yet" in done.stdout
-    assert (
-        feedback.notebook_left(("Exercise 2 (`dlogits`)", "Exercise 3 (`dhprebn`)")) in done.stdout
-    )
+    assert feedback.notebook_left(tuple(notebook.TITLES.values())[1:]) in done.stdout
     as_json = cli(path, "--json")
     payload = json.loads(as_json.stdout)
     jsonschema.validate(payload, SCHEMA)
     assert as_json.returncode == 1 and payload["status"] == "not_solved"
     statuses = [p["status"] for p in payload["parts"]]
-    assert statuses == ["solved", "not_solved", "unfilled", "solved"]
+    assert statuses == ["solved", "not_solved", "unfilled", "not_solved"]
 
 
 def test_a_notebook_takes_no_exercise_or_scenario(tmp_path):
