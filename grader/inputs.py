@@ -1,7 +1,8 @@
 """Check what the command line is given before anything heavy loads (no torch, no dataset).
 
-The answer file, the exercise id, the scenario and the --data path are each checked here; a
-refusal is a BadInput whose message is one line (the CLI prints it as `error: ...`, exit 2).
+The answer file (or notebook), the exercise id, the scenario and the --data path are each checked
+here; a refusal is a BadInput whose message is one line (the CLI prints it as `error: ...`, exit
+2).
 
     >>> code = read_answer(Path("answer.py"))  # or BadInput("answer.py: no such file")
 """
