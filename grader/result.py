@@ -131,7 +131,7 @@ class NotebookPart:
     cell: int | None  # its cell's position in the notebook (1-based), None when there is none
     status: str  # solved, not_solved, unfilled, missing, grader_failed or busy
     summary: str
-    result: object = None  # PassResult (1), Result (2 and 3) or trainrecords.GradCheck (4)
+    result: object = None  # PassResult (1), Result (2 and 3) or training.records.GradCheck (4)
 
 
 @dataclass(frozen=True)

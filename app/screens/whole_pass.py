@@ -10,7 +10,7 @@ import streamlit as st
 from app import datasets, nav, notebook_view, results, services, session, workbench
 from app.storage import SOLVED
 from grader import notebook
-from grader.trainrecords import TrainSettings
+from grader.training import TrainSettings
 
 
 def starter(scenario, answers: dict[str, str] | None = None) -> str:

@@ -9,7 +9,7 @@ from grader import feedback
 from grader.checkjson import status
 from grader.notebook.cells import MISSING, UNFILLED, Found, Part
 from grader.result import NotebookPart, NotebookResult
-from grader.trainrecords import GradCheck
+from grader.training.records import GradCheck
 
 log = logging.getLogger("grader")
 EXERCISE_IDS = {2: "dlogits_fused", 3: "dhprebn_fused"}  # Exercises 2 and 3 as exercises
@@ -38,8 +38,8 @@ def lecture_scenario(catalog) -> str | None:
 
 def exercise4(dataset, sandbox):
     """Return Exercise 4's gradient check with the lecture's settings, as grade() takes it."""
-    from grader import gradcheck
-    from grader.trainrecords import TrainSettings
+    from grader.training import gradcheck
+    from grader.training.records import TrainSettings
 
     wire = TrainSettings().wire(dataset.vocab_size, dataset.block_size)
     return lambda code: gradcheck.check(code, wire, dataset.Xtr, dataset.Ytr, sandbox)

@@ -73,7 +73,7 @@ class FakeTrainer:
 
     def check(self, code, settings):
         from grader.result import Cmp
-        from grader.trainrecords import GradCheck, GradRow
+        from grader.training.records import GradCheck, GradRow
 
         self.checked.append(code)
         row = GradRow("dC", (27, 10), "pass", "`dC` looks good.", Cmp("(27, 10)", False, True, 0))
@@ -94,7 +94,7 @@ def _upload(monkeypatch, notebook_bytes: bytes, name: str = "mine.ipynb"):
 def test_an_uploaded_notebook_is_graded_part_by_part(fake, monkeypatch):
     from nbformat import writes
 
-    from tests.grader.fixtures import lecture_notebook as lecture
+    from ..grader.fixtures import lecture_notebook as lecture
 
     nb = lecture.build(
         exercise2=lecture.EXERCISE2 + "# fake: solved\n", exercise3=lecture.BLANKS["exercise3"]

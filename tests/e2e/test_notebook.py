@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from e2e_helpers import OUTPUT, open_page
 
-from tests.grader.fixtures import lecture_notebook as lecture
+from ..grader.fixtures import lecture_notebook as lecture
+from .e2e_helpers import OUTPUT, open_page
 
 pytestmark = pytest.mark.e2e
 

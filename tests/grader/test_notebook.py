@@ -17,8 +17,9 @@ from nbformat.v4 import new_code_cell, new_notebook
 from grader import feedback, notebook
 from grader.notebook import MISSING, UNFILLED, WRITTEN, NotebookError
 from grader.result import Check, PassResult, Result
-from grader.trainrecords import GradCheck
-from tests.grader.fixtures import lecture_notebook as lecture
+from grader.training.records import GradCheck
+
+from .fixtures import lecture_notebook as lecture
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((ROOT / "docs" / "check-json.schema.json").read_text())
