@@ -72,11 +72,12 @@ class FakeTrainer:
         self.checked: list[str] = []
 
     def check(self, code, settings):
-        from grader.result import Cmp
-        from grader.training.records import GradCheck, GradRow
+        from grader.result import Cmp, GradRow
+        from grader.training.records import GradCheck
 
         self.checked.append(code)
-        row = GradRow("dC", (27, 10), "pass", "`dC` looks good.", Cmp("(27, 10)", False, True, 0))
+        cmp = Cmp("(27, 10)", False, True, 0)
+        row = GradRow("dC", "pass", "`dC` looks good.", cmp, shape=(27, 10))
         return GradCheck(True, (row,), None, "All seven gradients match autograd.")
 
 
