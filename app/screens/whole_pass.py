@@ -88,15 +88,15 @@ def _notebook(key: str, grader) -> None:
     """Offer to grade the learner's own Jupyter notebook of the lecture; show its report."""
     st.subheader("Or grade your own notebook")
     st.markdown(
-        "Upload your Jupyter notebook of the lecture as it is (`.ipynb`). Its Exercise 1 cell, "
-        "the `dlogits` and `dhprebn` cells of Exercises 2 and 3 and the backward section of "
-        "Exercise 4's loop are found by what they hold, wherever they are, and graded like "
-        "the answers here; no other cell runs."
+        "Upload your Jupyter notebook of the lecture as it is (`.ipynb`); it is graded at once. "
+        "Its Exercise 1 cell, the `dlogits` and `dhprebn` cells of Exercises 2 and 3 and the "
+        "backward section of Exercise 4's loop are found by what they hold, wherever they are, "
+        "and graded like the answers here; no other cell runs. Upload it again to regrade."
     )
     upload = st.file_uploader("Your notebook", type=["ipynb"], key=f"{key}:notebook")
-    if upload is not None and st.button(
-        "Grade my notebook", key=f"{key}:notebook:grade", type="primary"
-    ):
+    # Each upload is graded once: a rerun for another widget does not grade it again.
+    if upload is not None and st.session_state.get(f"notebook-file:{key}") != upload.file_id:
+        st.session_state[f"notebook-file:{key}"] = upload.file_id
         _grade_notebook(key, grader, upload.getvalue(), upload.name)
     shown = st.session_state.get(f"notebook:{key}")
     if isinstance(shown, str):

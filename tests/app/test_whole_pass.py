@@ -82,14 +82,13 @@ class FakeTrainer:
 
 
 def _upload(monkeypatch, notebook_bytes: bytes, name: str = "mine.ipynb"):
-    """Render the page, upload a notebook and press Grade; return the AppTest and the trainer."""
+    """Render the page and upload a notebook (graded at once); return the AppTest, the trainer."""
     trainer = FakeTrainer()
     monkeypatch.setattr(services, "trainer", lambda source: trainer)
     at = page_test("01_mlp", page="whole_pass").run()
     key = nav.whole_pass_id("01_mlp")
     at.file_uploader(key=f"{key}:notebook").set_value((name, notebook_bytes, "application/json"))
-    at.run()
-    return at.button(key=f"{key}:notebook:grade").click().run(), trainer
+    return at.run(), trainer
 
 
 def test_an_uploaded_notebook_is_graded_part_by_part(fake, monkeypatch):
@@ -120,6 +119,8 @@ def test_an_uploaded_notebook_is_graded_part_by_part(fake, monkeypatch):
     assert at.error[0].value.startswith("Not solved yet: Exercise 1 (the whole pass), Exercise 3")
     assert "`dprobs` is the first wrong gradient" in at.error[1].value
     assert list(at.dataframe[-1].value["gradient"]) == ["dC"], "Exercise 4's check table"
+    at.text_area[0].input("dlogprobs = 0\n").run()  # another widget's rerun
+    assert len(fake.graded) == 2 and len(trainer.checked) == 1, "an upload is graded once"
 
 
 def test_a_notebook_that_cannot_be_graded_gets_its_message_and_nothing_runs(fake, monkeypatch):
