@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass
 
 from grader.feedback import GRADER_FAULT
-from grader.result import PASS, LearnerError, PassResult, Result
+from grader.result import PASS, LearnerError, NotebookPart, NotebookResult, PassResult, Result
 
 SCHEMA = "backprop-ninja/check/1"
 EXIT_CODES = {"solved": 0, "not_solved": 1, "bad_input": 2, "grader_failed": 3, "busy": 3}
@@ -23,7 +23,8 @@ EXIT_CODES = {"solved": 0, "not_solved": 1, "bad_input": 2, "grader_failed": 3, 
 
 @dataclass(frozen=True)
 class Subject:
-    """What was asked: the kind ("exercise" or "whole_pass"), its id or scenario, the file."""
+    """What was asked: the kind ("exercise", "whole_pass" or "notebook"), its id or scenario,
+    the file."""
 
     kind: str
     exercise: str | None = None
@@ -58,22 +59,56 @@ def exercise(result: Result, subject: Subject) -> dict:
 def whole_pass(result: PassResult, subject: Subject, total: int) -> dict:
     """Return the payload for a whole pass of `total` gradients."""
     passed = sum(r.status == PASS for r in result.rows)
-    info = dict(result.header)
-    model = {k: info.pop(k) for k in ("scenario", "parameters", "loss", "sizes") if k in info}
     return _base(subject, status(result), result.message) | {
         "score": {"passed": passed, "total": total},
-        "gradients": [
-            {"name": r.name, "status": r.status, "message": r.message, "cmp": _cmp(r.cmp)}
-            for r in result.rows
-        ],
+        "gradients": [_gradient(r) for r in result.rows],
         "root_cause": result.root_cause,
         "error": _error(result.error),
         "stdout": result.stdout,
         "notes": list(result.notes),
-        "model": _model(model) if model else None,
-        "dataset": info or None,
+        **_figures(result.header),
         "elapsed_seconds": round(result.elapsed, 4),
     }
+
+
+def notebook(result: NotebookResult, subject: Subject) -> dict:
+    """Return the payload for a notebook: one *part* per exercise of the lecture."""
+    passed = sum(p.status == "solved" for p in result.parts)
+    return _base(subject, result.status, result.message) | {
+        "score": {"passed": passed, "total": len(result.parts)},
+        "parts": [_part(p) for p in result.parts],
+        **_figures(result.header),
+        "elapsed_seconds": round(result.elapsed, 4),
+    }
+
+
+def _part(part: NotebookPart) -> dict:
+    """Return one exercise of a notebook, with its checks (2, 3) or gradients (1, 4)."""
+    res = part.result
+    return {
+        "number": part.number,
+        "title": part.title,
+        "cell": part.cell,
+        "status": part.status,
+        "summary": part.summary,
+        "checks": [_check(c) for c in getattr(res, "checks", ())],
+        "gradients": [_gradient(r) for r in getattr(res, "rows", ())],
+        "root_cause": getattr(res, "root_cause", None),
+        "error": _error(getattr(res, "error", None)),
+        "stdout": getattr(res, "stdout", ""),
+    }
+
+
+def _gradient(row) -> dict:
+    """Return one gradient row (of a whole pass or of Exercise 4's gradient check) as data."""
+    return {"name": row.name, "status": row.status, "message": row.message, "cmp": _cmp(row.cmp)}
+
+
+def _figures(header: dict) -> dict:
+    """Return the `model` and `dataset` keys from a whole pass's header."""
+    info = dict(header)
+    model = {k: info.pop(k) for k in ("scenario", "parameters", "loss", "sizes") if k in info}
+    return {"model": _model(model) if model else None, "dataset": info or None}
 
 
 def refusal(message: str, subject: Subject, state: str = "bad_input") -> dict:
@@ -97,6 +132,7 @@ def _base(subject: Subject, state: str, summary: str) -> dict:
         "score": {"passed": 0, "total": 0},
         "checks": [],
         "gradients": [],
+        "parts": [],
         "root_cause": None,
         "cmp": None,
         "error": None,

@@ -71,7 +71,9 @@ def _parser() -> Parser:
         child.set_defaults(func=func)
         return child
 
-    _check_arguments(command("check", _check, "grade an answer, or a whole backward pass"))
+    _check_arguments(
+        command("check", _check, "grade an answer, a whole backward pass or a notebook")
+    )
     _batch_arguments(command("grade-batch", _grade_batch, "grade a class into a gradebook"))
     val = command("validate", _validate, "prove exercise files")
     val.add_argument("path", nargs="?", type=Path, help="an exercises folder, scenario or file")
@@ -86,7 +88,9 @@ def _parser() -> Parser:
 
 def _check_arguments(check: Parser) -> None:
     """Add the arguments of `check`."""
-    check.add_argument("file", type=Path, help="your code (a .py file), or - for stdin")
+    check.add_argument(
+        "file", type=Path, help="your code (a .py file or a .ipynb notebook), or - for stdin"
+    )
     what = check.add_mutually_exclusive_group()
     what.add_argument("--exercise", help="grade one exercise (default: a whole pass)")
     what.add_argument("--scenario", help="the scenario whose whole pass to grade (default: first)")
@@ -117,6 +121,8 @@ class _Brief(logging.Formatter):
 def _check(args) -> int:
     """Grade one exercise or a whole pass; the exit code says solved, not solved or failed."""
     catalog = discover()
+    if inputs.is_notebook(args.file):
+        return _check_notebook(args, catalog)
     target = inputs.exercise(catalog, args.exercise) if args.exercise else None
     scenario = target.scenario if target else inputs.scenario(catalog, args.scenario)
     inputs.data_path(args.data)
@@ -131,20 +137,44 @@ def _check(args) -> int:
         return _show(grader.grade_pass(code, scenario.slug), args, scenario)
 
 
+def _check_notebook(args, catalog) -> int:
+    """Grade every exercise found in a Jupyter notebook of the lecture (read before torch)."""
+    if args.exercise or args.scenario:
+        raise BadInput("a notebook is graded whole: leave out --exercise and --scenario")
+    inputs.data_path(args.data)
+    found = inputs.read_notebook(args.file)
+    from grader import notebook, render
+    from grader.engine import Grader
+
+    dataset = _dataset(args)
+    with contextlib.closing(_OnDemand()) as sandbox:
+        grader = Grader(dataset, catalog, sandbox)
+        result = notebook.grade(found, grader, notebook.exercise4(dataset, sandbox))
+    subject = _subject(args, [], result.scenario)
+    return _print(checkjson.notebook(result, subject), args, lambda: render.notebook(result))
+
+
 def _show(result, args, scenario) -> int:
     """Print a result as text or JSON; return its exit code."""
     from grader import render
-    from grader.sandbox.clean import inert
 
     subject = _subject(args, [], scenario.slug)
     if args.exercise:
         payload = checkjson.exercise(result, subject)
     else:
         payload = checkjson.whole_pass(result, subject, len(scenario.whole_pass))
+    text = render.result if args.exercise else render.whole_pass
+    return _print(payload, args, lambda: text(result))
+
+
+def _print(payload: dict, args, text) -> int:
+    """Print the JSON payload, or `text()`; say so on stderr if the grader failed or is busy."""
+    from grader.sandbox.clean import inert
+
     if args.json:
         _print_json(payload)
     else:
-        _emit(inert(render.result(result) if args.exercise else render.whole_pass(result)))
+        _emit(inert(text()))
     if payload["status"] in ("grader_failed", "busy"):
         print(f"error: {FAULT if payload['status'] == 'grader_failed' else BUSY}", file=sys.stderr)
     return payload["exit_code"]
@@ -154,8 +184,10 @@ def _subject(args, argv: list[str], scenario: str | None = None) -> checkjson.Su
     """Return what `check` was asked to grade, from parsed args (or what is known of them)."""
     exercise = getattr(args, "exercise", None) or _flag(argv, "--exercise")
     file = getattr(args, "file", None)
+    named = [str(file)] if file is not None else argv
+    notebook = any(a.lower().endswith(".ipynb") for a in named)
     return checkjson.Subject(
-        kind="exercise" if exercise else "whole_pass",
+        kind="notebook" if notebook else "exercise" if exercise else "whole_pass",
         exercise=exercise,
         scenario=scenario or getattr(args, "scenario", None) or _flag(argv, "--scenario"),
         file=None if file is None else str(file),

@@ -1,7 +1,8 @@
 """Check what the command line is given before anything heavy loads (no torch, no dataset).
 
-The answer file, the exercise id, the scenario and the --data path are each checked here; a
-refusal is a BadInput whose message is one line (the CLI prints it as `error: ...`, exit 2).
+The answer file (or notebook), the exercise id, the scenario and the --data path are each checked
+here; a refusal is a BadInput whose message is one line (the CLI prints it as `error: ...`, exit
+2).
 
     >>> code = read_answer(Path("answer.py"))  # or BadInput("answer.py: no such file")
 """
@@ -60,16 +61,40 @@ def read_answer(path: Path) -> str:
     """Return the learner's code from a file or stdin; refuse what is not a text file."""
     if str(path) == "-":
         return _text(sys.stdin.buffer.read(MAX_ANSWER_BYTES + 1), "standard input")
+    return _text(_read(path, MAX_ANSWER_BYTES + 1, ".py"), str(path))
+
+
+def is_notebook(path: Path) -> bool:
+    """Return whether the answer is a Jupyter notebook (by its name: `.ipynb`)."""
+    return path.suffix.lower() == ".ipynb"
+
+
+def read_notebook(path: Path):
+    """Return the lecture's exercises found in a notebook; refuse one that cannot be graded.
+
+    Only nbformat loads here (no torch): a malformed notebook, one that is not the lecture's,
+    or one with nothing written yet is refused at once.
+    """
+    from grader import notebook
+
+    raw = _read(path, notebook.MAX_NOTEBOOK_BYTES + 1, ".ipynb")
+    try:
+        return notebook.read(raw, path.name)
+    except notebook.NotebookError as err:
+        raise BadInput(str(err)) from None
+
+
+def _read(path: Path, limit: int, kind: str) -> bytes:
+    """Return up to `limit` bytes of a file; refuse a directory or a file that is not there."""
     if path.is_dir():
-        raise BadInput(f"{path} is a directory; give the .py file that holds your answer")
+        raise BadInput(f"{path} is a directory; give the {kind} file that holds your answer")
     try:
         with path.open("rb") as f:
-            raw = f.read(MAX_ANSWER_BYTES + 1)
+            return f.read(limit)
     except FileNotFoundError:
         raise BadInput(f"{path}: no such file") from None
     except OSError as err:
         raise BadInput(f"cannot read {path}: {err.strerror or err}") from None
-    return _text(raw, str(path))
 
 
 def _text(raw: bytes, where: str) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from grader.result import INCONCLUSIVE, PASS, SKIPPED, PassResult, Result
+from grader.result import INCONCLUSIVE, PASS, SKIPPED, NotebookResult, PassResult, Result
 
 MARKS = {PASS: "✓", SKIPPED: "·", INCONCLUSIVE: "~"}
 
@@ -47,7 +47,12 @@ def header(info: dict) -> list[str]:
 
 def whole_pass(res: PassResult) -> str:
     """Render a whole pass: the header, one cmp row per gradient, the root cause."""
-    lines = header(res.header)
+    return "\n".join(header(res.header) + _rows(res))
+
+
+def _rows(res) -> list[str]:
+    """Render one cmp row per gradient (a whole pass or a gradient check), then the verdict."""
+    lines = []
     for row in res.rows:
         mark = MARKS.get(row.status, "✗")
         body = cmp_line(row.cmp) if row.cmp else f"{row.name:15s} | {row.message}"
@@ -56,4 +61,34 @@ def whole_pass(res: PassResult) -> str:
     if res.error and res.error.traceback:
         lines.append(res.error.traceback.rstrip())
     lines.append(res.message)
-    return "\n".join(lines)
+    return lines
+
+
+NOTEBOOK_STATES = {
+    "solved": "solved",
+    "not_solved": "not yet",
+    "unfilled": "not written yet",
+    "missing": "no cell found",
+    "grader_failed": "the grader failed",
+    "busy": "not graded, the grader is busy",
+}
+
+
+def notebook(res: NotebookResult) -> str:
+    """Render a notebook: the header, then each exercise with its cell and its own report."""
+    lines = [f"notebook {res.name}", *header(res.header)]
+    for part in res.parts:
+        cell = f", cell {part.cell}" if part.cell else ""
+        lines += ["", f"{part.title}{cell}: {NOTEBOOK_STATES[part.status]}"]
+        body = _part(part)
+        lines += ["  " + line if line else line for line in body.splitlines()]
+    return "\n".join([*lines, "", res.message])
+
+
+def _part(part) -> str:
+    """Render one exercise of a notebook with the renderer of its kind of result."""
+    if part.result is None:
+        return part.summary
+    if isinstance(part.result, Result):
+        return result(part.result)
+    return "\n".join(_rows(part.result))

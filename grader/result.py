@@ -120,3 +120,41 @@ class PassResult:
     def to_dict(self) -> dict:
         """Return the result as JSON-ready data."""
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class NotebookPart:
+    """One exercise of a learner's notebook: where it was found and how it was graded."""
+
+    number: int  # 1 to 4, the lecture's exercise
+    title: str
+    cell: int | None  # its cell's position in the notebook (1-based), None when there is none
+    status: str  # solved, not_solved, unfilled, missing, grader_failed or busy
+    summary: str
+    result: object = None  # PassResult (1), Result (2 and 3) or training.records.GradCheck (4)
+
+
+@dataclass(frozen=True)
+class NotebookResult:
+    """The outcome of grading a learner's Jupyter notebook of the lecture, part by part."""
+
+    name: str
+    parts: tuple[NotebookPart, ...]
+    message: str
+    header: dict
+    scenario: str = ""  # the lecture's scenario, e.g. 01_mlp
+    elapsed: float = 0.0
+
+    @property
+    def status(self) -> str:
+        """Return grader_failed or busy if a part says so, else solved or not_solved."""
+        statuses = {p.status for p in self.parts}
+        for state in ("grader_failed", "busy"):
+            if state in statuses:
+                return state
+        return "solved" if statuses == {"solved"} else "not_solved"
+
+    @property
+    def solved(self) -> bool:
+        """Return whether every exercise of the notebook is solved."""
+        return self.status == "solved"

@@ -7,8 +7,10 @@ from dataclasses import replace
 
 import streamlit as st
 
-from app import datasets, nav, results, services, session, workbench
+from app import datasets, nav, notebook_view, results, services, session, workbench
 from app.storage import SOLVED
+from grader import notebook
+from grader.training import TrainSettings
 
 
 def starter(scenario, answers: dict[str, str] | None = None) -> str:
@@ -78,6 +80,44 @@ def render(slug: str) -> None:
     if result is not None:
         st.markdown(datasets.describe(result.header))
         results.show_pass(result)
+    if slug == notebook.lecture_scenario(services.catalog()):
+        _notebook(key, grader)
+
+
+def _notebook(key: str, grader) -> None:
+    """Offer to grade the learner's own Jupyter notebook of the lecture; show its report."""
+    st.subheader("Or grade your own notebook")
+    st.markdown(
+        "Upload your Jupyter notebook of the lecture as it is (`.ipynb`); it is graded at once. "
+        "Its Exercise 1 cell, the `dlogits` and `dhprebn` cells of Exercises 2 and 3 and the "
+        "backward section of Exercise 4's loop are found by what they hold, wherever they are, "
+        "and graded like the answers here; no other cell runs. Upload it again to regrade."
+    )
+    upload = st.file_uploader("Your notebook", type=["ipynb"], key=f"{key}:notebook")
+    # Each upload is graded once: a rerun for another widget does not grade it again.
+    if upload is not None and st.session_state.get(f"notebook-file:{key}") != upload.file_id:
+        st.session_state[f"notebook-file:{key}"] = upload.file_id
+        _grade_notebook(key, grader, upload.getvalue(), upload.name)
+    shown = st.session_state.get(f"notebook:{key}")
+    if isinstance(shown, str):
+        st.error(shown, icon=results.FAILED_ICON)
+    elif shown is not None:
+        st.markdown(datasets.describe(shown.header))
+        notebook_view.show_notebook(shown)
+
+
+def _grade_notebook(key: str, grader, raw: bytes, name: str) -> None:
+    """Read and grade a notebook (in grader/); keep the report, or why it cannot be graded."""
+    try:
+        found = notebook.read(raw, name)
+    except notebook.NotebookError as err:
+        st.session_state[f"notebook:{key}"] = str(err)
+        return
+    trainer = session.trainer()
+    settings = TrainSettings()  # the lecture's: Exercise 4's gradient check on its first step
+    with st.spinner("Grading your notebook…"):
+        report = notebook.grade(found, grader, lambda code: trainer.check(code, settings))
+    st.session_state[f"notebook:{key}"] = report
 
 
 def _status(key: str) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from app import nav, services
 from app.screens.whole_pass import starter
 
-from .app_helpers import SOLVED, page_test, submit
+from .app_helpers import SOLVED, page_test, submit, texts
 
 
 def test_the_template_lists_every_gradient_in_backward_order(fake):
@@ -63,3 +63,75 @@ def test_the_pass_starts_from_the_learners_solved_answers(fake):
     assert lines[4] == "dprobs = ...  # (n, vocab_size)", "an unsolved gradient stays to write"
     assert "dlogits = ...  # (n, vocab_size)" in lines, "the fused exercise is not a step"
     assert store.draft(profile, nav.whole_pass_id("01_mlp")) == at.text_area[0].value
+
+
+class FakeTrainer:
+    """Stands in for grader.training.Trainer: Exercise 4's gradient check always passes."""
+
+    def __init__(self):
+        self.checked: list[str] = []
+
+    def check(self, code, settings):
+        from grader.result import Cmp, GradRow
+        from grader.training.records import GradCheck
+
+        self.checked.append(code)
+        cmp = Cmp("(27, 10)", False, True, 0)
+        row = GradRow("dC", "pass", "`dC` looks good.", cmp, shape=(27, 10))
+        return GradCheck(True, (row,), None, "All seven gradients match autograd.")
+
+
+def _upload(monkeypatch, notebook_bytes: bytes, name: str = "mine.ipynb"):
+    """Render the page and upload a notebook (graded at once); return the AppTest, the trainer."""
+    trainer = FakeTrainer()
+    monkeypatch.setattr(services, "trainer", lambda source: trainer)
+    at = page_test("01_mlp", page="whole_pass").run()
+    key = nav.whole_pass_id("01_mlp")
+    at.file_uploader(key=f"{key}:notebook").set_value((name, notebook_bytes, "application/json"))
+    return at.run(), trainer
+
+
+def test_an_uploaded_notebook_is_graded_part_by_part(fake, monkeypatch):
+    from nbformat import writes
+
+    from ..grader.fixtures import lecture_notebook as lecture
+
+    nb = lecture.build(
+        exercise2=lecture.EXERCISE2 + "# fake: solved\n", exercise3=lecture.BLANKS["exercise3"]
+    )
+    at, trainer = _upload(monkeypatch, writes(nb).encode())
+    assert not at.exception
+    graded = [kind for kind, _ in fake.graded]
+    assert graded == ["whole_pass", "dlogits_fused"], "the blank Exercise 3 is not graded"
+    assert "cmp('C', dC, C)" in fake.graded[0][1] and "dlogits /= n" in fake.graded[1][1]
+    assert trainer.checked[0].lstrip("\n").startswith("# -----------------\ndlogits = F.softmax")
+    text = texts(at)
+    for title, cell in [("Exercise 1 (the whole pass)", 9), ("Exercise 2 (`dlogits`)", 11)]:
+        assert f"**{title}** · cell {cell}" in text
+    badges = [m.value for m in at.markdown if "badge[" in m.value]
+    assert [b.split("[")[1].split("]")[0] for b in badges][-4:] == [
+        ":material/cancel: Not yet",
+        ":material/check_circle: Solved",
+        ":material/edit_note: Not written yet",
+        ":material/check_circle: Solved",
+    ]
+    assert "Exercise 3 (`dhprebn`) is not written yet" in at.info[0].value
+    assert at.error[0].value.startswith("Not solved yet: Exercise 1 (the whole pass), Exercise 3")
+    assert "`dprobs` is the first wrong gradient" in at.error[1].value
+    assert list(at.dataframe[-1].value["gradient"]) == ["dC"], "Exercise 4's check table"
+    at.text_area[0].input("dlogprobs = 0\n").run()  # another widget's rerun
+    assert len(fake.graded) == 2 and len(trainer.checked) == 1, "an upload is graded once"
+
+
+def test_a_notebook_that_cannot_be_graded_gets_its_message_and_nothing_runs(fake, monkeypatch):
+    at, trainer = _upload(monkeypatch, b'{"cells": []}', "broken.ipynb")
+    assert at.error[0].value == "`broken.ipynb` is not a valid Jupyter notebook: it has no " + (
+        "`nbformat` version."
+    )
+    assert fake.graded == [] and trainer.checked == []
+
+
+def test_only_the_lectures_scenario_offers_a_notebook_upload(fake):
+    at = page_test("03_attention", page="whole_pass").run()
+    assert not at.exception and not at.file_uploader
+    assert page_test("01_mlp", page="whole_pass").run().file_uploader
