@@ -27,6 +27,21 @@ def test_sections_follow_the_exercise_groups_and_end_with_training(fake):
     assert sections[-1] == nav.TRAINING_SECTION
 
 
+def test_the_navigation_names_exercises_by_their_titles(fake):
+    def script():
+        import streamlit as st
+
+        from app import nav
+
+        st.session_state["titles"] = [p.title for v in nav.sections().values() for p in v]
+
+    titles = AppTest.from_function(script).run().session_state["titles"]
+    catalog = services.catalog()
+    assert {e.title for e in catalog.exercises} <= set(titles)
+    assert not {e.answer for e in catalog.exercises} & set(titles), "no bare variable names"
+    assert {"dlogits: two paths through the max", "dlogits: cross-entropy in one go"} <= set(titles)
+
+
 def test_continue_opens_the_first_exercise_then_next_moves_on(fake):
     at = main_test().run()
     at.button(key="home:continue").click().run()
