@@ -44,3 +44,15 @@ def test_an_unknown_setting_is_an_error_that_lists_the_known_ones():
 def test_an_unknown_editor_is_an_error():
     with pytest.raises(ConfigError, match="must be one of ace, plain: got 'vim'"):
         from_env({"NINJA_EDITOR": "vim"})
+
+
+@pytest.mark.parametrize(("raw", "expected"), [("0", 0), ("3", 3), (" 2 ", 2)])
+def test_reveal_after_is_a_count_of_real_attempts(raw, expected):
+    assert from_env({}).reveal_after == 1
+    assert from_env({"NINJA_REVEAL_AFTER": raw}).reveal_after == expected
+
+
+@pytest.mark.parametrize("raw", ["-1", "two", "1.5", ""])
+def test_reveal_after_must_be_a_whole_number(raw):
+    with pytest.raises(ConfigError, match="`NINJA_REVEAL_AFTER` must be a whole number"):
+        from_env({"NINJA_REVEAL_AFTER": raw})
