@@ -1,10 +1,10 @@
-"""The sidebar on every page: pick or create the local learner profile."""
+"""The sidebar on every page: pick or create one of this browser's learner profiles."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from app import services, session
+from app import identity, session
 from app.storage import StorageError
 
 PICK_KEY = "sidebar:profile"
@@ -13,9 +13,8 @@ NEW_KEY = "sidebar:new_profile"
 
 def show() -> None:
     """Render the profile picker; switching profile reruns the page with that progress."""
-    store = services.store()
     current = session.profile()
-    profiles = store.profiles()
+    profiles = session.profiles()
     names = [p.name for p in profiles]
     with st.sidebar:
         picked = st.selectbox(
@@ -23,13 +22,14 @@ def show() -> None:
             names,
             index=names.index(current.name),
             key=PICK_KEY,
-            help="Progress is kept per profile on this machine.",
+            help="Progress is kept per profile; this browser sees only its own profiles.",
         )
         if picked != current.name:
             session.switch_profile(next(p for p in profiles if p.name == picked))
             st.rerun()
         with st.popover("New profile", icon=":material/person_add:"):
             _new_profile_form()
+    identity.save_cookie()
 
 
 def _new_profile_form() -> None:
@@ -39,7 +39,7 @@ def _new_profile_form() -> None:
         if not st.form_submit_button("Create"):
             return
     try:
-        created = services.store().add_profile(name)
+        created = session.new_profile(name)
     except StorageError as err:
         st.error(str(err))
         return

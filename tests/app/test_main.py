@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app_helpers import SOLVED, main_test, submit, texts
+from app_helpers import BROWSER, SOLVED, main_test, submit, texts
 from streamlit.testing.v1 import AppTest
 
 from app import nav, services
@@ -82,7 +82,7 @@ def test_a_new_profile_has_its_own_progress(fake):
     assert at.selectbox(key="sidebar:profile").value == "grace"
     grace = next(p for p in store.profiles() if p.name == "grace")
     assert store.statuses(first) == {"dlogprobs": "solved"} and store.statuses(grace) == {}
-    assert store.last_profile() == grace
+    assert store.last_profile(BROWSER) == grace
 
 
 def _create(at, name: str) -> None:
