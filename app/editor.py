@@ -2,8 +2,8 @@
 
 `code_input` returns an EditorEvent when the learner changed the code (for drafts) or submitted
 it (Ctrl/Cmd+Enter, or the Submit button). The Ace editor (streamlit-code-editor) ships its
-JavaScript in its wheel, so it works offline; NINJA_EDITOR=plain swaps in `st.text_area`, which
-AppTest can drive.
+JavaScript in its wheel; the app serves a copy whose web-font import is local (app/offline.py),
+so it works offline. NINJA_EDITOR=plain swaps in `st.text_area`, which AppTest can drive.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 SUBMIT_LABEL = "Submit (Ctrl+Enter)"
+SUBMIT_ROOM_PX = 44  # the label's height (about 2rem) and its 0.4rem offset, with a margin
 SUBMIT_BUTTON = {
     "name": SUBMIT_LABEL,
     "feather": "Play",
@@ -30,8 +31,12 @@ ACE_PROPS = {
     "enableBasicAutocompletion": False,
     "enableSnippets": False,
     "debounceChangePeriod": 800,
-    "scrollMargin": [8, 8, 0, 0],
+    # Room below the last line for the Submit label pinned to the bottom-right corner.
+    "scrollMargin": [8, SUBMIT_ROOM_PX, 0, 0],
 }
+
+
+EMPTY_RESPONSE = {"id": "", "type": "", "lang": "", "text": "", "selected": "", "cursor": ""}
 
 
 @dataclass(frozen=True)
@@ -51,17 +56,29 @@ def code_input(key: str, initial: str, *, kind: str = "ace", lines: int = 8) -> 
 
 def _ace(key: str, initial: str, lines: int) -> EditorEvent | None:
     """Render the Ace editor; report each response once (the component repeats its last)."""
-    from code_editor import code_editor
-
-    response = code_editor(
-        initial,
+    response = _ace_component()(
+        code=initial,
         lang="python",
+        theme="default",
+        shortcuts="vscode",
         key=key,
         height=[lines, 2 * lines + 14],
-        response_mode=["debounce", "blur"],
+        focus=False,
+        snippets=["", ""],
+        completions=[],
+        keybindings={},
         buttons=[SUBMIT_BUTTON],
         options=ACE_OPTIONS,
         props=ACE_PROPS,
+        editor_props={},
+        component_props={},
+        menu={},
+        info={},
+        allow_reset=False,
+        replace_completer=False,
+        response_mode=["debounce", "blur"],
+        ghost_text="",
+        default=EMPTY_RESPONSE,
     )
     if not response or not response.get("id"):
         return None
@@ -70,6 +87,20 @@ def _ace(key: str, initial: str, lines: int) -> EditorEvent | None:
         return None
     st.session_state[seen] = response["id"]
     return EditorEvent(as_text(response.get("text")), response.get("type") == "submit")
+
+
+@st.cache_resource(show_spinner=False)
+def _ace_component():
+    """Declare streamlit-code-editor's frontend from its offline copy (app/offline.py).
+
+    The arguments above are the ones `code_editor.code_editor` passes to its own component.
+    """
+    from streamlit.components.v1 import declare_component
+
+    from app import offline, services
+
+    build = offline.editor_build(services.config().data_dir / "components")
+    return declare_component("code_editor", path=str(build))
 
 
 def as_text(value: object) -> str:

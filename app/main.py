@@ -10,5 +10,7 @@ import streamlit as st  # noqa: E402
 
 from app import nav  # noqa: E402
 
-st.set_page_config(page_title="Backprop Ninja", layout="wide")
+# An icon of our own: without one, Streamlit fetches each page's Material icon from a public
+# font server to use as the favicon, and nothing may leave the machine.
+st.set_page_config(page_title="Backprop Ninja", page_icon="🥷", layout="wide")
 st.navigation(nav.sections(), expanded=True).run()
