@@ -9,6 +9,7 @@ from app.storage import StorageError
 
 PICK_KEY = "sidebar:profile"
 NEW_KEY = "sidebar:new_profile"
+ERROR_KEY = "sidebar:new_profile_error"
 
 
 def show() -> None:
@@ -35,14 +36,23 @@ def show() -> None:
 def _new_profile_form() -> None:
     """Create a profile by name and switch to it."""
     with st.form("new_profile", clear_on_submit=True, border=False):
-        name = st.text_input("Name", key=NEW_KEY, max_chars=40)
-        if not st.form_submit_button("Create"):
-            return
+        st.text_input("Name", key=NEW_KEY, max_chars=40)
+        st.form_submit_button("Create", on_click=_create)
+    error = st.session_state.pop(ERROR_KEY, None)
+    if error:
+        st.error(error)
+
+
+def _create() -> None:
+    """Create the profile named in the form and pick it.
+
+    A callback, so that it runs before the page: the picker can then be set to the new profile
+    (the browser would otherwise send back the old choice and switch to it again).
+    """
     try:
-        created = session.new_profile(name)
+        created = session.new_profile(st.session_state.get(NEW_KEY, ""))
     except StorageError as err:
-        st.error(str(err))
+        st.session_state[ERROR_KEY] = str(err)
         return
     session.switch_profile(created)
-    st.session_state.pop(PICK_KEY, None)
-    st.rerun()
+    st.session_state[PICK_KEY] = created.name

@@ -65,3 +65,12 @@ def test_a_browser_with_a_valid_cookie_is_not_sent_a_new_one(fake, browser):
     browser["cookie"] = None
     at = main_test().run()
     assert len(_cookie_scripts(at)) == 1 and at.session_state[identity.SESSION_KEY] != BROWSER
+
+
+def test_a_blank_profile_name_is_refused_with_the_reason(fake):
+    at = main_test().run()
+    at.text_input(key="sidebar:new_profile").input("   ")
+    next(b for b in at.get("form_submit_button") if b.label == "Create").click()
+    at.run()
+    assert "A profile name needs 1 to 40 characters: got 0." in at.error[0].value
+    assert at.selectbox(key="sidebar:profile").options == ["learner"]
