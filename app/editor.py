@@ -13,7 +13,15 @@ from dataclasses import dataclass
 import streamlit as st
 
 SUBMIT_LABEL = "Submit (Ctrl+Enter)"
-SUBMIT_ROOM_PX = 44  # the label's height (about 2rem) and its 0.4rem offset, with a margin
+# The Submit label sits in a strip of its own under the text, so that it never covers a line
+# (Ace scrolls the cursor's line to the very bottom, whatever margin it is given). The strip is
+# content, not padding: the component sizes its frame to its content box.
+SUBMIT_STRIP = {
+    "globalCSS": (
+        ".streamlit_code-editor::after"
+        " { content: ''; display: block; order: 9; flex: none; height: 3rem; }"
+    )
+}
 SUBMIT_BUTTON = {
     "name": SUBMIT_LABEL,
     "feather": "Play",
@@ -22,7 +30,7 @@ SUBMIT_BUTTON = {
     "showWithIcon": True,
     "alwaysOn": True,
     "commands": ["submit"],
-    "style": {"bottom": "0.4rem", "right": "0.4rem"},
+    "style": {"bottom": "0.2rem", "right": "0.4rem"},  # in the strip under the text
 }
 ACE_OPTIONS = {"tabSize": 4, "useSoftTabs": True, "showLineNumbers": True, "wrap": False}
 # No completion pop-ups: Enter must always start a new line, never accept a keyword.
@@ -31,8 +39,7 @@ ACE_PROPS = {
     "enableBasicAutocompletion": False,
     "enableSnippets": False,
     "debounceChangePeriod": 800,
-    # Room below the last line for the Submit label pinned to the bottom-right corner.
-    "scrollMargin": [8, SUBMIT_ROOM_PX, 0, 0],
+    "scrollMargin": [8, 8, 0, 0],
 }
 
 
@@ -71,7 +78,7 @@ def _ace(key: str, initial: str, lines: int) -> EditorEvent | None:
         options=ACE_OPTIONS,
         props=ACE_PROPS,
         editor_props={},
-        component_props={},
+        component_props=SUBMIT_STRIP,
         menu={},
         info={},
         allow_reset=False,
