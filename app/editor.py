@@ -39,7 +39,9 @@ ACE_PROPS = {
     "enableBasicAutocompletion": False,
     "enableSnippets": False,
     "debounceChangePeriod": 800,
-    "scrollMargin": [8, 8, 0, 0],
+    # No scroll margin: with one, Ace scrolls the text but not the line numbers as the editor
+    # grows, and the numbers end up a third of a line off the lines they count.
+    "scrollMargin": [0, 0, 0, 0],
 }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -46,6 +47,8 @@ def test_the_submit_label_leaves_the_last_line_readable(server, page, count):
     text, label, shown = boxes
     assert not overlap(text, label), "the label covers the last line"
     assert label["y"] + label["height"] <= shown["y"] + shown["height"], "the label is cut off"
+    number = frame.locator(".ace_gutter-cell", has_text=re.compile(rf"^{count}$"))
+    assert abs(number.bounding_box()["y"] - text["y"]) < 1, "the line number sits by its line"
 
 
 def iframe_box(page) -> dict:
