@@ -17,11 +17,12 @@ def show() -> None:
     current = session.profile()
     profiles = session.profiles()
     names = [p.name for p in profiles]
+    if st.session_state.get(PICK_KEY) not in names:
+        st.session_state[PICK_KEY] = current.name  # the picker's value, set once (no index)
     with st.sidebar:
         picked = st.selectbox(
             "Learner profile",
             names,
-            index=names.index(current.name),
             key=PICK_KEY,
             help="Progress is kept per profile; this browser sees only its own profiles.",
         )
