@@ -30,6 +30,7 @@ class AppConfig:
     editor: str = "ace"
     exercises_dir: Path | None = None
     require_all_layers: bool = False  # refuse to grade unless every sandbox layer is on
+    reveal_after: int = 1  # real attempts before the solution may be revealed; 0: never
 
     @property
     def cache_dir(self) -> Path:
@@ -73,7 +74,19 @@ def _convert(name: str, raw: str):
         return Path(raw).expanduser()
     if name == "require_all_layers":
         return _flag(name, raw)
+    if name == "reveal_after":
+        return _count(name, raw)
     return raw
+
+
+def _count(name: str, raw: str) -> int:
+    """Return a whole number of at least 0; anything else is an error that names the setting."""
+    value = raw.strip()
+    if not value.isdigit():
+        raise ConfigError(
+            f"`{PREFIX}{name.upper()}` must be a whole number, 0 or more: got {raw!r}."
+        )
+    return int(value)
 
 
 def _flag(name: str, raw: str) -> bool:

@@ -4,5 +4,7 @@ import streamlit as st
 
 from app import nav, services  # the project is installed (editable) by scripts/setup
 
-st.set_page_config(page_title=services.catalog().course.title, layout="wide")
+# An icon of our own: without one, Streamlit fetches each page's Material icon from a public
+# font server to use as the favicon, and nothing may leave the machine.
+st.set_page_config(page_title=services.catalog().course.title, page_icon="🥷", layout="wide")
 st.navigation(nav.sections(), expanded=True).run()

@@ -26,7 +26,7 @@ def sections() -> dict[str, list]:
     for exercise in catalog.exercises:
         icon = ICONS.get(statuses.get(exercise.id), UNTOUCHED_ICON)
         group = exercise.group or exercise.scenario.title
-        found.setdefault(group, []).append(exercise_page(exercise.id, exercise.answer, icon))
+        found.setdefault(group, []).append(exercise_page(exercise.id, exercise.title, icon))
     for scenario in catalog.scenarios:
         if scenario.whole_pass:
             section = _first_group(catalog, scenario.slug) or scenario.title

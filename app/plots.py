@@ -40,7 +40,7 @@ def _range(grids: list[list]) -> tuple[float, float]:
 
 
 def _label(ax, title: str, heatmap) -> None:
-    """Title a panel and label a readable subset of its rows and columns."""
+    """Title a panel and mark the rows and columns that differ, at their own cells."""
     ax.set_title(title, fontsize=10)
     ax.set_yticks(*_ticks(heatmap.rows), fontsize=7)
     ax.set_xticks(*_ticks(heatmap.cols), fontsize=7)
@@ -48,23 +48,24 @@ def _label(ax, title: str, heatmap) -> None:
     ax.set_ylabel("row", fontsize=8)
 
 
-def _ticks(labels: tuple[int, ...]) -> tuple[list[int], list[str]]:
-    """Return at most about MAX_TICKS tick positions and their labels."""
-    step = max(1, len(labels) // MAX_TICKS)
-    positions = list(range(0, len(labels), step))
-    return positions, [str(labels[i]) for i in positions]
+def _ticks(indices: tuple[int, ...]) -> tuple[list[int], list[str]]:
+    """Return at most MAX_TICKS of the wrong indices, each placed at its own cell."""
+    step = max(1, -(-len(indices) // MAX_TICKS))  # rounded up: never more than MAX_TICKS
+    positions = list(indices[::step])
+    return positions, [str(i) for i in positions]
 
 
 def loss_curves_figure(curves: dict[str, tuple[float, ...]], bucket: int) -> Figure:
     """Return the lecture's lossi plot for one or more runs: mean log10 loss per bucket of steps.
 
-    `curves` maps a label to its points; point i covers steps i*bucket to (i+1)*bucket.
+    `curves` maps a label to its points; point i covers steps i*bucket to (i+1)*bucket. The
+    first curve (the learner's) is drawn solid and on top; the others dashed and lighter beneath.
     """
     figure = Figure(figsize=(9, 3.4), layout="constrained")
     ax = figure.subplots()
-    for label, points in curves.items():
+    for rank, (label, points) in enumerate(curves.items()):
         if points:
-            ax.plot(range(len(points)), points, label=label, linewidth=1.2)
+            ax.plot(range(len(points)), points, label=label, **_curve_style(rank))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x * bucket:,.0f}"))
     ax.set_xlabel("step", fontsize=9)
     ax.set_ylabel(f"log10 loss (mean of {bucket:,} steps)", fontsize=9)
@@ -72,3 +73,10 @@ def loss_curves_figure(curves: dict[str, tuple[float, ...]], bucket: int) -> Fig
     if len(curves) > 1:
         ax.legend(fontsize=9)
     return figure
+
+
+def _curve_style(rank: int) -> dict:
+    """Return how to draw the rank-th curve: the first solid on top, the rest dashed beneath."""
+    if rank == 0:
+        return {"linewidth": 1.4, "zorder": 3}
+    return {"linewidth": 1.0, "linestyle": "--", "alpha": 0.6, "zorder": 2}

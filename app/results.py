@@ -87,13 +87,25 @@ def show_pass(result) -> None:
         show_error(result.error)
     if result.rows:
         st.dataframe(
-            pass_table(result), hide_index=True, width="stretch", height=38 + 35 * len(result.rows)
+            pass_table(result),
+            hide_index=True,
+            width="stretch",
+            height=38 + 35 * len(result.rows),
+            column_config={"feedback": st.column_config.TextColumn(width="large")},
         )
+        show_pass_feedback(result.rows)
     for note in (result.sizes_message, *result.notes):
         if note and note != result.message:
             st.info(note)
     show_stdout(result.stdout)
     st.caption(f"Graded in {result.elapsed * 1000:.0f} ms.")
+
+
+def show_pass_feedback(rows) -> None:
+    """Show the feedback of every gradient that did not pass in full, wrapped (a table cuts it)."""
+    lines = [f"- **{row.name}:** {row.message}" for row in rows if row.status != "pass"]
+    if lines:
+        st.markdown("**Feedback in full**\n\n" + "\n".join(lines))
 
 
 def pass_table(result) -> pd.io.formats.style.Styler:

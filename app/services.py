@@ -43,6 +43,19 @@ def _store(url: str) -> Store:
     return open_store(url)
 
 
+def identity_secret() -> bytes:
+    """Return the key that signs browser identities, kept in the data dir (app/identity.py)."""
+    return _identity_secret(str(config().data_dir))
+
+
+@st.cache_resource(show_spinner=False)
+def _identity_secret(data_dir: str) -> bytes:
+    """Read (or draw) the secret once per data directory."""
+    from app.identity import KEY_FILE, load_secret
+
+    return load_secret(Path(data_dir) / KEY_FILE)
+
+
 def training_jobs() -> dict:
     """Return the server's running training jobs by profile id, for the configured store."""
     return _training_jobs(config().database_url)

@@ -1,10 +1,10 @@
-"""Who is learning in this browser session, and on which dataset."""
+"""Who is learning in this browser, and on which dataset."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from app import services
+from app import identity, services
 from app.storage import Profile
 
 PROFILE_KEY = "profile"
@@ -13,19 +13,34 @@ DATASET_SETTING = "dataset"
 
 
 def profile() -> Profile:
-    """Return this session's profile: the one picked, else the last used, else a new one."""
+    """Return this browser's profile: the one picked, else its last used, else a new one."""
     chosen = st.session_state.get(PROFILE_KEY)
     if chosen is None:
-        store = services.store()
-        chosen = store.last_profile() or store.add_profile(FIRST_PROFILE)
+        store, owner = services.store(), identity.current()
+        chosen = (
+            store.last_profile(owner)
+            or next(iter(store.profiles(owner)), None)
+            or store.adopt_unowned(owner)
+            or store.add_profile(FIRST_PROFILE, owner)
+        )
         st.session_state[PROFILE_KEY] = chosen
     return chosen
 
 
+def profiles() -> list[Profile]:
+    """Return the profiles of this browser's identity, oldest first."""
+    return services.store().profiles(identity.current())
+
+
 def switch_profile(chosen: Profile) -> None:
-    """Make chosen this session's profile and the one opened next time."""
+    """Make chosen (one of this browser's profiles) its profile now and next time."""
     services.store().use_profile(chosen)
     st.session_state[PROFILE_KEY] = chosen
+
+
+def new_profile(name: str) -> Profile:
+    """Return this browser's profile called name, creating it if new."""
+    return services.store().add_profile(name, identity.current())
 
 
 def dataset_source() -> str:

@@ -19,14 +19,16 @@ from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.profiles import SCHEMA as PROFILES_SCHEMA
+from app.profiles import Profile, Profiles, StorageError, migrate
 from app.runstore import SCHEMA as RUNS_SCHEMA
 from app.runstore import TrainingRuns
 
-SCHEMA_VERSION = 1
+__all__ = ["Profile", "StorageError", "Store", "open_store"]
+
+SCHEMA_VERSION = 2
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS profiles (
-    id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, created_at REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS settings (
     profile_id INTEGER NOT NULL REFERENCES profiles(id) ON DELETE CASCADE,
     key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (profile_id, key));
@@ -47,20 +49,7 @@ CREATE TABLE IF NOT EXISTS events (
     exercise_id TEXT NOT NULL, kind TEXT NOT NULL CHECK (kind IN ('hint', 'reveal')),
     created_at REAL NOT NULL);
 """
-MAX_NAME = 40
 SOLVED, ATTEMPTED = "solved", "attempted"
-
-
-class StorageError(ValueError):
-    """A database URL or a profile name cannot be used; the message says why."""
-
-
-@dataclass(frozen=True)
-class Profile:
-    """A local learner: progress belongs to one profile."""
-
-    id: int
-    name: str
 
 
 @dataclass(frozen=True)
@@ -98,17 +87,18 @@ def open_store(url: str) -> Store:
     return Store(Path(url[len(prefix) :]))
 
 
-class Store(TrainingRuns):
+class Store(Profiles, TrainingRuns):
     """Progress of every local profile, in one SQLite file (created on first use)."""
 
     def __init__(self, path: Path):
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
+        migrate(path)
         with self._db() as db:
             db.execute("PRAGMA journal_mode=WAL")
-            db.executescript(SCHEMA + RUNS_SCHEMA)
+            db.executescript(PROFILES_SCHEMA + SCHEMA + RUNS_SCHEMA)
             db.execute(
-                "INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
+                "INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
             )
 
     @contextmanager
@@ -118,43 +108,6 @@ class Store(TrainingRuns):
             db.execute("PRAGMA foreign_keys=ON")
             with db:
                 yield db
-
-    # Profiles -----------------------------------------------------------------------------
-
-    def profiles(self) -> list[Profile]:
-        """Return every profile, oldest first."""
-        with self._db() as db:
-            rows = db.execute("SELECT id, name FROM profiles ORDER BY id").fetchall()
-        return [Profile(*row) for row in rows]
-
-    def add_profile(self, name: str) -> Profile:
-        """Return the profile called name, creating it if new."""
-        name = " ".join(name.split())
-        if not name or len(name) > MAX_NAME:
-            raise StorageError(f"A profile name needs 1 to {MAX_NAME} characters: got {len(name)}.")
-        with self._db() as db:
-            db.execute(
-                "INSERT OR IGNORE INTO profiles (name, created_at) VALUES (?, ?)",
-                (name, time.time()),
-            )
-            row = db.execute("SELECT id, name FROM profiles WHERE name = ?", (name,)).fetchone()
-        return Profile(*row)
-
-    def last_profile(self) -> Profile | None:
-        """Return the profile used most recently on this machine, if any."""
-        chosen = self._meta("last_profile")
-        return next((p for p in self.profiles() if str(p.id) == chosen), None)
-
-    def use_profile(self, profile: Profile) -> None:
-        """Remember profile as the one to open next time."""
-        with self._db() as db:
-            db.execute("INSERT OR REPLACE INTO meta VALUES ('last_profile', ?)", (str(profile.id),))
-
-    def _meta(self, key: str) -> str | None:
-        """Return a meta value."""
-        with self._db() as db:
-            row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return row[0] if row else None
 
     # Settings and drafts ------------------------------------------------------------------
 

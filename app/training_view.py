@@ -60,7 +60,27 @@ def show_progress(status) -> None:
     text = f"Step {status.step:,} of {status.steps:,} · {status.steps_per_s:,.0f} steps/s{left}"
     st.progress(status.fraction, text=text)
     if status.curve:
-        st.line_chart(pd.DataFrame({"log10 loss": status.curve}), height=220)
+        bucket = _bucket(status.steps)
+        st.line_chart(
+            live_curve(status.curve, bucket),
+            x="step",
+            y="log10 loss",
+            x_label="step",
+            y_label=f"log10 loss (mean of {bucket:,} steps)",
+            height=220,
+        )
+
+
+def live_curve(curve: tuple[float, ...], bucket: int) -> pd.DataFrame:
+    """Return the curve so far against the step at which each point's bucket of steps starts."""
+    return pd.DataFrame({"step": [i * bucket for i in range(len(curve))], "log10 loss": curve})
+
+
+def _bucket(steps: int) -> int:
+    """Return how many steps each point of a run's curve averages (as TrainSettings.bucket)."""
+    from grader.training.records import CURVE_POINTS
+
+    return max(1, steps // CURVE_POINTS)
 
 
 def show_report(report, reference, speed: str) -> None:

@@ -82,6 +82,14 @@ def form_ok(name: str, shape) -> str:
     return f"`{name}` is a float tensor of shape {_shape(shape)} with finite values."
 
 
+def ran(summary: str) -> bool:
+    """Return whether a recorded summary judges values, so the code ran and broke no rule.
+
+    Every sentence about code that did not run, timed out or used autograd starts "Your code ".
+    """
+    return not summary.startswith(("Your code ", GRADER_FAULT))
+
+
 def runs_ok() -> str:
     return "Your code ran without errors."
 

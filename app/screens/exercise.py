@@ -8,6 +8,7 @@ import streamlit as st
 from app import graphview, nav, results, scratchpad, services, session, whycard, workbench
 from app.storage import SOLVED
 
+REVEAL_CONFIRM = "reveal:confirm"
 ROLES = {"forward": "forward value", "given": "given (upstream)", "answer": "you write this"}
 
 
@@ -32,7 +33,7 @@ def render(exercise_id: str) -> None:
     scratchpad.show(exercise_id)
     whycard.derivation(view)
     _hints(exercise_id, view.hints)
-    _reveal(exercise_id)
+    _reveal(exercise_id, view.starter)
     _next(exercise_id)
 
 
@@ -119,18 +120,56 @@ def _hints(exercise_id: str, hints: tuple[str, ...]) -> None:
         st.rerun()
 
 
-def _reveal(exercise_id: str) -> None:
-    """Offer the reference solution once the learner has tried at least once."""
+def _reveal(exercise_id: str, starter: str) -> None:
+    """Offer the reference solution after enough real attempts, and show it once confirmed."""
     store, profile = services.store(), session.profile()
+    needed = services.config().reveal_after
     if store.count_events(profile, exercise_id, "reveal"):
         _show_solution(exercise_id)
-    elif not store.attempts(profile, exercise_id):
-        st.caption("The solution can be revealed after your first attempt.")
+    elif needed == 0:
+        st.caption("Revealing the solution is switched off here.")
+    elif (real := real_attempts(store.attempts(profile, exercise_id), starter)) < needed:
+        st.caption(
+            f"The solution can be revealed after {_attempts(needed)} of your own that ran "
+            f"(changed from the starter): {real} so far."
+        )
+    elif st.session_state.get(f"{REVEAL_CONFIRM}:{exercise_id}"):
+        _confirm_reveal(exercise_id)
     elif st.button(
-        "Reveal the solution", icon=":material/visibility:", key=f"reveal:{exercise_id}"
+        "Reveal the solution…", icon=":material/visibility:", key=f"reveal:{exercise_id}"
     ):
-        store.record_event(profile, exercise_id, "reveal")
+        st.session_state[f"{REVEAL_CONFIRM}:{exercise_id}"] = True
         st.rerun()
+
+
+def _confirm_reveal(exercise_id: str) -> None:
+    """Ask once more before showing the answer; it is recorded as revealed."""
+    key = f"{REVEAL_CONFIRM}:{exercise_id}"
+    st.warning("Show the reference solution? It is recorded as revealed in your progress.")
+    yes, no = st.columns(2)
+    if yes.button("Yes, show the solution", type="primary", key=f"reveal_yes:{exercise_id}"):
+        services.store().record_event(session.profile(), exercise_id, "reveal")
+        st.session_state[key] = False
+        st.rerun()
+    if no.button("Cancel", key=f"reveal_no:{exercise_id}"):
+        st.session_state[key] = False
+        st.rerun()
+
+
+def real_attempts(attempts, starter: str) -> int:
+    """Return how many attempts changed the starter and ran (not refused, raised or timed out)."""
+    from grader.feedback import ran
+
+    return sum(1 for a in attempts if _lines(a.code) != _lines(starter) and ran(a.summary))
+
+
+def _lines(code: str) -> list[str]:
+    """Return code's non-blank lines without trailing spaces, to compare with the starter."""
+    return [line.rstrip() for line in code.splitlines() if line.strip()]
+
+
+def _attempts(count: int) -> str:
+    return "one attempt" if count == 1 else f"{count} attempts"
 
 
 def _show_solution(exercise_id: str) -> None:

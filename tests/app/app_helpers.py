@@ -24,6 +24,7 @@ from grader import (
 ROOT = Path(__file__).resolve().parents[2]
 MAIN = ROOT / "app" / "main.py"
 TIMEOUT = 60
+BROWSER = "a1b2c3d4"  # the identity of the browser that every AppTest stands for
 ORDER = ("runs", "rules", "form", "lecture", "random", "sizes")
 HEADER = {
     "name": "default",

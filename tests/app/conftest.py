@@ -10,10 +10,10 @@ import shutil
 
 import pytest
 
-from app import services
+from app import identity, services
 from grader.exercises import EXERCISES_DIR
 
-from .app_helpers import FakeGrader
+from .app_helpers import BROWSER, FakeGrader
 
 
 @pytest.fixture(autouse=True)
@@ -26,13 +26,26 @@ def all_layers_on(monkeypatch):
 
 
 @pytest.fixture
-def app_env(tmp_path, monkeypatch):
-    """Point the app at a fresh data directory and the plain editor; return the directory."""
+def app_env(tmp_path, monkeypatch, browser):
+    """Point the app at a fresh data directory and the plain editor; return the directory.
+
+    Every AppTest is then the same browser (`browser`), whose identity cookie is already set.
+    """
     monkeypatch.setenv("NINJA_DATA_DIR", str(tmp_path / "var"))
     monkeypatch.setenv("NINJA_EDITOR", "plain")
     monkeypatch.delenv("NINJA_DATABASE_URL", raising=False)
     monkeypatch.delenv("NINJA_EXERCISES_DIR", raising=False)
+    monkeypatch.delenv("NINJA_REVEAL_AFTER", raising=False)
+    browser["cookie"] = identity.sign(BROWSER, services.identity_secret())
     return tmp_path / "var"
+
+
+@pytest.fixture
+def browser(monkeypatch) -> dict:
+    """Return the cookie jar of the browser that AppTests stand for; a test may change it."""
+    jar: dict = {"cookie": None}
+    monkeypatch.setattr(identity, "browser_cookie", lambda: jar["cookie"])
+    return jar
 
 
 @pytest.fixture

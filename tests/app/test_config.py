@@ -50,3 +50,15 @@ def test_an_exercises_dir_that_is_not_a_folder_is_refused(tmp_path):
     assert from_env({"NINJA_EXERCISES_DIR": str(tmp_path)}).exercises_dir == tmp_path
     with pytest.raises(ConfigError, match="`NINJA_EXERCISES_DIR` must be an exercises folder"):
         from_env({"NINJA_EXERCISES_DIR": str(tmp_path / "missing")})
+
+
+@pytest.mark.parametrize(("raw", "expected"), [("0", 0), ("3", 3), (" 2 ", 2)])
+def test_reveal_after_is_a_count_of_real_attempts(raw, expected):
+    assert from_env({}).reveal_after == 1
+    assert from_env({"NINJA_REVEAL_AFTER": raw}).reveal_after == expected
+
+
+@pytest.mark.parametrize("raw", ["-1", "two", "1.5", ""])
+def test_reveal_after_must_be_a_whole_number(raw):
+    with pytest.raises(ConfigError, match="`NINJA_REVEAL_AFTER` must be a whole number"):
+        from_env({"NINJA_REVEAL_AFTER": raw})

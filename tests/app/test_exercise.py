@@ -94,15 +94,63 @@ def test_hints_are_revealed_one_at_a_time_and_remembered(fake):
     assert len(page_test("dlogprobs").run().info) == total, "a new session sees the same hints"
 
 
-def test_the_solution_is_revealed_only_after_an_attempt(fake):
-    at = page_test("dlogprobs").run()
-    assert not any(b.key == "reveal:dlogprobs" for b in at.button)
-    assert "after your first attempt" in texts(at)
-    at = submit(at, f"{VALUES}\n")
+def _revealed() -> list[bool]:
+    return [
+        p.revealed for p in services.store().progress(_profile()) if p.exercise_id == "dlogprobs"
+    ]
+
+
+def _reveal_offered(at) -> bool:
+    return any(b.key == "reveal:dlogprobs" for b in at.button)
+
+
+def test_the_solution_is_revealed_after_a_real_attempt_and_a_confirmation(fake):
+    at = submit(page_test("dlogprobs").run(), f"{VALUES}\n")
     at.button(key="reveal:dlogprobs").click().run()
+    assert "Show the reference solution?" in at.warning[0].value
+    assert not any("dlogprobs[range(n), Yb]" in c.value for c in at.code), "not before yes"
+    assert _revealed() == [False]
+    at.button(key="reveal_yes:dlogprobs").click().run()
     assert any("dlogprobs[range(n), Yb]" in c.value for c in at.code)
-    progress = services.store().progress(_profile())
-    assert [p.revealed for p in progress if p.exercise_id == "dlogprobs"] == [True]
+    assert _revealed() == [True]
+
+
+def test_cancelling_the_confirmation_reveals_nothing(fake):
+    at = submit(page_test("dlogprobs").run(), f"{VALUES}\n")
+    at.button(key="reveal:dlogprobs").click().run()
+    at.button(key="reveal_no:dlogprobs").click().run()
+    assert _reveal_offered(at) and not at.warning and _revealed() == [False]
+
+
+@pytest.mark.parametrize(
+    ("case", "code"),
+    [
+        ("the untouched starter", None),
+        ("the starter with blank lines", "\n{starter}\n\n"),
+        ("code that raised", f"{RAISES}\n"),
+    ],
+)
+def test_an_attempt_that_is_not_real_does_not_unlock_the_solution(fake, case, code):
+    at = page_test("dlogprobs").run()
+    starter = at.text_area[0].value
+    assert not _reveal_offered(at) and "after one attempt of your own" in texts(at)
+    at = submit(at, starter if code is None else code.format(starter=starter))
+    assert services.store().attempts(_profile(), "dlogprobs"), "it was graded and recorded"
+    assert not _reveal_offered(at) and "0 so far" in texts(at)
+
+
+def test_the_number_of_attempts_before_a_reveal_is_a_setting(fake, monkeypatch):
+    monkeypatch.setenv("NINJA_REVEAL_AFTER", "2")
+    at = submit(page_test("dlogprobs").run(), f"{VALUES}\n")
+    assert not _reveal_offered(at) and "after 2 attempts of your own" in texts(at)
+    at = submit(at, f"{VALUES}\n# again\n")
+    assert _reveal_offered(at)
+
+
+def test_a_reveal_after_of_zero_switches_revealing_off(fake, monkeypatch):
+    monkeypatch.setenv("NINJA_REVEAL_AFTER", "0")
+    at = submit(page_test("dlogprobs").run(), f"{VALUES}\n")
+    assert not _reveal_offered(at) and "switched off" in texts(at)
 
 
 def test_typed_code_survives_a_new_session(fake):

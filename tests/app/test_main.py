@@ -6,7 +6,7 @@ from streamlit.testing.v1 import AppTest
 
 from app import nav, services
 
-from .app_helpers import SOLVED, main_test, submit, texts
+from .app_helpers import BROWSER, SOLVED, main_test, submit, texts
 
 
 def test_home_is_the_first_page_and_every_exercise_has_a_page(fake):
@@ -26,6 +26,21 @@ def test_sections_follow_the_exercise_groups_and_end_with_training(fake):
     sections = list(_sections())
     assert sections[1] == "Exercise 1: backprop step by step"
     assert sections[-1] == nav.TRAINING_SECTION
+
+
+def test_the_navigation_names_exercises_by_their_titles(fake):
+    def script():
+        import streamlit as st
+
+        from app import nav
+
+        st.session_state["titles"] = [p.title for v in nav.sections().values() for p in v]
+
+    titles = AppTest.from_function(script).run().session_state["titles"]
+    catalog = services.catalog()
+    assert {e.title for e in catalog.exercises} <= set(titles)
+    assert not {e.answer for e in catalog.exercises} & set(titles), "no bare variable names"
+    assert {"dlogits: two paths through the max", "dlogits: cross-entropy in one go"} <= set(titles)
 
 
 def test_continue_opens_the_first_exercise_then_next_moves_on(fake):
@@ -68,7 +83,7 @@ def test_a_new_profile_has_its_own_progress(fake):
     assert at.selectbox(key="sidebar:profile").value == "grace"
     grace = next(p for p in store.profiles() if p.name == "grace")
     assert store.statuses(first) == {"dlogprobs": "solved"} and store.statuses(grace) == {}
-    assert store.last_profile() == grace
+    assert store.last_profile(BROWSER) == grace
 
 
 def _create(at, name: str) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from app import services, session, training_session
@@ -92,6 +94,9 @@ def test_start_trains_and_shows_progress_with_a_stop_button(trainer):
     bar = at.get("progress")[0].proto.text
     assert bar == f"Step 500 of 2,000 · 1,480 steps/s · {duration(1.0)} left", bar
     assert len(at.get("vega_lite_chart")) == 1, "the live log10 loss curve"
+    axes = json.loads(at.get("vega_lite_chart")[0].proto.spec)["layer"][0]["encoding"]
+    assert axes["x"]["title"] == "step" and axes["x"]["field"] == "step"
+    assert axes["y"]["title"] == "log10 loss (mean of 10 steps)"
     job = at.session_state[training_session.JOB_KEY]
     _button(at, "Stop").click()
     at.run()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from app import nav, services
 from app.screens.whole_pass import starter
 
@@ -27,6 +29,15 @@ def test_a_wrong_pass_shows_the_table_with_the_root_cause_highlighted(fake):
     highlighted = styles.split("{")[0]
     assert "_row1_col0" in highlighted and "_row2_" not in highlighted, "only the root, dprobs"
     assert "background-color" in styles
+
+
+def test_every_wrong_gradients_feedback_is_shown_in_full_beneath_the_table(fake):
+    at = submit(page_test("01_mlp", page="whole_pass").run(), "dlogprobs = 0\n")
+    [full] = [m.value for m in at.markdown if m.value.startswith("**Feedback in full**")]
+    assert "- **dprobs:** `dprobs` is inaccurate: max abs diff 2.0e-01 at (0, 0)." in full
+    assert "- **dcounts:** `dcounts` is not defined: assign your answer." in full
+    assert "dlogprobs" not in full, "a gradient that passed is not repeated"
+    assert json.loads(at.dataframe[0].proto.columns)["feedback"]["width"] == "large"
 
 
 def test_a_right_pass_is_recorded_as_solved(fake):
