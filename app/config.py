@@ -30,6 +30,7 @@ class AppConfig:
     editor: str = "ace"
     exercises_dir: Path | None = None
     require_all_layers: bool = False  # refuse to grade unless every sandbox layer is on
+    grade_delay: float = 0.0  # tests only: seconds between recording a submission and grading it
 
     @property
     def cache_dir(self) -> Path:
@@ -70,7 +71,20 @@ def _convert(name: str, raw: str):
         return Path(raw).expanduser()
     if name == "require_all_layers":
         return _flag(name, raw)
+    if name == "grade_delay":
+        return _seconds(name, raw)
     return raw
+
+
+def _seconds(name: str, raw: str) -> float:
+    """Return a duration in seconds, 0 or more; anything else is an error that names the setting."""
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not value >= 0:
+        raise ConfigError(f"`{PREFIX}{name.upper()}` must be a number of seconds: got {raw!r}.")
+    return value
 
 
 def _flag(name: str, raw: str) -> bool:

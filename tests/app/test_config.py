@@ -44,3 +44,12 @@ def test_an_unknown_setting_is_an_error_that_lists_the_known_ones():
 def test_an_unknown_editor_is_an_error():
     with pytest.raises(ConfigError, match="must be one of ace, plain: got 'vim'"):
         from_env({"NINJA_EDITOR": "vim"})
+
+
+@pytest.mark.parametrize(("raw", "seconds"), [("0", 0.0), ("2.5", 2.5), ("", None), ("-1", None)])
+def test_the_grading_delay_for_tests_is_a_number_of_seconds(raw, seconds):
+    if seconds is None:
+        with pytest.raises(ConfigError, match="`NINJA_GRADE_DELAY` must be a number of seconds"):
+            from_env({"NINJA_GRADE_DELAY": raw})
+    else:
+        assert from_env({"NINJA_GRADE_DELAY": raw}).grade_delay == seconds

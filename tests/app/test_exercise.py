@@ -7,6 +7,7 @@ from app_helpers import RAISES, RANDOM_ONLY, SHAPE, SOLVED, VALUES, page_test, s
 
 from app import services
 from app.storage import Profile
+from app.workbench import Submission
 
 
 def _profile() -> Profile:
@@ -116,11 +117,42 @@ def test_a_solved_exercise_stays_solved_in_a_new_session(fake):
 
 def test_an_interrupted_submission_is_graded_on_the_next_run(fake):
     at = page_test("dlogprobs").run()
-    at.session_state["pending:dlogprobs"] = f"{SOLVED}\n"
+    at.session_state["pending:dlogprobs"] = [Submission("t:1", f"{SOLVED}\n")]
     at.run()
     assert at.success and fake.graded == [("dlogprobs", f"{SOLVED}\n")]
     at.run()
     assert len(fake.graded) == 1, "graded once"
+
+
+def test_a_submission_is_recorded_before_it_is_graded(fake, monkeypatch):
+    at = page_test("dlogprobs").run()
+    seen = []
+    grade = fake.grade
+
+    def watched(exercise_id, code):
+        seen.append([p.code for p in services.store().pending(_profile(), exercise_id)])
+        seen.append(services.store().draft(_profile(), exercise_id))
+        return grade(exercise_id, code)
+
+    monkeypatch.setattr(fake, "grade", watched)
+    at = submit(at, f"{VALUES}\nx = 1\n")
+    assert seen == [[f"{VALUES}\nx = 1\n"], f"{VALUES}\nx = 1\n"]
+    assert services.store().pending(_profile(), "dlogprobs") == [], "its attempt replaced it"
+    assert len(services.store().attempts(_profile(), "dlogprobs")) == 1
+
+
+def test_a_submission_a_stopped_server_left_is_shown_not_graded(fake):
+    at = page_test("dlogprobs").run()
+    left = f"{SOLVED}\n# submitted before the crash\n"
+    services.store().begin_submission(_profile(), "dlogprobs", "old:1", left, left, "gone")
+    at = page_test("dlogprobs").run()
+    assert "was not graded: the app stopped before it finished" in at.warning[0].value
+    assert any(c.value == left.strip() for c in at.code), "its code is shown"
+    assert at.text_area[0].value == left, "and the editor opens on it"
+    assert services.store().attempts(_profile(), "dlogprobs") == [] and fake.graded == []
+    at = submit(at, left)
+    assert at.success and not at.warning, "submitting again grades it and clears the notice"
+    assert services.store().pending(_profile(), "dlogprobs") == []
 
 
 # With the real grader: learner code runs in the sandbox.
