@@ -61,10 +61,10 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_server(data_dir: Path, log: Path) -> Server:
+def start_server(data_dir: Path, log: Path, settings: dict | None = None) -> Server:
     """Start `streamlit run app/main.py` and wait until its health check answers."""
     port = free_port()
-    env = {**os.environ, "NINJA_DATA_DIR": str(data_dir)}
+    env = {**os.environ, "NINJA_DATA_DIR": str(data_dir), **(settings or {})}
     command = [
         sys.executable,
         "-m",
