@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import io
+
 import pandas as pd
 import streamlit as st
 
@@ -14,6 +17,7 @@ MARKS = {
     "inconclusive": ":orange[~]",
 }
 SOLVED_ICON, FAILED_ICON = ":material/check_circle:", ":material/cancel:"
+HEATMAPS, KEPT_HEATMAPS = "results:heatmaps", 4  # drawn heatmaps, by content, newest last
 ROOT_STYLE = "background-color: rgba(255, 75, 75, 0.18); font-weight: bold"
 
 
@@ -34,9 +38,23 @@ def show_result(result) -> None:
     if result.heatmap is not None and not result.solved:
         where = " (with random upstream gradients)" if result.heatmap.case == "random" else ""
         st.markdown(f"**Where the values differ**{where}")
-        st.pyplot(heatmap_figure(result.heatmap, result.answer), width="stretch")
+        st.image(heatmap_png(result.heatmap, result.answer), width="stretch")
     show_stdout(result.stdout)
     st.caption(f"Graded in {result.elapsed * 1000:.0f} ms.")
+
+
+def heatmap_png(heatmap, answer: str) -> bytes:
+    """Return the heatmaps as a PNG, drawn once per result and kept for the page's reruns."""
+    # Every auto-save reruns the page, and drawing takes hundreds of ms that a submission waits.
+    key = hashlib.sha1(repr((heatmap, answer)).encode()).hexdigest()
+    drawn = st.session_state.setdefault(HEATMAPS, {})
+    if key not in drawn:
+        buffer = io.BytesIO()
+        heatmap_figure(heatmap, answer).savefig(buffer, format="png", dpi=200, bbox_inches="tight")
+        drawn[key] = buffer.getvalue()
+        while len(drawn) > KEPT_HEATMAPS:
+            drawn.pop(next(iter(drawn)))
+    return drawn[key]
 
 
 def show_busy(message: str) -> None:

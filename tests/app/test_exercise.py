@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from app_helpers import RAISES, RANDOM_ONLY, SHAPE, SOLVED, VALUES, page_test, submit, texts
 
-from app import services
+from app import results, services
 from app.storage import Profile
 from app.workbench import Submission
 
@@ -70,6 +70,25 @@ def test_wrong_values_show_the_cmp_line_and_heatmaps(fake):
     assert any("exact: False" in c.value and "maxdiff: 1.0e+00" in c.value for c in at.code)
     assert at.get("image"), "the heatmaps are drawn"
     assert "**Where the values differ**" in [m.value for m in at.markdown]
+
+
+def test_the_heatmaps_are_drawn_once_per_result_not_on_every_rerun(fake, monkeypatch):
+    drawn = []
+    monkeypatch.setattr(results, "heatmap_figure", lambda *a: drawn.append(a) or _figure())
+    at = submit(page_test("dcounts").run(), f"{VALUES}\n")
+    at.run()
+    at.run()
+    assert len(drawn) == 1 and len(at.get("image")) == 1
+    at = submit(at, f"{VALUES}\n# another try\n")
+    assert len(drawn) == 1, "the same heatmaps are not drawn again"
+
+
+def _figure():
+    from matplotlib.figure import Figure
+
+    figure = Figure()
+    figure.subplots().imshow([[0.0, 1.0]])
+    return figure
 
 
 def test_values_wrong_only_for_random_upstreams_say_so_above_the_heatmaps(fake):
