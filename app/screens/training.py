@@ -16,6 +16,7 @@ from app import services, session, training_session, training_view, workbench
 
 KEY = "training"
 CHECK_KEY = "training:check"
+STOPPING = "training:stopping"
 FIELDS = {  # name: (label, smallest, largest, step, format)
     "steps": ("Steps", 1, 1_000_000, 1000, None),
     "batch_size": ("Batch size", 2, 4096, 1, None),
@@ -177,14 +178,19 @@ def _run(trainer) -> None:
 def _live() -> None:
     """Refresh the progress every second; Stop ends the worker at once."""
     job = training_session.current()
+    if st.session_state.pop(STOPPING, False):
+        job.wait(2)  # killed in the callback; show the stopped run without a poll's delay
     status = job.status()
     if not status.active:
         st.rerun()
     training_view.show_progress(status)
-    if st.button("Stop", icon=":material/stop:", key="training:stop"):
-        job.stop()
-        job.wait(2)  # the worker is killed at once; show the stopped run without a poll's delay
-        st.rerun()
+    st.button("Stop", icon=":material/stop:", key="training:stop", on_click=_stop)
+
+
+def _stop() -> None:
+    """Stop the run from the click's callback, which runs before anything is drawn again."""
+    training_session.stop()
+    st.session_state[STOPPING] = True
 
 
 @st.fragment(run_every=2.0)

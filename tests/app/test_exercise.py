@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import threading
+import time
+
 import pytest
 from app_helpers import RAISES, RANDOM_ONLY, SHAPE, SOLVED, VALUES, page_test, submit, texts
 
@@ -68,24 +71,37 @@ def test_an_exception_shows_the_learners_traceback(fake):
 def test_wrong_values_show_the_cmp_line_and_heatmaps(fake):
     at = submit(page_test("dcounts").run(), f"{VALUES}\n")
     assert any("exact: False" in c.value and "maxdiff: 1.0e+00" in c.value for c in at.code)
-    assert at.get("image"), "the heatmaps are drawn"
+    assert _drawn(at).get("image"), "the heatmaps are drawn"
     assert "**Where the values differ**" in [m.value for m in at.markdown]
 
 
-def test_the_heatmaps_are_drawn_once_per_result_not_on_every_rerun(fake, monkeypatch):
-    drawn = []
-    monkeypatch.setattr(results, "heatmap_figure", lambda *a: drawn.append(a) or _figure())
+def test_the_verdict_shows_first_and_the_heatmaps_are_drawn_once(fake, monkeypatch):
+    drawn, go = [], threading.Event()
+    monkeypatch.setattr(results, "heatmap_figure", lambda *a: go.wait(10) and _figure(drawn))
     at = submit(page_test("dcounts").run(), f"{VALUES}\n")
+    assert at.error[0].value.startswith("**Not yet.**") and not at.get("image")
+    assert "Drawing the heatmaps…" in texts(at), "while they are drawn in a thread"
+    go.set()
+    at = _drawn(at)
     at.run()
-    at.run()
-    assert len(drawn) == 1 and len(at.get("image")) == 1
+    assert len(drawn) == 1 and len(at.get("image")) == 1, "drawn once, shown on every rerun"
     at = submit(at, f"{VALUES}\n# another try\n")
-    assert len(drawn) == 1, "the same heatmaps are not drawn again"
+    assert len(drawn) == 1 and at.get("image"), "the same heatmaps are not drawn again"
 
 
-def _figure():
+def _drawn(at, seconds: float = 20):
+    """Rerun the page until the heatmaps drawn in the background are shown (or time is up)."""
+    deadline = time.monotonic() + seconds
+    while not at.get("image") and time.monotonic() < deadline:
+        time.sleep(0.1)
+        at.run()
+    return at
+
+
+def _figure(drawn: list):
     from matplotlib.figure import Figure
 
+    drawn.append(1)
     figure = Figure()
     figure.subplots().imshow([[0.0, 1.0]])
     return figure
@@ -95,7 +111,7 @@ def test_values_wrong_only_for_random_upstreams_say_so_above_the_heatmaps(fake):
     at = submit(page_test("dlogit_maxes").run(), f"{RANDOM_ONLY}\n")
     where = "**Where the values differ** (with random upstream gradients)"
     assert where in [m.value for m in at.markdown]
-    assert at.get("image"), "the heatmaps are drawn"
+    assert _drawn(at).get("image"), "the heatmaps are drawn"
 
 
 def test_hints_are_revealed_one_at_a_time_and_remembered(fake):
