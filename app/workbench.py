@@ -57,7 +57,7 @@ def _not_graded(key: str) -> None:
         when = time.strftime("%H:%M", time.localtime(left.created_at))
         st.warning(
             f"Your submission of {when} was not graded: the app stopped before it finished. "
-            "Nothing was recorded; press Submit again.",
+            "It is not counted as an attempt; press Submit again.",
             icon=":material/report:",
         )
         with st.expander("The code you submitted then"):
