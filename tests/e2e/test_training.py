@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from e2e_helpers import OUTPUT, open_page, type_and_submit
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 pytestmark = pytest.mark.e2e
 
@@ -75,16 +76,38 @@ def _reopen_after_a_reload(page) -> None:
     """Reload, open the finished run from the list: its losses, samples and curve are shown."""
     page.reload()
     page.get_by_text("Your finished runs").wait_for(timeout=TIMEOUT_MS)
-    images, tables = page.locator(IMAGES), page.locator(TABLES)
-    page.wait_for_timeout(2000)  # the page settles before counting what it shows
-    shown = images.count(), tables.count()
-    page.get_by_text("Choose a run to see its loss curve and samples").click()
-    page.get_by_role("option", name="600 steps", exact=False).first.click()
-    images.nth(shown[0]).wait_for(timeout=TIMEOUT_MS)
-    assert images.count() == shown[0] + 1, "its loss curve"
-    assert tables.count() == shown[1] + 2, "its losses and its samples"
-    images.nth(shown[0]).scroll_into_view_if_needed()
+    shown = _settled(page)
+    _choose(page, "Open a finished run", "600 steps")
+    now = _settled(page, until=lambda counts: counts != shown)
+    assert now == (shown[0] + 1, shown[1] + 2), "its curve, and its losses and samples"
+    page.locator(IMAGES).last.scroll_into_view_if_needed()
     page.screenshot(path=OUTPUT / "training-reopened.png")
+
+
+def _choose(page, label: str, option: str) -> None:
+    """Choose an option of a select box; open it again if a rerun of the page closed it."""
+    choice = page.get_by_role("option").filter(has_text=option).first
+    for _ in range(5):
+        page.get_by_role("combobox", name=label).click()
+        try:
+            choice.wait_for(timeout=5000)
+            choice.click(timeout=5000)
+            return
+        except PlaywrightTimeout:
+            page.screenshot(path=OUTPUT / "training-choose.png")
+    raise AssertionError(f"{option!r} could not be chosen in {label!r}")
+
+
+def _settled(page, until=lambda counts: True, seconds: float = 60) -> tuple[int, int]:
+    """Return (images, tables) on the page once until() holds and they stay put for 2 s."""
+    deadline, last = time.monotonic() + seconds, None
+    while time.monotonic() < deadline:
+        counts = page.locator(IMAGES).count(), page.locator(TABLES).count()
+        if counts == last and until(counts):
+            return counts
+        last = counts
+        page.wait_for_timeout(2000)
+    return last
 
 
 def _stat(pid: str) -> list[str]:
