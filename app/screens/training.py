@@ -47,9 +47,9 @@ def render() -> None:
     st.markdown("**Your backward pass** (it runs inside the loop, once per step)")
     section = trainer.section(_solved_answers())
     event = workbench.editor_event(KEY, section, lines=30)
+    submitted = workbench.submission(KEY, event)  # records the draft, which _rebuild reads
     _rebuild(section)
     st.code(after, language="python")
-    submitted = workbench.submission(KEY, event)
     if submitted is not None:
         _check(trainer, submitted, settings)
     _actions(trainer, settings)
@@ -178,7 +178,7 @@ def _run(trainer) -> None:
 def _live() -> None:
     """Refresh the progress every second; Stop ends the worker at once."""
     job = training_session.current()
-    if st.session_state.pop(STOPPING, False):
+    if st.session_state.pop(STOPPING, None) is job:
         job.wait(2)  # killed in the callback; show the stopped run without a poll's delay
     status = job.status()
     if not status.active:
@@ -189,8 +189,10 @@ def _live() -> None:
 
 def _stop() -> None:
     """Stop the run from the click's callback, which runs before anything is drawn again."""
-    training_session.stop()
-    st.session_state[STOPPING] = True
+    job = training_session.current()
+    if job is not None:
+        job.stop()
+        st.session_state[STOPPING] = job
 
 
 @st.fragment(run_every=2.0)
