@@ -31,6 +31,7 @@ class AppConfig:
     exercises_dir: Path | None = None
     require_all_layers: bool = False  # refuse to grade unless every sandbox layer is on
     reveal_after: int = 1  # real attempts before the solution may be revealed; 0: never
+    grade_delay: float = 0.0  # tests only: seconds between recording a submission and grading it
 
     @property
     def cache_dir(self) -> Path:
@@ -76,6 +77,8 @@ def _convert(name: str, raw: str):
         return _flag(name, raw)
     if name == "reveal_after":
         return _count(name, raw)
+    if name == "grade_delay":
+        return _seconds(name, raw)
     return raw
 
 
@@ -87,6 +90,17 @@ def _count(name: str, raw: str) -> int:
             f"`{PREFIX}{name.upper()}` must be a whole number, 0 or more: got {raw!r}."
         )
     return int(value)
+
+
+def _seconds(name: str, raw: str) -> float:
+    """Return a duration in seconds, 0 or more; anything else is an error that names the setting."""
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not value >= 0:
+        raise ConfigError(f"`{PREFIX}{name.upper()}` must be a number of seconds: got {raw!r}.")
+    return value
 
 
 def _flag(name: str, raw: str) -> bool:

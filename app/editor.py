@@ -4,14 +4,24 @@
 it (Ctrl/Cmd+Enter, or the Submit button). The Ace editor (streamlit-code-editor) ships its
 JavaScript in its wheel; the app serves a copy whose web-font import is local (app/offline.py),
 so it works offline. NINJA_EDITOR=plain swaps in `st.text_area`, which AppTest can drive.
+
+The component has one value, and its auto-save (a debounced change, or a blur) replaces a
+submission that the server has not read yet. So a small script on the page stamps every value
+an editor's frame sends with the frame's latest submission: a number from one counter that only
+grows while the page is open, and the text submitted. A submission is reported until the page
+says it was taken (`taken`), whichever event carries it, and its ticket (page and number) keeps
+it from being graded twice.
 """
 
 from __future__ import annotations
 
+import json
+import uuid
 from dataclasses import dataclass
 
 import streamlit as st
 
+TICKETS = "editor:tickets"  # the submissions this session has taken
 SUBMIT_LABEL = "Submit (Ctrl+Enter)"
 # The Submit label sits in a strip of its own under the text, so that it never covers a line
 # (Ace scrolls the cursor's line to the very bottom, whatever margin it is given). The strip is
@@ -48,12 +58,52 @@ ACE_PROPS = {
 EMPTY_RESPONSE = {"id": "", "type": "", "lang": "", "text": "", "selected": "", "cursor": ""}
 
 
+# Runs once per page: each code editor's frame, once loaded, sends its values through a stamp
+# (its `parent` is replaceable; the stamp, made in the frame, keeps the frame as the sender).
+FRAME_STAMP = """(() => {
+  if (window.ninjaStamp) return;
+  window.ninjaStamp = true;
+  const real = window.parent, shared = window.top.ninjaSubmits;
+  let last = null;
+  window.parent = { postMessage(message, origin) {
+    const value = message && message.value;
+    if (message && message.type === "streamlit:setComponentValue" && value && value.type) {
+      if (value.type === "submit") last = { seq: ++shared.seq, text: value.text };
+      if (last) Object.assign(value, { page: shared.page, seq: last.seq, submitted: last.text });
+    }
+    real.postMessage(message, origin);
+  } };
+})();"""
+STAMP_SCRIPT = """<script>
+(() => {
+  if (window.ninjaSubmits) return;
+  const page = Date.now().toString(36) + Math.random().toString(36).slice(2, 10);
+  window.ninjaSubmits = { page, seq: 0 };
+  const code = FRAME_STAMP;
+  const stamp = (frame) => { try { frame.contentWindow.eval(code); } catch (e) {} };
+  const scan = () => document.querySelectorAll("iframe[title*='code_editor']").forEach((f) => {
+    if (f.ninjaWatched) return;
+    f.ninjaWatched = true;
+    f.addEventListener("load", () => stamp(f));
+    if (f.contentDocument && f.contentDocument.readyState === "complete") stamp(f);
+  });
+  new MutationObserver(scan).observe(document.body, { childList: true, subtree: true });
+  scan();
+})();
+</script>""".replace("FRAME_STAMP", json.dumps(FRAME_STAMP))
+
+
 @dataclass(frozen=True)
 class EditorEvent:
-    """The code in the editor, and whether the learner asked for it to be graded."""
+    """The code in the editor, and what the learner asked to be graded (with its ticket).
+
+    `submitted` is None when the event is only a change; `ticket` names the submission once,
+    so that it is graded once even when several events (or a restart) carry it.
+    """
 
     code: str
-    submitted: bool
+    submitted: str | None = None
+    ticket: str = ""
 
 
 def code_input(key: str, initial: str, *, kind: str = "ace", lines: int = 8) -> EditorEvent | None:
@@ -65,6 +115,7 @@ def code_input(key: str, initial: str, *, kind: str = "ace", lines: int = 8) -> 
 
 def _ace(key: str, initial: str, lines: int) -> EditorEvent | None:
     """Render the Ace editor; report each response once (the component repeats its last)."""
+    st.html(STAMP_SCRIPT, unsafe_allow_javascript=True)
     response = _ace_component()(
         code=initial,
         lang="python",
@@ -91,11 +142,33 @@ def _ace(key: str, initial: str, lines: int) -> EditorEvent | None:
     )
     if not response or not response.get("id"):
         return None
+    code, ticket = as_text(response.get("text")), _ticket(response)
+    if ticket is not None:  # reported on every run until `taken` says it was
+        return EditorEvent(code, as_text(response.get("submitted", response.get("text"))), ticket)
     seen = f"{key}:seen"
     if st.session_state.get(seen) == response["id"]:
         return None
     st.session_state[seen] = response["id"]
-    return EditorEvent(as_text(response.get("text")), response.get("type") == "submit")
+    return EditorEvent(code)
+
+
+def _ticket(response: dict) -> str | None:
+    """Return the ticket of the submission a response carries, unless it was taken already.
+
+    Without the page's stamp (its script not loaded yet), a submit response is its own ticket.
+    """
+    if "seq" in response:
+        ticket = f"{response.get('page')}:{response.get('seq')}"
+    elif response.get("type") == "submit":
+        ticket = f"id:{response['id']}"
+    else:
+        return None
+    return None if ticket in st.session_state.get(TICKETS, ()) else ticket
+
+
+def taken(event: EditorEvent) -> None:
+    """Remember that a submission was taken (queued for grading, or refused): once is enough."""
+    st.session_state.setdefault(TICKETS, set()).add(event.ticket)
 
 
 @st.cache_resource(show_spinner=False)
@@ -130,4 +203,6 @@ def _plain(key: str, initial: str, lines: int) -> EditorEvent | None:
     seen = f"{key}:seen"
     changed = st.session_state.get(seen, initial) != code
     st.session_state[seen] = code
-    return EditorEvent(code, submitted) if submitted or changed else None
+    if submitted:
+        return EditorEvent(code, code, f"plain:{uuid.uuid4().hex}")
+    return EditorEvent(code) if changed else None

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
+import io
+from concurrent.futures import ThreadPoolExecutor
+
 import pandas as pd
 import streamlit as st
 
@@ -14,6 +18,7 @@ MARKS = {
     "inconclusive": ":orange[~]",
 }
 SOLVED_ICON, FAILED_ICON = ":material/check_circle:", ":material/cancel:"
+HEATMAPS, KEPT_HEATMAPS = "results:heatmaps", 4  # drawn heatmaps, by content, newest last
 ROOT_STYLE = "background-color: rgba(255, 75, 75, 0.18); font-weight: bold"
 
 
@@ -34,9 +39,44 @@ def show_result(result) -> None:
     if result.heatmap is not None and not result.solved:
         where = " (with random upstream gradients)" if result.heatmap.case == "random" else ""
         st.markdown(f"**Where the values differ**{where}")
-        st.pyplot(heatmap_figure(result.heatmap, result.answer), width="stretch")
+        show_heatmap(result.heatmap, result.answer)
     show_stdout(result.stdout)
     st.caption(f"Graded in {result.elapsed * 1000:.0f} ms.")
+
+
+def show_heatmap(heatmap, answer: str) -> None:
+    """Show the heatmaps; the first time they are drawn in a thread, so the verdict shows first."""
+    # Every auto-save reruns the page, and drawing takes hundreds of ms that feedback waited.
+    key = hashlib.sha1(repr((heatmap, answer)).encode()).hexdigest()
+    drawn = st.session_state.setdefault(HEATMAPS, {})
+    if key not in drawn:
+        drawn[key] = _painter().submit(_png, heatmap, answer)
+        while len(drawn) > KEPT_HEATMAPS:
+            drawn.pop(next(iter(drawn)))
+    if drawn[key].done():
+        st.image(drawn[key].result(), width="stretch")
+    else:
+        st.fragment(run_every=0.25)(_drawing)(drawn[key])
+
+
+def _drawing(future) -> None:
+    """Say the heatmaps are on their way; rerun the page once they are drawn."""
+    if future.done():
+        st.rerun()
+    st.caption("Drawing the heatmaps…")
+
+
+def _png(heatmap, answer: str) -> bytes:
+    """Return the heatmaps drawn as a PNG."""
+    buffer = io.BytesIO()
+    heatmap_figure(heatmap, answer).savefig(buffer, format="png", dpi=200, bbox_inches="tight")
+    return buffer.getvalue()
+
+
+@st.cache_resource(show_spinner=False)
+def _painter() -> ThreadPoolExecutor:
+    """Return the one thread that draws heatmaps for every session of this server."""
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="heatmaps")
 
 
 def show_busy(message: str) -> None:

@@ -23,10 +23,12 @@ from app.profiles import SCHEMA as PROFILES_SCHEMA
 from app.profiles import Profile, Profiles, StorageError, migrate
 from app.runstore import SCHEMA as RUNS_SCHEMA
 from app.runstore import TrainingRuns
+from app.submissions import SCHEMA as SUBMISSIONS_SCHEMA
+from app.submissions import Submissions, add_tickets, insert_attempt, upsert_draft
 
 __all__ = ["Profile", "StorageError", "Store", "open_store"]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3  # 2: profiles belong to a browser identity; 3: attempts carry a ticket
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS settings (
@@ -87,7 +89,7 @@ def open_store(url: str) -> Store:
     return Store(Path(url[len(prefix) :]))
 
 
-class Store(Profiles, TrainingRuns):
+class Store(Profiles, TrainingRuns, Submissions):
     """Progress of every local profile, in one SQLite file (created on first use)."""
 
     def __init__(self, path: Path):
@@ -96,7 +98,8 @@ class Store(Profiles, TrainingRuns):
         migrate(path)
         with self._db() as db:
             db.execute("PRAGMA journal_mode=WAL")
-            db.executescript(PROFILES_SCHEMA + SCHEMA + RUNS_SCHEMA)
+            db.executescript(PROFILES_SCHEMA + SCHEMA + RUNS_SCHEMA + SUBMISSIONS_SCHEMA)
+            add_tickets(db)
             db.execute(
                 "INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
             )
@@ -136,32 +139,14 @@ class Store(Profiles, TrainingRuns):
     def save_draft(self, profile: Profile, exercise_id: str, code: str) -> None:
         """Keep the code typed for an exercise."""
         with self._db() as db:
-            db.execute(
-                "INSERT OR REPLACE INTO drafts VALUES (?, ?, ?, ?)",
-                (profile.id, exercise_id, code, time.time()),
-            )
+            upsert_draft(db, profile, exercise_id, code)
 
     # Attempts and events ------------------------------------------------------------------
 
     def record_attempt(self, profile: Profile, attempt: Attempt) -> None:
         """Record one graded submission."""
-        a = attempt
         with self._db() as db:
-            db.execute(
-                "INSERT INTO attempts (profile_id, exercise_id, code, solved, summary, elapsed,"
-                " time_spent, dataset, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    profile.id,
-                    a.exercise_id,
-                    a.code,
-                    int(a.solved),
-                    a.summary,
-                    a.elapsed,
-                    a.time_spent,
-                    a.dataset,
-                    a.created_at or time.time(),
-                ),
-            )
+            insert_attempt(db, profile, attempt, None)
 
     def attempts(self, profile: Profile, exercise_id: str | None = None) -> list[Attempt]:
         """Return the profile's attempts (at one exercise, if given), oldest first."""
@@ -213,7 +198,7 @@ class Store(Profiles, TrainingRuns):
     def reset(self, profile: Profile) -> None:
         """Delete the profile's drafts, attempts, events and runs; keep it and its settings."""
         with self._db() as db:
-            for table in ("drafts", "attempts", "events", "training_runs"):
+            for table in ("drafts", "attempts", "submissions", "events", "training_runs"):
                 db.execute(f"DELETE FROM {table} WHERE profile_id = ?", (profile.id,))
 
 

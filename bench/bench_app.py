@@ -1,14 +1,17 @@
-"""Benchmark the app: first page render after the server is up, and memory after ten sessions.
+"""Benchmark the app: first page, submit-to-feedback in a browser, memory per idle session.
 
-    python bench/bench_app.py [--sessions 10]
+    python bench/bench_app.py [--sessions 10] [--submissions 20]
 
 Starts `streamlit run app/main.py` on a free port with a fresh data directory, waits for the
 health check, then opens Home in Debian's headless chromium (Playwright) and times:
 - first render: until Home's title is on the screen (the first session pays for importing torch);
 - complete: until the dataset figures are shown (the default dataset is built and described).
-Then it opens sessions up to the given number (Home or an exercise page each) and prints the
-resident memory of the server process and of its whole process tree (the grader's sandbox
-zygote and workers included).
+Then, on a warm exercise page, it types a different wrong answer each time, waits for the
+auto-save to settle, presses Ctrl+Enter and times until the new feedback is painted (the next
+animation frame after it is in the page): p50 and p95. Submissions are paced at one a second
+or slower, under the app's rate limit. Last it opens sessions (Home or an exercise page each),
+leaves them idle and prints the server's resident memory per session, and the resident memory
+of the server and of its whole process tree (the sandbox's zygote and workers included).
 """
 
 from __future__ import annotations
@@ -37,17 +40,19 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 WAIT_MS = 120_000
+EDITOR = "iframe[title*='code_editor']"
 
 
 def main() -> int:
     """Run the benchmark and print its figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=10)
+    parser.add_argument("--submissions", type=int, default=20)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="ninja-bench-") as tmp:
         process, url = start(Path(tmp))
         try:
-            measure(url, process.pid, args.sessions)
+            measure(url, process.pid, args.sessions, args.submissions)
         finally:
             os.killpg(process.pid, signal.SIGTERM)
             process.wait(timeout=30)
@@ -93,8 +98,8 @@ def start(tmp: Path) -> tuple[subprocess.Popen, str]:
     return process, url
 
 
-def measure(url: str, pid: int, sessions: int) -> None:
-    """Time the first page and measure memory after the sessions."""
+def measure(url: str, pid: int, sessions: int, submissions: int) -> None:
+    """Time the first page and the feedback, and measure memory per idle session."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
@@ -108,16 +113,75 @@ def measure(url: str, pid: int, sessions: int) -> None:
         complete = time.perf_counter() - start
         print(f"first page (Home title) rendered in {first:.2f} s after the server was up")
         print(f"Home complete (dataset figures shown) in {complete:.2f} s")
+        feedback(browser, f"{url}/dprobs", submissions)
         print(f"second session, Home title in {_open(browser, url):.2f} s")
-        for i in range(sessions - 2):  # each new page is a new session; all stay open
-            _open(browser, f"{url}/dlogprobs" if i % 2 else url)
-        time.sleep(1)
-        server, tree = rss(pid), sum(rss(p) for p in tree_pids(pid))
-        print(
-            f"after {sessions} sessions: server RSS {server / 2**20:.0f} MiB, "
-            f"whole process tree {tree / 2**20:.0f} MiB"
-        )
+        idle_memory(browser, url, pid, sessions)
         browser.close()
+
+
+# Resolves with the milliseconds from now to the frame that paints a new feedback message, or
+# with null if none comes within LOST_MS (the submission was lost).
+WATCH = """() => {
+  const alerts = () => [...document.querySelectorAll("[data-testid='stAlert']")]
+    .map((a) => a.textContent).filter((t) => t.includes("Not yet.")).join("|");
+  const before = alerts(), start = performance.now();
+  window.painted = new Promise((resolve) => {
+    const look = () => {
+      const now = alerts();
+      if (now && now !== before) requestAnimationFrame(() => resolve(performance.now() - start));
+      else requestAnimationFrame(look);
+    };
+    look();
+    setTimeout(() => resolve(null), LOST_MS);
+  });
+}""".replace("LOST_MS", "15000")
+
+
+def feedback(browser, url: str, submissions: int, warmup: int = 3) -> None:
+    """Print p50 and p95 of Ctrl+Enter to the new feedback painted, on a warm exercise page."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1800})
+    page.goto(url)
+    content = page.frame_locator(EDITOR).locator(".ace_content")
+    content.wait_for(timeout=WAIT_MS)
+    times, lost = [], 0
+    for i in range(warmup + submissions):
+        began = time.perf_counter()
+        content.click()
+        page.keyboard.press("Control+a")
+        page.keyboard.type(f"dprobs = torch.ones_like(probs) * {i + 2}.25")
+        page.wait_for_timeout(1000)  # the auto-save settles, as when a learner pauses
+        page.evaluate(WATCH)
+        page.keyboard.press("Control+Enter")
+        painted = page.evaluate("window.painted")
+        if i >= warmup and painted is None:
+            lost += 1
+        elif i >= warmup:
+            times.append(painted)
+        time.sleep(max(0.0, 1.2 - (time.perf_counter() - began)))  # under the rate limit
+    times.sort()
+    p50, p95 = times[len(times) // 2], times[min(len(times) - 1, round(0.95 * len(times)) - 1)]
+    print(
+        f"submit (Ctrl+Enter) to feedback painted, warm page, {len(times)} submissions: "
+        f"p50 {p50:.0f} ms, p95 {p95:.0f} ms, max {times[-1]:.0f} ms; "
+        f"{lost} without feedback within 15 s"
+    )
+    page.close()
+
+
+def idle_memory(browser, url: str, pid: int, sessions: int) -> None:
+    """Open sessions, leave them idle, and print the server's memory per session."""
+    time.sleep(2)
+    before = rss(pid)
+    for i in range(sessions):  # each new page is a new session; all stay open
+        _open(browser, f"{url}/dlogprobs" if i % 2 else url)
+    time.sleep(3)
+    server, tree = rss(pid), sum(rss(p) for p in tree_pids(pid))
+    per = (server - before) / sessions / 2**20
+    print(f"server memory per idle session: {per:.1f} MiB (RSS delta over {sessions} sessions)")
+    print(
+        f"after {sessions + 3} sessions: server RSS {server / 2**20:.0f} MiB, "
+        f"whole process tree {tree / 2**20:.0f} MiB"
+    )
 
 
 def _open(browser, url: str) -> float:

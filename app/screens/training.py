@@ -17,6 +17,7 @@ from grader.lecture import TRAINING
 
 KEY = "training"
 CHECK_KEY = "training:check"
+STOPPING = "training:stopping"
 FIELDS = {  # name: (label, smallest, largest, step, format)
     "steps": ("Steps", 1, 1_000_000, 1000, None),
     "batch_size": ("Batch size", 2, 4096, 1, None),
@@ -51,9 +52,9 @@ def render() -> None:
     st.markdown("**Your backward pass** (it runs inside the loop, once per step)")
     section = trainer.section(_solved_answers())
     event = workbench.editor_event(KEY, section, lines=30)
+    submitted = workbench.submission(KEY, event)  # records the draft, which _rebuild reads
     _rebuild(section)
     st.code(after, language="python")
-    submitted = workbench.submission(KEY, event)
     if submitted is not None:
         _check(trainer, submitted, settings)
     _actions(trainer, settings)
@@ -182,14 +183,21 @@ def _run(trainer) -> None:
 def _live() -> None:
     """Refresh the progress every second; Stop ends the worker at once."""
     job = training_session.current()
+    if st.session_state.pop(STOPPING, None) is job:
+        job.wait(2)  # killed in the callback; show the stopped run without a poll's delay
     status = job.status()
     if not status.active:
         st.rerun()
     training_view.show_progress(status)
-    if st.button("Stop", icon=":material/stop:", key="training:stop"):
+    st.button("Stop", icon=":material/stop:", key="training:stop", on_click=_stop)
+
+
+def _stop() -> None:
+    """Stop the run from the click's callback, which runs before anything is drawn again."""
+    job = training_session.current()
+    if job is not None:
         job.stop()
-        job.wait(2)  # the worker is killed at once; show the stopped run without a poll's delay
-        st.rerun()
+        st.session_state[STOPPING] = job
 
 
 @st.fragment(run_every=2.0)

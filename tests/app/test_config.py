@@ -62,3 +62,12 @@ def test_reveal_after_is_a_count_of_real_attempts(raw, expected):
 def test_reveal_after_must_be_a_whole_number(raw):
     with pytest.raises(ConfigError, match="`NINJA_REVEAL_AFTER` must be a whole number"):
         from_env({"NINJA_REVEAL_AFTER": raw})
+
+
+@pytest.mark.parametrize(("raw", "seconds"), [("0", 0.0), ("2.5", 2.5), ("", None), ("-1", None)])
+def test_the_grading_delay_for_tests_is_a_number_of_seconds(raw, seconds):
+    if seconds is None:
+        with pytest.raises(ConfigError, match="`NINJA_GRADE_DELAY` must be a number of seconds"):
+            from_env({"NINJA_GRADE_DELAY": raw})
+    else:
+        assert from_env({"NINJA_GRADE_DELAY": raw}).grade_delay == seconds

@@ -16,6 +16,8 @@ def _script(kind: str) -> None:
     event = code_input("ed", "x = 1\n", kind=kind)
     if event is not None:
         st.session_state.setdefault("events", []).append((event.code, event.submitted))
+        if event.ticket:
+            st.session_state.setdefault("tickets", []).append(event.ticket)
 
 
 def test_the_plain_editor_reports_a_change_then_a_submission():
@@ -23,7 +25,11 @@ def test_the_plain_editor_reports_a_change_then_a_submission():
     assert at.text_area[0].value == "x = 1\n" and "events" not in at.session_state
     at.text_area[0].input("x = 2\n").run()
     at.button(key="ed:submit").click().run()
-    assert at.session_state["events"] == [("x = 2\n", False), ("x = 2\n", True)]
+    at.button(key="ed:submit").click().run()
+    submitted = ("x = 2\n", "x = 2\n")
+    assert at.session_state["events"] == [("x = 2\n", None), submitted, submitted]
+    first, second = at.session_state["tickets"]
+    assert first != second, "each submission has a ticket of its own"
     assert at.button(key="ed:submit").label == SUBMIT_LABEL
 
 

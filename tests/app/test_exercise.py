@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import threading
+import time
+
 import pytest
 
-from app import services
+from app import results, services
 from app.storage import Profile
+from app.workbench import Submission
 
 from .app_helpers import RAISES, RANDOM_ONLY, SHAPE, SOLVED, VALUES, page_test, submit, texts
 
@@ -68,15 +72,47 @@ def test_an_exception_shows_the_learners_traceback(fake):
 def test_wrong_values_show_the_cmp_line_and_heatmaps(fake):
     at = submit(page_test("dcounts").run(), f"{VALUES}\n")
     assert any("exact: False" in c.value and "maxdiff: 1.0e+00" in c.value for c in at.code)
-    assert at.get("image"), "the heatmaps are drawn"
+    assert _drawn(at).get("image"), "the heatmaps are drawn"
     assert "**Where the values differ**" in [m.value for m in at.markdown]
+
+
+def test_the_verdict_shows_first_and_the_heatmaps_are_drawn_once(fake, monkeypatch):
+    drawn, go = [], threading.Event()
+    monkeypatch.setattr(results, "heatmap_figure", lambda *a: go.wait(10) and _figure(drawn))
+    at = submit(page_test("dcounts").run(), f"{VALUES}\n")
+    assert at.error[0].value.startswith("**Not yet.**") and not at.get("image")
+    assert "Drawing the heatmaps…" in texts(at), "while they are drawn in a thread"
+    go.set()
+    at = _drawn(at)
+    at.run()
+    assert len(drawn) == 1 and len(at.get("image")) == 1, "drawn once, shown on every rerun"
+    at = submit(at, f"{VALUES}\n# another try\n")
+    assert len(drawn) == 1 and at.get("image"), "the same heatmaps are not drawn again"
+
+
+def _drawn(at, seconds: float = 20):
+    """Rerun the page until the heatmaps drawn in the background are shown (or time is up)."""
+    deadline = time.monotonic() + seconds
+    while not at.get("image") and time.monotonic() < deadline:
+        time.sleep(0.1)
+        at.run()
+    return at
+
+
+def _figure(drawn: list):
+    from matplotlib.figure import Figure
+
+    drawn.append(1)
+    figure = Figure()
+    figure.subplots().imshow([[0.0, 1.0]])
+    return figure
 
 
 def test_values_wrong_only_for_random_upstreams_say_so_above_the_heatmaps(fake):
     at = submit(page_test("dlogit_maxes").run(), f"{RANDOM_ONLY}\n")
     where = "**Where the values differ** (with random upstream gradients)"
     assert where in [m.value for m in at.markdown]
-    assert at.get("image"), "the heatmaps are drawn"
+    assert _drawn(at).get("image"), "the heatmaps are drawn"
 
 
 def test_hints_are_revealed_one_at_a_time_and_remembered(fake):
@@ -169,11 +205,42 @@ def test_a_solved_exercise_stays_solved_in_a_new_session(fake):
 
 def test_an_interrupted_submission_is_graded_on_the_next_run(fake):
     at = page_test("dlogprobs").run()
-    at.session_state["pending:dlogprobs"] = f"{SOLVED}\n"
+    at.session_state["pending:dlogprobs"] = [Submission("t:1", f"{SOLVED}\n")]
     at.run()
     assert at.success and fake.graded == [("dlogprobs", f"{SOLVED}\n")]
     at.run()
     assert len(fake.graded) == 1, "graded once"
+
+
+def test_a_submission_is_recorded_before_it_is_graded(fake, monkeypatch):
+    at = page_test("dlogprobs").run()
+    seen = []
+    grade = fake.grade
+
+    def watched(exercise_id, code):
+        seen.append([p.code for p in services.store().pending(_profile(), exercise_id)])
+        seen.append(services.store().draft(_profile(), exercise_id))
+        return grade(exercise_id, code)
+
+    monkeypatch.setattr(fake, "grade", watched)
+    at = submit(at, f"{VALUES}\nx = 1\n")
+    assert seen == [[f"{VALUES}\nx = 1\n"], f"{VALUES}\nx = 1\n"]
+    assert services.store().pending(_profile(), "dlogprobs") == [], "its attempt replaced it"
+    assert len(services.store().attempts(_profile(), "dlogprobs")) == 1
+
+
+def test_a_submission_a_stopped_server_left_is_shown_not_graded(fake):
+    at = page_test("dlogprobs").run()
+    left = f"{SOLVED}\n# submitted before the crash\n"
+    services.store().begin_submission(_profile(), "dlogprobs", "old:1", left, left, "gone")
+    at = page_test("dlogprobs").run()
+    assert "was not graded: the app stopped before it finished" in at.warning[0].value
+    assert any(c.value == left.strip() for c in at.code), "its code is shown"
+    assert at.text_area[0].value == left, "and the editor opens on it"
+    assert services.store().attempts(_profile(), "dlogprobs") == [] and fake.graded == []
+    at = submit(at, left)
+    assert at.success and not at.warning, "submitting again grades it and clears the notice"
+    assert services.store().pending(_profile(), "dlogprobs") == []
 
 
 # With the real grader: learner code runs in the sandbox.

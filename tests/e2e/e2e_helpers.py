@@ -76,7 +76,9 @@ Proofs(catalog, Grader(default_dataset(), catalog), Path(sys.argv[1])).run()
 """
 
 
-def start_server(data_dir: Path, log: Path, exercises: Path | None = None) -> Server:
+def start_server(
+    data_dir: Path, log: Path, exercises: Path | None = None, settings: dict | None = None
+) -> Server:
     """Prove the exercises (the shipped ones, or those of another course folder), start
     `streamlit run app/main.py` and wait until its health check answers."""
     proofs = data_dir / "cache" / "proofs.json"
@@ -84,7 +86,7 @@ def start_server(data_dir: Path, log: Path, exercises: Path | None = None) -> Se
     prove = [sys.executable, "-c", PROVE, str(proofs), *folder]
     subprocess.run(prove, cwd=ROOT, check=True, timeout=600)
     port = free_port()
-    env = {**os.environ, "NINJA_DATA_DIR": str(data_dir)}
+    env = {**os.environ, "NINJA_DATA_DIR": str(data_dir), **(settings or {})}
     if exercises:
         env["NINJA_EXERCISES_DIR"] = str(exercises)
     command = [
