@@ -84,3 +84,24 @@ class Proofs:
         partial = self.cache.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
         partial.write_text(json.dumps(known), encoding="utf-8")
         os.replace(partial, self.cache)
+
+
+def prove_all(cache: Path, folder: Path | None = None) -> None:
+    """Prove every exercise of a course folder into `cache`, as a finished first start would.
+
+    For the browser tests and the app benchmark, which open exercises at once.
+    `python -m grader.proofs CACHE [FOLDER]` runs it in a process of its own.
+    """
+    from data import default_dataset
+    from grader import Grader
+    from grader.exercises import discover
+    from grader.runnable import runnable
+
+    catalog = runnable(discover(folder) if folder else discover())
+    Proofs(catalog, Grader(default_dataset(), catalog), cache).run()
+
+
+if __name__ == "__main__":
+    import sys
+
+    prove_all(Path(sys.argv[1]), Path(sys.argv[2]) if len(sys.argv) > 2 else None)

@@ -61,21 +61,6 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-# The app holds back an exercise until its proofs pass; prove them all before the server starts,
-# as a previous start would have, so that a test can open any exercise at once.
-PROVE = """
-import sys
-from pathlib import Path
-from data import default_dataset
-from grader import Grader
-from grader.exercises import discover
-from grader.proofs import Proofs
-from grader.runnable import runnable
-catalog = runnable(discover(*map(Path, sys.argv[2:])))
-Proofs(catalog, Grader(default_dataset(), catalog), Path(sys.argv[1])).run()
-"""
-
-
 def start_server(
     data_dir: Path, log: Path, exercises: Path | None = None, settings: dict | None = None
 ) -> Server:
@@ -83,7 +68,9 @@ def start_server(
     `streamlit run app/main.py` and wait until its health check answers."""
     proofs = data_dir / "cache" / "proofs.json"
     folder = [str(exercises)] if exercises else []
-    prove = [sys.executable, "-c", PROVE, str(proofs), *folder]
+    # The app holds back an exercise until it is proven; prove them all first, as a finished
+    # first start would have, so that a test can open any exercise at once.
+    prove = [sys.executable, "-m", "grader.proofs", str(proofs), *folder]
     subprocess.run(prove, cwd=ROOT, check=True, timeout=600)
     port = free_port()
     env = {**os.environ, "NINJA_DATA_DIR": str(data_dir), **(settings or {})}
