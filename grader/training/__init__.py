@@ -13,7 +13,7 @@ Names are imported on first use, so `from grader.training import TrainSettings` 
 
 from __future__ import annotations
 
-import importlib
+from grader.lazy import lazy_names
 
 _HOMES = {
     "Trainer": "grader.training.trainer",
@@ -31,11 +31,4 @@ _HOMES = {
 }
 __all__ = sorted(_HOMES)
 
-
-def __getattr__(name: str):
-    """Import a public name from its module on first use."""
-    if name not in _HOMES:
-        raise AttributeError(f"module 'grader.training' has no attribute {name!r}")
-    value = getattr(importlib.import_module(_HOMES[name]), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names("grader.training", _HOMES)
