@@ -53,20 +53,20 @@ def wire(default_data):
 
 
 @pytest.fixture(scope="module")
-def autograd_run(wire, default_data):
+def autograd_run(program, wire, default_data):
     losses = []
-    params, ended = train_autograd(wire, default_data.Xtr, default_data.Ytr,
+    params, ended = train_autograd(program, wire, default_data.Xtr, default_data.Ytr,
                                    lambda step, elapsed, got: losses.extend(got))  # fmt: skip
     assert ended.reason is None
     return losses, params
 
 
 @pytest.fixture(scope="module")
-def section_run(wire, default_data, reference_section):
-    losses, ns = [], prepare(wire, default_data.Xtr, default_data.Ytr)
+def section_run(program, wire, default_data, reference_section):
+    losses, ns = [], prepare(program, wire, default_data.Xtr, default_data.Ytr)
     with torch.inference_mode():
         backward = section_backward(compile_section(reference_section))
-        ended = train(ns, wire, backward, lambda step, elapsed, got: losses.extend(got))
+        ended = train(program, ns, wire, backward, lambda step, elapsed, got: losses.extend(got))
     assert ended.reason is None
     return losses, {name: ns[name] for name in PARAMS}
 
@@ -79,14 +79,14 @@ def test_the_losses_of_every_step_are_as_recorded(run, autograd_run, section_run
 
 
 @pytest.mark.parametrize("run", ["autograd", "section"])
-def test_the_evaluation_is_as_recorded(run, autograd_run, section_run, default_data):
+def test_the_evaluation_is_as_recorded(model, run, autograd_run, section_run, default_data):
     _, params = autograd_run if run == "autograd" else section_run
-    evaluation = evaluate(params, default_data, SETTINGS.seed)
+    evaluation = evaluate(model, params, default_data, SETTINGS.seed)
     train_loss, val_loss, samples = EVALUATION[run]
     assert (evaluation.train_loss, evaluation.val_loss) == (train_loss, val_loss)
     assert evaluation.samples[:3] == samples
 
 
-def test_the_first_steps_gradients_are_as_recorded(wire, default_data):
-    _, grads = first_step(wire, default_data.Xtr, default_data.Ytr)
+def test_the_first_steps_gradients_are_as_recorded(program, wire, default_data):
+    _, grads = first_step(program, wire, default_data.Xtr, default_data.Ytr)
     assert {name: _sha(g.numpy().tobytes()) for name, g in grads.items()} == GRADS_SHA
