@@ -139,4 +139,5 @@ def execute(lines: tuple[str, ...], ns: dict, outputs: tuple[str, ...]) -> dict:
 
 @functools.cache
 def _compiled(text: str):
+    """Compile one line once."""
     return compile(text, "<model>", "exec", dont_inherit=True)

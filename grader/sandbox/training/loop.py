@@ -67,6 +67,7 @@ class Program:
 
 @functools.cache
 def _compiled(source: str, name: str) -> CodeType:
+    """Compile a program's text once per process."""
     return compile(source, name, "exec", dont_inherit=True)
 
 
