@@ -153,7 +153,7 @@ def _check_notebook(args, catalog) -> int:
     dataset = _dataset(args)
     with contextlib.closing(_OnDemand()) as sandbox:
         grader = Grader(dataset, catalog, sandbox)
-        result = notebook.grade(found, grader, notebook.exercise4(dataset, sandbox))
+        result = notebook.grade(found, grader, notebook.exercise4(dataset, sandbox, catalog))
     subject = _subject(args, [], result.scenario)
     return _print(checkjson.notebook(result, subject), args, lambda: render.notebook(result))
 

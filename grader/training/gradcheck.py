@@ -13,7 +13,7 @@ from grader import feedback, rules
 from grader.checks import gradient_row
 from grader.result import FAIL, GradRow
 from grader.sandbox import Case, RunOutcome, Sandbox
-from grader.sandbox.training import GRADS, PARAMS, STEP_CODE, prepare, scalars
+from grader.sandbox.training import GRADS, PARAMS, Program, prepare, scalars
 from grader.training.records import GradCheck
 from grader.training.section import unfinished
 
@@ -21,13 +21,13 @@ BACKWARD_ORDER = ("W2", "b2", "bngain", "bnbias", "W1", "b1", "C")
 NOT_SENT = ("Xtr", "Ytr")  # the section needs the batch, not the whole training set
 
 
-def first_step(settings: dict, Xtr: torch.Tensor, Ytr: torch.Tensor) -> tuple[dict, dict]:
+def first_step(program: Program, settings: dict, Xtr, Ytr) -> tuple[dict, dict]:
     """Run the loop's first step with autograd; return its tensors and the seven gradients."""
-    ns = prepare(settings, Xtr, Ytr)
+    ns = prepare(program, settings, Xtr, Ytr)
     with torch.enable_grad():
         for name in PARAMS:
             ns[name].requires_grad_(True)
-        exec(STEP_CODE, ns)
+        exec(program.step_code, ns)
         ns["loss"].backward()
     values = {
         k: v.detach().clone()
@@ -37,7 +37,7 @@ def first_step(settings: dict, Xtr: torch.Tensor, Ytr: torch.Tensor) -> tuple[di
     return values, {f"d{name}": ns[name].grad.detach().clone() for name in PARAMS}
 
 
-def check(code: str, settings: dict, Xtr, Ytr, sandbox: Sandbox) -> GradCheck:
+def check(code: str, program: Program, settings: dict, Xtr, Ytr, sandbox: Sandbox) -> GradCheck:
     """Grade the learner's section on the first step; training may start only if it passes."""
     tree = rules.parse(code)
     if isinstance(tree, rules.Problem):
@@ -48,7 +48,7 @@ def check(code: str, settings: dict, Xtr, Ytr, sandbox: Sandbox) -> GradCheck:
     missing = unfinished(tree)
     if missing:
         return _refused(feedback.unfinished(missing))
-    values, expected = first_step(settings, Xtr, Ytr)
+    values, expected = first_step(program, settings, Xtr, Ytr)
     case = Case("check", values, scalars(settings), GRADS)
     outcome = sandbox.run(code, [case])
     return judge(outcome, expected, settings["n"])
