@@ -5,7 +5,8 @@ run as a whole (RUN, once per submission) or one case of it (LECTURE, RANDOM, AL
 gradient). A path runs the steps whose case it has (PROVIDES) and that do not leave it out
 (`paths`): one exercise shows them as ticks, the whole pass and Exercise 4's gradient check as
 rows of the lecture's cmp table (the lecture-batch steps) and, for the whole pass, one verdict
-on the other sizes. Adding a check is one entry here and its sentences in feedback.py.
+on the other sizes. Adding a check is one entry here (its function beside the others in
+checks.py) and its sentences in feedback.py.
 """
 
 from __future__ import annotations
