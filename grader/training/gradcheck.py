@@ -82,7 +82,9 @@ def _row(run: Subject, name: str, expected: torch.Tensor, n: int) -> GradRow:
 
     def hint(case: str, got: torch.Tensor | None) -> str:
         got = got.to(expected.dtype)
-        return diagnose.value_hint(got, expected, [], [], name[1:], n) if n else ""
+        if not n or not bool(torch.isfinite(got).all()):  # nan has no sign or factor to name
+            return ""
+        return diagnose.value_hint(got, expected, [], [], name[1:], n)
 
     subject = replace(run, name=name, expected={LECTURE: expected}, row=True, hint=hint)
     return pipeline.gradient_row(GRADCHECK, subject, label=str(shape), shape=shape)
