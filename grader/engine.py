@@ -105,7 +105,7 @@ class Grader:
                 continue
             alone = self._grade(exercise, lines)
             failed = next((c for c in alone.checks if c.status == FAIL), None)
-            if failed is not None and failed.kind in ("random", "sizes"):
+            if failed is not None and pipeline.beyond_lecture(failed.kind):
                 message = feedback.whole_pass_hidden(exercise.answer, failed.hint)
                 return replace(result, solved=False, message=message, root_cause=exercise.answer)
         return result

@@ -74,6 +74,11 @@ def title(kind: str) -> str:
     return {s.kind: s.title for s in STEPS}[kind]
 
 
+def beyond_lecture(kind: str) -> bool:
+    """Return whether a check reads a case other than the lecture batch (random, other sizes)."""
+    return any(s.kind == kind and s.needs not in (RUN, LECTURE) for s in STEPS)
+
+
 def run(path: str, subject: Subject, needs: str | None = None) -> list[Check]:
     """Run a path's steps on a subject in order; once one fails, the later steps that read a
     case are not run (those of the run as a whole, first in order, are all made)."""

@@ -62,6 +62,8 @@ def test_each_path_runs_the_steps_whose_case_it_has():
     assert kinds(GRADCHECK) == ["runs", "rules", "form", "lecture"]
     assert kinds(EXERCISE, LECTURE) == ["form", "lecture"]
     assert kinds(EXERCISE, RANDOM) == ["random"] and kinds(WHOLE_PASS, ALT) == ["sizes"]
+    beyond = [s.kind for s in STEPS if pipeline.beyond_lecture(s.kind)]
+    assert beyond == ["random", "sizes"], "what the lecture batch of a whole pass cannot show"
 
 
 def test_a_failed_step_stops_the_later_ones_of_a_case_only():
