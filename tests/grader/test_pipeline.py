@@ -12,6 +12,7 @@ from grader.pipeline import EXERCISE, GRADCHECK, STEPS, WHOLE_PASS, Step
 from grader.result import FAIL, PASS, SKIPPED, Check
 from grader.sandbox import default_sandbox
 from grader.training.gradcheck import check as gradient_check
+from grader.training.model import lecture_model
 from grader.training.records import TrainSettings
 
 LECTURE_PASS = (Path(__file__).parent / "fixtures" / "lecture_pass.py").read_text()
@@ -41,7 +42,8 @@ def grader(default_data, catalog):
 
 def _gradient_check(data, code: str):
     wire = TrainSettings().wire(data.vocab_size, data.block_size)
-    return gradient_check(code, wire, data.Xtr, data.Ytr, default_sandbox())
+    program = lecture_model().program()
+    return gradient_check(code, program, wire, data.Xtr, data.Ytr, default_sandbox())
 
 
 def test_the_ticks_are_the_pipeline_in_order(grader, catalog):
