@@ -8,7 +8,7 @@ import pytest
 
 from .e2e_helpers import EDITOR, OUTPUT, editor_shows, editor_text, open_page, type_and_submit
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 DLOGPROBS = "dlogprobs = torch.zeros_like(logprobs)\ndlogprobs[range(n), Yb] = -1.0 / n\n"
 NO_KEEPDIM = "dcounts_sum_inv = (counts * dprobs).sum(1)\n"

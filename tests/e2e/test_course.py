@@ -10,7 +10,7 @@ from grader.exercises import EXERCISES_DIR
 
 from .e2e_helpers import OUTPUT, open_page, start_server, stop_server
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 TIMEOUT_MS = 60_000
 

@@ -17,7 +17,7 @@ import pytest
 
 from .e2e_helpers import OUTPUT, editor_shows, open_page, start_server, stop_server, type_and_submit
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 TIMEOUT_MS = 60_000
 CODE = "dlogprobs = torch.zeros_like(logprobs)\ndlogprobs[range(n), Yb] = -1.0 / n\n"

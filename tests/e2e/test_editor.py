@@ -11,7 +11,7 @@ from app.editor import SUBMIT_LABEL
 
 from .e2e_helpers import EDITOR, OUTPUT, WAIT_MS, editor_shows, open_page
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 
 def overlap(a: dict, b: dict) -> bool:

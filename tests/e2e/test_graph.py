@@ -7,7 +7,7 @@ import pytest
 
 from .e2e_helpers import OUTPUT, open_page
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 TIMEOUT_MS = 60_000
 

@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 
 from .e2e_helpers import OUTPUT, WAIT_MS, open_page, type_and_submit
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 DLOGPROBS = "dlogprobs = torch.zeros_like(logprobs)\ndlogprobs[range(n), Yb] = -1.0 / n\n"
 SOLVED = re.compile(r"\bSolved$")

@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 from ..grader.fixtures import lecture_notebook as lecture
 from .e2e_helpers import OUTPUT, open_page
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 TIMEOUT_MS = 180_000  # four exercises graded, Exercise 4's first step included, on a busy machine
 WRONG_DLOGITS = "dlogits = F.softmax(logits, 1)\ndlogits[range(n), Yb] -= 1\n"

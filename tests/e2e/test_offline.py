@@ -10,7 +10,7 @@ from app import offline
 
 from .e2e_helpers import OUTPUT, WAIT_MS, open_page, type_and_submit
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
 LOCAL_SCHEMES = {"data", "blob", "about"}

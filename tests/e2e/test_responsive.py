@@ -12,7 +12,7 @@ import pytest
 
 from .e2e_helpers import OUTPUT, WAIT_MS, open_page, type_and_submit
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 LOOP = "while True:\n    pass\n"
 ANSWER = "dprobs = (1.0 / probs) * dlogprobs\n"

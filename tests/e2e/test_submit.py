@@ -16,7 +16,7 @@ import pytest
 
 from .e2e_helpers import EDITOR, OUTPUT, open_page
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 TIMEOUT_MS = 60_000
 TRIES = 10

@@ -12,7 +12,7 @@ import pytest
 
 from .e2e_helpers import OUTPUT, editor_shows, open_page, type_and_submit
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 TIMEOUT_MS = 60_000
 VIDEO = "https://www.youtube.com/watch?v=q8SA3rM6ckI"

@@ -10,7 +10,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from .e2e_helpers import OUTPUT, open_page, type_and_submit
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 # The lecture's Exercise 4 section, one statement per line (typed into Ace as it is).
 SECTION = """\

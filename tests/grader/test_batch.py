@@ -17,6 +17,8 @@ from grader.classgen import write_class
 
 from .test_cli import cli
 
+pytestmark = pytest.mark.slow  # grades a class through the CLI
+
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 

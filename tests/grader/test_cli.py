@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # each test runs the CLI in a subprocess (torch, a sandbox)
+
 ROOT = Path(__file__).resolve().parents[2]
 LECTURE_PASS = Path(__file__).parent / "fixtures" / "lecture_pass.py"
 

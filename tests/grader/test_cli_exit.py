@@ -38,6 +38,8 @@ NO_SANDBOX = """\
 import sys
 sys.executable = "/nonexistent/python3"
 from grader.cli import main
+
+pytestmark = pytest.mark.slow  # each test runs the CLI in a subprocess (torch, a sandbox)
 sys.exit(main(sys.argv[1:]))
 """
 

@@ -31,6 +31,8 @@ from .hostile_helpers import (
     zygote_pids,
 )
 
+pytestmark = pytest.mark.slow  # 80 hostile runs, many until a CPU or wall limit
+
 # A CPU-bound loop needs a quarter of a core to reach its CPU limit before the wall limit, and
 # one that ignores SIGXCPU (killed at the hard limit, a second later) three eighths; the cases
 # that fill memory (up to 512 MB, which costs about 0.3 s of CPU to touch) stay far below the

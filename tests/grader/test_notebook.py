@@ -21,6 +21,8 @@ from grader.training.records import GradCheck
 
 from .fixtures import lecture_notebook as lecture
 
+pytestmark = pytest.mark.slow  # most tests run the CLI in a subprocess on a whole notebook
+
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((ROOT / "docs" / "check-json.schema.json").read_text())
 NAMES = ROOT.parent / "shared" / "data" / "names.txt"

@@ -9,6 +9,8 @@ from grader.sandbox.training.loop import compile_section, prepare, section_backw
 from grader.training.autograd import VERSION, run_reference, train_autograd
 from grader.training.records import TrainSettings
 
+pytestmark = pytest.mark.slow  # each test trains a reference in a subprocess
+
 
 def _losses(report_into: list):
     return lambda step, elapsed, losses: report_into.extend(losses)

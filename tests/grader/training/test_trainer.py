@@ -11,6 +11,8 @@ from grader.training import PRESETS, Trainer, TrainSettings
 
 from ..sandbox.training.test_stream import children, gone
 
+pytestmark = pytest.mark.slow  # each test trains in a sandboxed worker
+
 LECTURE_TRAIN, LECTURE_VAL = 2.0705, 2.1099
 
 
