@@ -37,7 +37,7 @@ from grader.sandbox.training import (
     from_cases,
     judge,
     message,
-    tensor_bytes,
+    pack,
 )
 from grader.training import evaluate, section
 from grader.training.records import TrainingReport, TrainingStatus, TrainSettings
@@ -96,8 +96,7 @@ class TrainingJob:
         Xtr, Ytr = self.dataset.Xtr, self.dataset.Ytr
         header = {"code": self.code, "settings": self._wire}
         header["output_bytes"] = self.limits.output_bytes
-        header["shapes"] = [list(Xtr.shape), list(Ytr.shape)]
-        return header, [tensor_bytes(Xtr), tensor_bytes(Ytr)]
+        return header, [pack({"Xtr": Xtr, "Ytr": Ytr})]
 
     @property
     def pid(self) -> int | None:

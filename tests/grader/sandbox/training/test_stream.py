@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from grader.sandbox import Limits
-from grader.sandbox.tensorwire import tensor_bytes
+from grader.sandbox.tensorwire import pack
 from grader.sandbox.training.stream import StreamRun
 from grader.sandbox.training.wire import Failed, Metrics, Params, TrainStream, budget
 from grader.training.records import TrainSettings
@@ -22,8 +22,7 @@ LIMITS = Limits(cpu_seconds=60, wall_seconds=60, memory_bytes=2 * 1024**3)
 def _start(data, section: str, steps: int, limits: Limits = LIMITS) -> tuple[StreamRun, dict]:
     wire = TrainSettings(steps=steps, decay_step=steps // 2).wire(data.vocab_size, 3)
     header = {"code": section, "settings": wire, "output_bytes": limits.output_bytes}
-    header["shapes"] = [list(data.Xtr.shape), list(data.Ytr.shape)]
-    job = header, [tensor_bytes(data.Xtr), tensor_bytes(data.Ytr)]
+    job = header, [pack({"Xtr": data.Xtr, "Ytr": data.Ytr})]
     run = StreamRun(job, limits, budget(wire, limits.output_bytes))
     run.launch()
     return run, wire
