@@ -1,7 +1,7 @@
 """The parent's side of the wire: encode a job, and strictly decode what a worker sends back.
 
 Everything a worker sends is untrusted: each frame is checked for its kind, its exact keys and
-their types; a case frame's tensors are one safetensors blob (tensorwire.py: an allowed dtype,
+their types; a case frame's blobs are one safetensors buffer (tensorwire.py: an allowed dtype,
 a valid shape and exactly the bytes that shape needs, each name once); the whole stream has a
 byte budget. Tensors are rebuilt as fresh torch.Tensors.
 """
@@ -125,10 +125,8 @@ def decode_case(frame: Frame, case: Case, stream: Stream, limits: Limits) -> Cas
 
 
 def _tensors(frame: Frame, case: Case) -> dict[str, torch.Tensor]:
-    """Rebuild a case frame's one blob: tensors named after some of the case's outputs."""
-    if len(frame.blobs) != 1:
-        raise ValueError(f"case {case.name!r}: {len(frame.blobs)} blobs, expected 1")
-    tensors = unpack(frame.blobs[0])
+    """Rebuild a case frame's blobs, one safetensors buffer: tensors named after outputs."""
+    tensors = unpack(frame.blobs)
     if not set(tensors) <= set(case.outputs):
         raise ValueError(f"case {case.name!r}: tensors {sorted(tensors)} are not all outputs")
     return tensors

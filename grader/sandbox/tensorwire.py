@@ -1,12 +1,14 @@
 """Tensors as safetensors buffers: the only way tensors cross the boundary.
 
-The tensors of one frame travel as one blob in the safetensors format (an 8-byte header length,
-a JSON header of names, dtypes, shapes and offsets, then the raw bytes), written by
-safetensors' serializer and parsed by its own parser, built and fuzzed for untrusted
-files: it refuses a header that is malformed, too large or of an unknown dtype, and offsets that
-do not tile the buffer exactly. `unpack` adds what that parser leaves to its caller: only the
-dtypes of records.DTYPES, at most MAX_DIMS sizes spanning at most MAX_SPAN elements, names that
-are identifiers and appear once, no metadata or unknown keys, and fresh tensors.
+The tensors of one frame travel in the safetensors format (an 8-byte header length, a JSON
+header of names, dtypes, shapes and offsets, then the raw bytes): as one blob that safetensors'
+serializer writes (`pack`: the parent's jobs), or as the header and each tensor's bytes, blobs
+back to back (`views`: what a worker returns). Every buffer is read by safetensors' own parser,
+built and fuzzed for untrusted files: it refuses a header that is malformed, too large or of an
+unknown dtype, and offsets that do not tile the buffer exactly. `unpack` adds what that parser
+leaves to its caller: only the dtypes of records.DTYPES, at most MAX_DIMS sizes spanning at most
+MAX_SPAN elements, names that are identifiers and appear once, no metadata or unknown keys, and
+fresh tensors.
 
     >>> unpack(pack({"x": torch.ones(2, 3)}))["x"].shape
     torch.Size([2, 3])
@@ -30,11 +32,13 @@ CODES = {"F32": "float32", "F64": "float64", "F16": "float16", "BF16": "bfloat16
          "I64": "int64", "I32": "int32", "I16": "int16", "I8": "int8", "U8": "uint8",
          "BOOL": "bool"}  # fmt: skip
 ENTRY = {"dtype", "shape", "data_offsets"}
+WIRE = {DTYPES[name]: code for code, name in CODES.items()}
+PANIC = "PanicException"  # pyo3's exception for a Rust panic, a BaseException
 _SPARE = torch.zeros(8, dtype=torch.uint8)  # an address for empty tensors, whose own may be 0
 
 
 def pack(tensors: dict[str, torch.Tensor]) -> bytes:
-    """Return tensors as one safetensors buffer, each in C order.
+    """Return tensors as one safetensors buffer, each in C order (the parent's jobs).
 
     It calls safetensors' serializer with each tensor's address, as `safetensors.torch.save`
     does after checks that cost ten times the copy here (and refuse two outputs that share
@@ -52,12 +56,36 @@ def _spec(t: torch.Tensor) -> safetensors.TensorSpec:
     return safetensors.TensorSpec(dtype=dtype, shape=t.shape, data_ptr=address, data_len=t.nbytes)
 
 
-def unpack(blob: bytes | memoryview) -> dict[str, torch.Tensor]:
-    """Return the tensors of a safetensors buffer as fresh tensors; raise ValueError if bad."""
-    blob = bytes(blob)
+def views(tensors: dict[str, torch.Tensor]) -> list[memoryview]:
+    """Return a safetensors buffer in pieces: its header, then each tensor's bytes, uncopied.
+
+    The worker writes its results so: safetensors' serializer copies every tensor twice, and
+    its Rust allocations abort the process when they fail, as they may under the worker's
+    memory limit. Whatever the worker writes is read by `unpack`, that is by safetensors.
+    """
+    plain = [t.detach().resolve_conj().resolve_neg().contiguous() for t in tensors.values()]
+    header, start = {}, 0
+    for name, t in zip(tensors, plain, strict=True):
+        header[name] = {"dtype": WIRE[t.dtype], "shape": list(t.shape),
+                        "data_offsets": [start, start + t.nbytes]}  # fmt: skip
+        start += t.nbytes
+    line = json.dumps(header, separators=(",", ":")).encode()
+    line += b" " * (-len(line) % 8)  # the data starts 8-byte aligned
+    head = memoryview(len(line).to_bytes(8, "little") + line)
+    return [head, *(memoryview(t.reshape(-1).view(torch.uint8).numpy()) for t in plain)]
+
+
+def unpack(blobs: bytes | memoryview | list) -> dict[str, torch.Tensor]:
+    """Return the tensors of a safetensors buffer (or its pieces) as fresh tensors.
+
+    Raise ValueError if the buffer is malformed or holds what may not cross.
+    """
+    blob = b"".join(blobs) if isinstance(blobs, list | tuple) else bytes(blobs)
     try:
         entries = safetensors.deserialize(blob)
-    except safetensors.SafetensorError as e:
+    except BaseException as e:  # a panic in the parser's bindings is not an Exception
+        if not isinstance(e, safetensors.SafetensorError) and type(e).__name__ != PANIC:
+            raise
         raise ValueError(f"bad tensor buffer: {e}") from None
     _check_names(blob, [name for name, _ in entries])
     return {name: _tensor(name, entry) for name, entry in entries}

@@ -2,7 +2,8 @@
 
 Frames written to the result pipe, in order: {"kind": "ready"} once confined; one
 {"kind": "case", ...} per case run, its "returned" naming each output that is not a tensor and
-why, and its one blob the tensors as safetensors (tensorwire.py); {"kind": "done"}.
+why, and its blobs, back to back, the tensors as one safetensors buffer (tensorwire.views);
+{"kind": "done"}.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import torch.nn.functional as F
 from .confine import EXIT_MEMORY, EXIT_NO_RESULT
 from .protocol import Frame, write_frame
 from .records import DTYPE_NAMES
-from .tensorwire import pack, unpack
+from .tensorwire import unpack, views
 
 FILENAME = "<your code>"
 HUGE_OUTPUT = 16  # printing this many times the output cap stops the code
@@ -123,11 +124,12 @@ def run_cases(job: dict, blobs: tuple, capture: Capture, out: int) -> None:
     except (SyntaxError, ValueError) as e:
         code, first_error = None, learner_error(e)
     budget = job["result_bytes"]
-    for case, blob in zip(job["cases"], blobs, strict=True):
+    inputs = [unpack(blob) for blob in blobs]  # all of them before the learner's code runs
+    for case, tensors in zip(job["cases"], inputs, strict=True):
         if code is None:
             _send(out, case["name"], first_error, {}, {}, capture)
             return
-        ns = namespace(case, blob)
+        ns = namespace(case, tensors)
         error, stop = run_code(code, ns)
         problems, tensors, budget = collect(ns, case["outputs"], budget)
         _send(out, case["name"], error, problems, tensors, capture)
@@ -137,18 +139,18 @@ def run_cases(job: dict, blobs: tuple, capture: Capture, out: int) -> None:
 
 def _send(out: int, name: str, error, problems: dict, tensors: dict, capture: Capture) -> None:
     """Write one case frame: the outputs that are not tensors in the header, the rest as a blob."""
-    blob, problems = _pack(tensors, problems)
+    blobs, problems = _views(tensors, problems)
     header = {"kind": "case", "name": name, "error": error, "returned": problems}
-    write_frame(out, {**header, "stdout": capture.take()}, [blob])
+    write_frame(out, {**header, "stdout": capture.take()}, blobs)
 
 
-def _pack(tensors: dict, problems: dict) -> tuple[bytes, dict]:
-    """Return the tensors as one blob; if learner code broke packing, report them unreadable."""
+def _views(tensors: dict, problems: dict) -> tuple[list, dict]:
+    """Return the tensors' blobs; if learner code broke packing, report them unreadable."""
     try:
-        return pack(tensors), problems
+        return views(tensors), problems
     except BaseException as e:
         unread = {name: {"problem": f"could not be read ({type(e).__name__})"} for name in tensors}
-        return pack({}), {**problems, **unread}
+        return views({}), {**problems, **unread}
 
 
 def cmp(name, dt=None, t=None) -> None:
@@ -157,12 +159,12 @@ def cmp(name, dt=None, t=None) -> None:
     return None
 
 
-def namespace(case: dict, blob: memoryview | bytes) -> dict:
-    """Return a fresh namespace: torch, F, math, the case's values and fresh input tensors."""
+def namespace(case: dict, tensors: dict) -> dict:
+    """Return a fresh namespace: torch, F, math, the case's values and its input tensors."""
     ns = {"__name__": "__main__", "__builtins__": dict(builtins.__dict__)}
     ns.update(torch=torch, F=F, math=math, cmp=cmp)
     ns.update(case["values"])
-    ns.update(unpack(blob))
+    ns.update(tensors)
     return ns
 
 
@@ -267,12 +269,12 @@ def rehearse() -> None:
     case = {"name": "warm", "values": {"n": 4}, "outputs": ["y", "z", "nope", "n"]}
     source = "y = (x @ x.T).tanh().sum(0, keepdim=True)\nz = F.softmax(x, 1)\nprint(y)\n1 / 0\n"
     linecache.cache[FILENAME] = (len(source), None, source.splitlines(True), FILENAME)
-    ns = namespace(case, pack({"x": x}))
+    ns = namespace(case, unpack(views({"x": x})))
     stdout, sys.stdout = sys.stdout, Capture(1000)
     try:
         run_code(compile(source, FILENAME, "exec", dont_inherit=True), ns)
         problems, tensors, _ = collect(ns, case["outputs"], 10**6)
-        unpack(pack(tensors))
+        unpack(views(tensors))
     finally:
         sys.stdout = stdout
         del linecache.cache[FILENAME]

@@ -10,7 +10,7 @@ Frames the worker writes to the result pipe, in order:
     {"kind": "metrics", "step", "elapsed"}              every EVERY seconds: one blob of float32
                                                         losses, one per step since the last one
     {"kind": "params", "step"}                          the seven trained parameters, one
-                                                        safetensors blob (tensorwire.py),
+                                                        safetensors buffer (tensorwire.views),
  or {"kind": "failed", "step", "reason", "error", "detail"}     why the loop stopped early
     {"kind": "done", "stdout"}                          last
 """
@@ -32,7 +32,7 @@ import torch.nn.functional as F
 
 from ..confine import EXIT_MEMORY, EXIT_NO_RESULT
 from ..protocol import Frame, write_frame
-from ..tensorwire import pack, unpack
+from ..tensorwire import unpack, views
 from ..worker import FILENAME, STOPS, Capture, forbid_autograd, learner_error, problem_with
 
 PARAMS = ("C", "W1", "b1", "W2", "b2", "bngain", "bnbias")
@@ -220,8 +220,8 @@ def _emitter(out: int) -> Report:
 def _finish(out: int, ended: Ended, ns: dict, capture: Capture) -> None:
     """Write the trained parameters, or why training stopped; then the done frame."""
     if ended.reason is None:
-        params = pack({name: ns[name] for name in PARAMS})
-        write_frame(out, {"kind": "params", "step": ended.step}, [params])
+        params = views({name: ns[name] for name in PARAMS})
+        write_frame(out, {"kind": "params", "step": ended.step}, params)
     else:
         error = learner_error(ended.error) if ended.error is not None else None
         failed = {"kind": "failed", "step": ended.step, "reason": ended.reason}

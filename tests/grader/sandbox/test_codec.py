@@ -11,7 +11,7 @@ import torch
 from grader.sandbox import Case
 from grader.sandbox.codec import Stream, accept, encode_job, read_stream
 from grader.sandbox.protocol import Frame, write_frame
-from grader.sandbox.tensorwire import pack, unpack
+from grader.sandbox.tensorwire import pack, unpack, views
 
 from .conftest import LIMITS
 from .test_tensorwire import FORGED
@@ -45,6 +45,12 @@ def test_a_good_case_is_rebuilt():
     assert case.returned["dy"].problem == "nope"
 
 
+def test_a_workers_pieces_are_read_as_one_buffer():
+    pieces = tuple(views({"dx": torch.tensor([1.5, -2.0])}))
+    case = _feed(Frame(GOOD, pieces)).cases[0]
+    assert torch.equal(case.returned["dx"].tensor, torch.tensor([1.5, -2.0]))
+
+
 def test_missing_outputs_are_not_defined():
     case = _feed(Frame(GOOD | {"returned": {}}, (EMPTY,))).cases[0]
     assert case.returned["dx"].problem == "is not defined"
@@ -69,6 +75,8 @@ def _blob(**tensors: torch.Tensor) -> memoryview:
         ({"returned": []}, (BLOB,)),
         ({}, ()),
         ({}, (BLOB, BLOB)),
+        ({}, (BLOB, EMPTY)),
+        ({}, tuple(views({"dx": torch.ones(2)}))[1:]),
         ({}, (_blob(dz=torch.ones(2)),)),  # not an output
         ({}, (_blob(dx=torch.ones(2), dz=torch.ones(2)),)),
         ({}, (_blob(dy=torch.ones(2)),)),  # also named a problem in the header

@@ -7,10 +7,11 @@ import random
 import struct
 
 import pytest
+import safetensors.torch
 import torch
 
 from grader.sandbox.records import DTYPES
-from grader.sandbox.tensorwire import MAX_DIMS, pack, unpack
+from grader.sandbox.tensorwire import MAX_DIMS, pack, unpack, views
 
 
 def _forge(header: dict | bytes, data: bytes = b"") -> bytes:
@@ -80,22 +81,41 @@ def test_random_damage_is_refused_or_yields_only_valid_tensors():
     assert refused > 1000
 
 
+WRITERS = {"pack": pack, "views": views}
+
+
+@pytest.mark.parametrize("writer", WRITERS.values(), ids=list(WRITERS))
 @pytest.mark.parametrize("dtype", DTYPES.values(), ids=list(DTYPES))
 @pytest.mark.parametrize("shape", [(), (0,), (3, 0, 2), (2, 3), (4, 1, 5)], ids=str)
-def test_every_allowed_dtype_round_trips(dtype, shape):
+def test_every_allowed_dtype_round_trips(writer, dtype, shape):
     t = (torch.randn(shape) * 50).to(dtype)
-    back = unpack(pack({"t": t}))["t"]
+    back = unpack(writer({"t": t}))["t"]
     assert back.dtype == dtype and back.shape == t.shape and torch.equal(back, t)
 
 
-def test_views_shared_storage_conjugates_and_negatives_round_trip():
+@pytest.mark.parametrize("writer", WRITERS.values(), ids=list(WRITERS))
+def test_views_shared_storage_conjugates_and_negatives_round_trip(writer):
     base = torch.arange(24.0).reshape(4, 6)
     c = torch.randn(3, dtype=torch.complex64).conj().imag  # a lazily negated view
     sent = {"t": base.T, "col": base[:, 1], "same": base, "again": base, "neg": c}
-    back = unpack(pack(sent))
+    sent |= {"half": base.to(torch.bfloat16)[1:], "flags": base > 3, "none": base[:0]}
+    back = unpack(writer(sent))
     assert set(back) == set(sent)
     for name, t in sent.items():
         assert back[name].is_contiguous() and torch.equal(back[name], t), name
+
+
+def test_what_a_worker_writes_is_a_safetensors_file_for_safetensors_itself():
+    sent = {"W1": torch.randn(3, 4), "ix": torch.arange(5), "b": torch.ones(2, dtype=torch.bool)}
+    back = safetensors.torch.load(b"".join(views(sent)))
+    assert set(back) == set(sent) and all(torch.equal(back[n], t) for n, t in sent.items())
+
+
+def test_views_do_not_copy_contiguous_tensors():
+    t = torch.zeros(4)
+    pieces = views({"t": t})
+    t += 1
+    assert len(pieces) == 2 and unpack(pieces)["t"].tolist() == [1.0] * 4
 
 
 def test_unpacked_tensors_are_fresh_and_writable():

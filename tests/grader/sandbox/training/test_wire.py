@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from grader.sandbox.protocol import Frame
-from grader.sandbox.tensorwire import pack
+from grader.sandbox.tensorwire import views
 from grader.sandbox.training.loop import PARAMS
 from grader.sandbox.training.wire import (
     Done,
@@ -33,8 +33,8 @@ def _metrics(step: int, *values: float, elapsed: float = 0.5) -> Frame:
 
 
 def _params(shapes=SHAPES, step: int = 4, dtype=torch.float32) -> Frame:
-    blob = pack({name: torch.ones(shape, dtype=dtype) for name, shape in shapes.items()})
-    return Frame({"kind": "params", "step": step}, (memoryview(blob),))
+    pieces = views({name: torch.ones(shape, dtype=dtype) for name, shape in shapes.items()})
+    return Frame({"kind": "params", "step": step}, tuple(pieces))
 
 
 def _failed(**change) -> Frame:
@@ -115,6 +115,7 @@ def test_an_internal_report_ends_the_stream():
         (_metrics(4, 1, 2, 3, 4), _params(dtype=torch.float64)),
         (_metrics(4, 1, 2, 3, 4), Frame({"kind": "params", "step": 4}, (b"\0" * 16,))),
         (_metrics(4, 1, 2, 3, 4), Frame({"kind": "params", "step": 4}, _params().blobs * 2)),
+        (_metrics(4, 1, 2, 3, 4), Frame({"kind": "params", "step": 4}, _params().blobs[1:])),
         (_failed(step=3),),  # not at the step last reported
         (_failed(reason="tired"),),
         (_failed(error={"type": "X"}),),
