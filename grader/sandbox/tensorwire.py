@@ -20,7 +20,6 @@ import json
 import math
 
 import safetensors
-import safetensors.torch
 import torch
 
 from .records import DTYPES
@@ -41,8 +40,8 @@ def pack(tensors: dict[str, torch.Tensor]) -> bytes:
     """Return tensors as one safetensors buffer, each in C order (the parent's jobs).
 
     It calls safetensors' serializer with each tensor's address, as `safetensors.torch.save`
-    does after checks that cost ten times the copy here (and refuse two outputs that share
-    memory, which a learner may return); `plain` keeps every address alive through the call.
+    does after checks that cost ten times the copy here and refuse tensors that share memory,
+    as a case's inputs may; `plain` keeps every address alive through the call.
     """
     plain = [t.detach().resolve_conj().resolve_neg().contiguous() for t in tensors.values()]
     specs = {name: _spec(t) for name, t in zip(tensors, plain, strict=True)}
