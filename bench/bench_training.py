@@ -27,6 +27,7 @@ from grader.exercises import discover
 from grader.sandbox.training.loop import compile_section, prepare, section_backward, train
 from grader.training.autograd import run_reference, train_autograd
 from grader.training.job import TrainingJob
+from grader.training.model import lecture_model
 from grader.training.records import Evaluation, TrainSettings
 from grader.training.section import PARTS, compose
 
@@ -62,14 +63,17 @@ def _timed(run) -> tuple[float, float]:
 
 
 def autograd(ds, wire: dict) -> tuple[float, float]:
-    return _timed(lambda report: train_autograd(wire, ds.Xtr, ds.Ytr, report))
+    program = lecture_model().program()
+    return _timed(lambda report: train_autograd(program, wire, ds.Xtr, ds.Ytr, report))
 
 
 def bare(ds, wire: dict, section: str) -> tuple[float, float]:
+    program = lecture_model().program()
+
     def run(report) -> None:
-        ns = prepare(wire, ds.Xtr, ds.Ytr)
+        ns = prepare(program, wire, ds.Xtr, ds.Ytr)
         with torch.inference_mode():
-            train(ns, wire, section_backward(compile_section(section)), report)
+            train(program, ns, wire, section_backward(compile_section(section)), report)
 
     return _timed(run)
 
@@ -124,7 +128,7 @@ def full(ds, section: str) -> None:
     _losses("reference solution in the worker", report.evaluation, report.steps_per_s,
             time.monotonic() - started)  # fmt: skip
     started = time.monotonic()
-    result = run_reference(ds, settings, lambda step: None)
+    result = run_reference(lecture_model(), ds, settings, lambda step: None)
     scores = result["evaluation"]
     evaluation = Evaluation(**scores)
     _losses("autograd", evaluation, result["steps_per_s"], time.monotonic() - started)

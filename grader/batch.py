@@ -90,6 +90,13 @@ def _item(learner: str, file: Path, ids: set, slugs: set, default: str) -> Item 
     return None
 
 
+def scenarios_of(items: list[Item], catalog) -> list:
+    """Return the scenarios that the items are graded on, each once, in catalog order."""
+    slug = {e.id: e.scenario.slug for e in catalog.exercises}
+    slugs = {i.target if i.kind == WHOLE_PASS else slug[i.target] for i in items}
+    return [s for s in catalog.scenarios if s.slug in slugs]
+
+
 def _refused(learner: str, file: Path, why: str) -> Graded:
     return Graded(learner, file.name, "unknown", False, "refused", f"Not graded: {why}.", str(file))
 
@@ -141,6 +148,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--data", help="default, names, or a word-list file (txt or csv)")
     parser.add_argument("--cache", type=Path, help="where names.txt is (default: var/cache)")
     parser.add_argument("--slots", type=_slots, default=2, help="runs at once, 1-16 (default 2)")
+    parser.add_argument("--exercises", type=Path, help="another exercises folder (a course)")
 
 
 def _slots(text: str) -> int:

@@ -1,213 +1,286 @@
-"""The six checks, cheapest first, one function each (see docs/ARCHITECTURE.md)."""
+"""The checks, one function each, every one judging a `Subject` (their order: pipeline.py)."""
 
 from __future__ import annotations
 
+import ast
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
 import torch
 
-from grader import diagnose, feedback
-from grader.cases import ALT, Prepared, scope_names
-from grader.result import FAIL, INCONCLUSIVE, PASS, SKIPPED, Check, GradRow, LearnerError
+from grader import diagnose, feedback, rules
+from grader.cases import ALT, LECTURE, RANDOM, scope_names
+from grader.result import FAIL, INCONCLUSIVE, PASS, SKIPPED, Check, LearnerError
 from grader.rules import Problem
-from grader.sandbox import CaseOutcome, RunOutcome
+from grader.sandbox import Case, CaseOutcome, Returned, RunOutcome
 
 FLOAT_DTYPES = (torch.float32, torch.float64)
 
 
-def check_runs(outcome: RunOutcome, prepared: Prepared) -> tuple[Check, LearnerError | None]:
-    """Check 1: the code ran every case without an exception and within the limits."""
+@dataclass(frozen=True)
+class Source:
+    """The learner's code as read before running: its tree, or why it cannot run."""
+
+    tree: ast.Module | None = None
+    unparsed: Problem | None = None  # it does not parse
+    autograd: Problem | None = None  # it reaches autograd
+
+    @property
+    def refused(self) -> bool:
+        """Return whether the code is refused before it runs."""
+        return self.unparsed is not None or self.autograd is not None
+
+
+def screen(code: str) -> Source:
+    """Parse the code and look for autograd in it, before anything runs."""
+    tree = rules.parse(code)
+    if isinstance(tree, Problem):
+        return Source(unparsed=tree)
+    return Source(tree, autograd=rules.autograd_use(tree))
+
+
+def _no_hint(case: str, got: torch.Tensor | None) -> str:
+    """Name no misconception."""
+    return ""
+
+
+@dataclass(frozen=True)
+class Subject:
+    """One gradient as every check reads it: the source, the run and autograd's answers.
+
+    Mappings are by case name (LECTURE, RANDOM, ALT). `row` asks for the sentences of a row of
+    the lecture's cmp table (the whole pass, Exercise 4's check) rather than an exercise's
+    ticks; `hint(case, got)` names the misconception behind wrong values on a case; `noise()`
+    is the float noise under which the lecture batch cannot decide.
+    """
+
+    name: str
+    source: Source = field(default_factory=Source)
+    outcome: RunOutcome | None = None
+    cases: Mapping[str, Case] = field(default_factory=dict)
+    expected: Mapping[str, torch.Tensor] = field(default_factory=dict)
+    sizes: Mapping[str, dict] = field(default_factory=dict)
+    drawn: frozenset[str] = frozenset()  # the cases with random upstream gradients
+    row: bool = False
+    base: tuple[float, float] | None = None
+    exact_dtype: bool = False
+    declared: str = ""
+    upstream: tuple[tuple[int, ...], ...] = ()
+    hint: Callable[[str, torch.Tensor | None], str] = _no_hint
+    noise: Callable[[], float] = lambda: 0.0
+
+    def returned(self, case: str) -> tuple[CaseOutcome, Returned | None]:
+        """Return a case's outcome and what the learner's code left in the gradient's name."""
+        found = next(c for c in self.outcome.cases if c.name == case)
+        return found, found.returned.get(self.name)
+
+
+def parse_message(problem: Problem) -> str:
+    """Return the message for code that does not parse: a syntax error says where."""
+    if problem.line is None:
+        return feedback.unreadable(problem.what)
+    return feedback.syntax_error(problem.what, problem.line, problem.column)
+
+
+def learner_error(outcome: RunOutcome) -> LearnerError | None:
+    """Return the learner's exception that stopped the run (the other sizes aside)."""
     if outcome.status != "ok":
-        return Check("runs", FAIL, outcome.message), None
-    for case in outcome.cases:
+        return None
+    return next((c.error for c in outcome.cases if c.error is not None and c.name != ALT), None)
+
+
+def _autograd_at_run(outcome: RunOutcome | None) -> bool:
+    """Return whether the run was stopped for reaching autograd."""
+    return outcome is not None and outcome.status == "forbidden" and "autograd" in outcome.message
+
+
+def check_runs(s: Subject) -> Check:
+    """Check 1: the code parses and ran every case without an exception, within the limits
+    (skipped when it reaches autograd, which check 2 reports)."""
+    if s.source.unparsed is not None:
+        return Check("runs", FAIL, parse_message(s.source.unparsed))
+    if s.source.autograd is not None or _autograd_at_run(s.outcome):
+        return Check("runs", SKIPPED, feedback.skipped("autograd found"))
+    if s.outcome.status != "ok":
+        return Check("runs", FAIL, s.outcome.message)
+    for case in s.outcome.cases:
         if case.error is not None and case.name != ALT:
-            return _raised(case, prepared)
-    return Check("runs", PASS, feedback.runs_ok()), None
+            return _raised(case, s)
+    return Check("runs", PASS, feedback.runs_ok())
 
 
-def _raised(case: CaseOutcome, prepared: Prepared) -> tuple[Check, LearnerError]:
+def _raised(case: CaseOutcome, s: Subject) -> Check:
     """Describe the learner's exception, with the names they can use after a NameError."""
-    err = error = case.error
-    hint = diagnose.error_hint(err.type, err.message, prepared.runs[case.name].sizes)
-    if err.type == "NameError":
+    err = case.error
+    hint = diagnose.error_hint(err.type, err.message, s.sizes.get(case.name, {}))
+    if err.type == "NameError" and case.name in s.cases:
         missing = err.message.split("'")[1] if "'" in err.message else "?"
-        hint = feedback.hint_unknown_name(missing, scope_names(prepared.case(case.name)))
-    return Check("runs", FAIL, feedback.raised(err.type, err.line), hint), error
+        hint = feedback.hint_unknown_name(missing, scope_names(s.cases[case.name]))
+    return Check("runs", FAIL, feedback.raised(err.type, err.line), hint)
 
 
-def check_rules(problem: Problem | None, outcome: RunOutcome | None) -> Check:
+def check_rules(s: Subject) -> Check:
     """Check 2: no autograd, found in the source or caught while running."""
+    if s.source.unparsed is not None:
+        return Check("rules", SKIPPED, feedback.skipped("it does not parse"))
+    problem = s.source.autograd
     if problem is not None:
         message = feedback.uses_autograd(problem.what, problem.line, problem.dynamic)
         return Check("rules", FAIL, message, feedback.hint_autograd())
-    if outcome is not None and outcome.status == "forbidden" and "autograd" in outcome.message:
-        return Check("rules", FAIL, outcome.message, feedback.hint_autograd())
+    if _autograd_at_run(s.outcome):
+        return Check("rules", FAIL, s.outcome.message, feedback.hint_autograd())
     return Check("rules", PASS, feedback.rules_ok())
 
 
-def check_form(
-    name: str,
-    case: CaseOutcome,
-    expected: torch.Tensor,
-    sizes: dict | None = None,
-    upstream: tuple[tuple[int, ...], ...] = (),
-    exact_dtype: bool = False,
-    declared: str = "",
-) -> Check:
+def check_form(s: Subject) -> Check:
     """Check 3: defined, a plain float tensor (of the expected dtype when the exercise sets
-    one), the exact shape, finite."""
-    returned = case.returned.get(name)
+    one), the exact shape, finite; a row of the cmp table asks only for a tensor of the shape."""
+    name, expected = s.name, s.expected[LECTURE]
+    _, returned = s.returned(LECTURE)
     if returned is None or returned.tensor is None:
         problem = returned.problem if returned else "is not defined"
+        if s.row:
+            return Check("form", FAIL, feedback.not_tensor(name, problem))
         if problem in ("not defined", "is not defined"):
             return Check("form", FAIL, feedback.not_defined(name))
         return Check("form", FAIL, feedback.not_tensor(name, problem, expected.shape))
     got = returned.tensor
-    if got.dtype not in FLOAT_DTYPES or (exact_dtype and got.dtype != expected.dtype):
+    wrong_dtype = got.dtype not in FLOAT_DTYPES or (s.exact_dtype and got.dtype != expected.dtype)
+    if wrong_dtype and not s.row:
         return Check("form", FAIL, feedback.wrong_dtype(name, _dtype(got), _dtype(expected)))
     if got.shape != expected.shape:
-        hint = diagnose.shape_hint(got.to(expected.dtype), expected, sizes, upstream, declared)
-        shapes = (
-            diagnose.named(got.shape, sizes or {}),
-            diagnose.named(expected.shape, sizes or {}, declared),
-        )
-        message = feedback.wrong_shape(name, got.shape, expected.shape, *shapes)
-        return Check("form", FAIL, message, hint)
+        return _wrong_shape(s, got, expected)
     bad = ~torch.isfinite(got)
-    if bool(bad.any()):
+    if bool(bad.any()) and not s.row:
         index = tuple(int(i) for i in bad.nonzero()[0])
         message = feedback.not_finite(name, int(bad.sum()), index)
         return Check("form", FAIL, message, feedback.hint_nonfinite())
     return Check("form", PASS, feedback.form_ok(name, got.shape))
 
 
+def _wrong_shape(s: Subject, got: torch.Tensor, expected: torch.Tensor) -> Check:
+    """Say the shape is wrong (an exercise names the sizes in it) and why it may be."""
+    sizes = s.sizes.get(LECTURE)
+    hint = diagnose.shape_hint(got.to(expected.dtype), expected, sizes, s.upstream, s.declared)
+    shapes = ()
+    if not s.row:
+        shapes = (
+            diagnose.named(got.shape, sizes or {}),
+            diagnose.named(expected.shape, sizes or {}, s.declared),
+        )
+    return Check(
+        "form", FAIL, feedback.wrong_shape(s.name, got.shape, expected.shape, *shapes), hint
+    )
+
+
 def _dtype(t: torch.Tensor) -> str:
     """Name a dtype the way torch prints it."""
-    return str(t.dtype).replace("torch.", "torch.")
+    return str(t.dtype)
 
 
-def answer(outcome: RunOutcome, case: str, name: str) -> torch.Tensor | None:
+def answer(outcome: RunOutcome | None, case: str, name: str) -> torch.Tensor | None:
     """Return the tensor the learner produced for one case, if any."""
-    for c in outcome.cases:
+    for c in outcome.cases if outcome is not None else ():
         if c.name == case and name in c.returned:
             return c.returned[name].tensor
     return None
 
 
-def check_lecture(
-    name: str,
-    got: torch.Tensor,
-    expected: torch.Tensor,
-    hint: str,
-    noise: float = 0.0,
-    base: tuple[float, float] | None = None,
-) -> Check:
+def check_lecture(s: Subject) -> Check:
     """Check 4: the lecture batch with autograd's upstream gradients (the cmp line).
 
-    Where the true gradient is no larger than float noise (`noise`), the lecture batch cannot
-    tell a right answer from a wrong one of the same size: the check is inconclusive and the
-    random upstream gradients decide.
+    Where the true gradient is no larger than float noise (`s.noise()`), the lecture batch
+    cannot tell a right answer from a wrong one of the same size: the check is inconclusive
+    and the random upstream gradients decide.
     """
-    cmp = diagnose.compare(name, got.to(expected.dtype), expected, base=base)
+    name, expected = s.name, s.expected[LECTURE]
+    raw = answer(s.outcome, LECTURE, name)
+    got = raw.to(expected.dtype)
+    cmp = diagnose.compare(name, got, expected, base=s.base)
     if cmp.approx:
-        message = feedback.exact(name) if cmp.exact else feedback.looks_good(name, cmp.maxdiff)
+        exact = cmp.exact and not s.row  # a row says what the lecture's cmp line says
+        message = feedback.exact(name) if exact else feedback.looks_good(name, cmp.maxdiff)
         return Check("lecture", PASS, message)
-    if diagnose.below_noise(got.to(expected.dtype), expected, noise):
+    if diagnose.below_noise(got, expected, s.noise()):
         largest = float(expected.abs().max()) if expected.numel() else 0.0
         return Check("lecture", INCONCLUSIVE, feedback.inconclusive(name, largest))
-    index = diagnose.worst_index(got, expected)
-    return Check(
-        "lecture",
-        FAIL,
-        feedback.inaccurate(name, cmp.maxdiff, index, diagnose.tolerance(expected, base=base)),
-        hint,
+    index = diagnose.worst_index(raw, expected)
+    message = feedback.inaccurate(
+        name, cmp.maxdiff, index, diagnose.tolerance(expected, base=s.base)
     )
+    return Check("lecture", FAIL, message, s.hint(LECTURE, raw))
 
 
-def check_random(
-    name: str,
-    got: torch.Tensor | None,
-    expected: torch.Tensor,
-    hint: str,
-    base: tuple[float, float] | None = None,
-) -> Check:
+def check_random(s: Subject) -> Check:
     """Check 5: arbitrary upstream gradients, which defeat answers right by coincidence."""
+    name, expected = s.name, s.expected[RANDOM]
+    got = answer(s.outcome, RANDOM, name)
     if got is None or got.shape != expected.shape:
-        return Check(
-            "random",
-            FAIL,
+        message = (
             feedback.not_defined(name)
             if got is None
-            else feedback.wrong_shape(name, got.shape, expected.shape),
+            else feedback.wrong_shape(name, got.shape, expected.shape)
         )
-    cmp = diagnose.compare(name, got.to(expected.dtype), expected, drawn=True, base=base)
+        return Check("random", FAIL, message, s.hint(RANDOM, got))
+    drawn = RANDOM in s.drawn
+    cmp = diagnose.compare(name, got.to(expected.dtype), expected, drawn=drawn, base=s.base)
     if cmp.approx:
         return Check("random", PASS, feedback.random_ok(name))
     index = diagnose.worst_index(got, expected)
-    tol = diagnose.tolerance(expected, drawn=True, base=base)
+    tol = diagnose.tolerance(expected, drawn=drawn, base=s.base)
     message = feedback.inaccurate(name, cmp.maxdiff, index, tol)
-    return Check("random", FAIL, message, hint or feedback.hint_random_only())
+    return Check("random", FAIL, message, s.hint(RANDOM, got) or feedback.hint_random_only())
 
 
-def check_sizes(
-    name: str,
-    case: CaseOutcome,
-    expected: torch.Tensor,
-    sizes: dict,
-    base: tuple[float, float] | None = None,
-) -> Check:
+def check_sizes(s: Subject) -> Check:
     """Check 6: another configuration in which every size differs."""
+    if s.row:
+        return _sizes_row(s)
+    name, expected, sizes = s.name, s.expected[ALT], s.sizes[ALT]
+    case, returned = s.returned(ALT)
     hint = feedback.hint_hard_coded()
     if case.error is not None:
-        return Check(
-            "sizes", FAIL, feedback.raised_at(case.error.type, case.error.line, sizes), hint
-        )
-    returned = case.returned.get(name)
+        message = feedback.raised_at(case.error.type, case.error.line, sizes)
+        return Check("sizes", FAIL, message, hint)
     got = returned.tensor if returned else None
     if got is None:
         return Check("sizes", FAIL, feedback.not_defined(name), hint)
     if got.shape != expected.shape:
         return Check("sizes", FAIL, feedback.wrong_shape(name, got.shape, expected.shape), hint)
-    cmp = diagnose.compare(name, got.to(expected.dtype), expected, drawn=True, base=base)
+    drawn = ALT in s.drawn
+    cmp = diagnose.compare(name, got.to(expected.dtype), expected, drawn=drawn, base=s.base)
     if cmp.approx:
         return Check("sizes", PASS, feedback.passes_sizes(name, sizes))
     index = diagnose.worst_index(got, expected)
-    tol = diagnose.tolerance(expected, drawn=True, base=base)
-    message = feedback.inaccurate(name, cmp.maxdiff, index, tol)
-    return Check("sizes", FAIL, message, hint)
+    tol = diagnose.tolerance(expected, drawn=drawn, base=s.base)
+    return Check("sizes", FAIL, feedback.inaccurate(name, cmp.maxdiff, index, tol), hint)
+
+
+def _sizes_row(s: Subject) -> Check:
+    """Check 6 for a whole pass: one sentence per gradient, zeros right by coincidence named."""
+    name, expected, sizes = s.name, s.expected[ALT], s.sizes[ALT]
+    case, returned = s.returned(ALT)
+    if case.error is not None:
+        message = feedback.raised(case.error.type, case.error.line)
+        return Check("sizes", FAIL, message, feedback.hint_hard_coded())
+    got = returned.tensor if returned else None
+    if got is None or got.shape != expected.shape or not _close(got, expected, ALT in s.drawn):
+        return Check("sizes", FAIL, feedback.wrong_with(name, sizes), _why_only_here(got, expected))
+    return Check("sizes", PASS, feedback.passes_sizes(name, sizes))
+
+
+def _why_only_here(got: torch.Tensor | None, expected: torch.Tensor) -> str:
+    """Return the hint for a gradient right on the lecture batch only: zeros, or sizes."""
+    if diagnose.zero_by_coincidence(got, expected):
+        return feedback.hint_zero_by_coincidence(float(expected.abs().max()))
+    return feedback.hint_hard_coded()
+
+
+def _close(got: torch.Tensor, expected: torch.Tensor, drawn: bool) -> bool:
+    """Return whether got matches expected to the tolerance."""
+    return diagnose.compare("", got.to(expected.dtype), expected, drawn=drawn).approx
 
 
 def skipped(kind: str, reason: str) -> Check:
     """Return a check that was not run because an earlier one failed."""
     return Check(kind, SKIPPED, feedback.skipped(reason))
-
-
-def gradient_row(
-    name: str,
-    returned,
-    expected: torch.Tensor,
-    sizes: dict | None = None,
-    *,
-    label: str | None = None,
-    shape: tuple[int, ...] | None = None,
-    n: int | None = None,
-) -> GradRow:
-    """Compare one returned gradient with autograd's: defined, exact shape, then values.
-
-    The one row builder of the whole pass and of Exercise 4's gradient check: `label` names the
-    cmp line (default `name`), `shape` is shown beside the row, `n` asks for a value diagnosis.
-    """
-    got = returned.tensor if returned else None
-    if got is None:
-        problem = returned.problem if returned else "is not defined"
-        return GradRow(name, FAIL, feedback.not_tensor(name, problem), shape=shape)
-    got = got.to(expected.dtype)
-    if got.shape != expected.shape:
-        hint = diagnose.shape_hint(got, expected, sizes)
-        message = feedback.wrong_shape(name, got.shape, expected.shape)
-        return GradRow(name, FAIL, f"{message} {hint}".strip(), shape=shape)
-    cmp = diagnose.compare(label or name, got, expected)
-    if cmp.approx:
-        return GradRow(name, PASS, feedback.looks_good(name, cmp.maxdiff), cmp, shape)
-    index = diagnose.worst_index(got, expected)
-    message = feedback.inaccurate(name, cmp.maxdiff, index, diagnose.TOLERANCE)
-    hint = diagnose.value_hint(got, expected, [], [], name[1:], n) if n else ""
-    return GradRow(name, FAIL, f"{message} {hint}".strip(), cmp, shape)

@@ -98,6 +98,7 @@ def _check_arguments(check: Parser) -> None:
     check.add_argument("--cache", type=Path, help="where names.txt is (default: var/cache)")
     check.add_argument("--json", action="store_true", help="print docs/check-json.md's JSON")
     check.add_argument("--learner", help="a name to carry in the JSON (for a gradebook)")
+    check.add_argument("--exercises", type=Path, help="another exercises folder (a course)")
 
 
 def _log_to_stderr(traceback: bool) -> None:
@@ -120,7 +121,7 @@ class _Brief(logging.Formatter):
 
 def _check(args) -> int:
     """Grade one exercise or a whole pass; the exit code says solved, not solved or failed."""
-    catalog = discover()
+    catalog = discover(*inputs.course_folder(args.exercises))
     if inputs.is_notebook(args.file):
         return _check_notebook(args, catalog)
     target = inputs.exercise(catalog, args.exercise) if args.exercise else None
@@ -128,6 +129,9 @@ def _check(args) -> int:
     inputs.data_path(args.data)
     code = inputs.read_answer(args.file)
     from grader.engine import Grader
+    from grader.runnable import require_runnable
+
+    require_runnable([scenario])
 
     dataset = _dataset(args) if scenario.uses_dataset or args.data else None
     with contextlib.closing(_OnDemand()) as sandbox:
@@ -149,7 +153,7 @@ def _check_notebook(args, catalog) -> int:
     dataset = _dataset(args)
     with contextlib.closing(_OnDemand()) as sandbox:
         grader = Grader(dataset, catalog, sandbox)
-        result = notebook.grade(found, grader, notebook.exercise4(dataset, sandbox))
+        result = notebook.grade(found, grader, notebook.exercise4(dataset, sandbox, catalog))
     subject = _subject(args, [], result.scenario)
     return _print(checkjson.notebook(result, subject), args, lambda: render.notebook(result))
 
@@ -263,10 +267,13 @@ def _grade_batch(args) -> int:
     """Grade a class and write the gradebook; 3 if the grader failed on an item, else 0."""
     from grader import batch
 
-    catalog = discover()
+    catalog = discover(*inputs.course_folder(args.exercises))
     items, refused = batch.collect(
         args.folder, catalog, inputs.scenario(catalog, args.scenario).slug
     )
+    from grader.runnable import require_runnable  # runs the scenarios: torch, after the inputs
+
+    require_runnable(batch.scenarios_of(items, catalog))
     rows, paths, seconds = batch.run(catalog, _dataset(args), items, refused, args)
     for line in batch.summary(rows, paths, seconds):
         _emit(line)
@@ -291,10 +298,7 @@ def _list(args) -> int:
     that fail to run (withdrawn with their exercises, as in the app)."""
     from grader.runnable import runnable
 
-    folder = args.folder
-    if folder is not None and not any(folder.glob("*/scenario.toml")):
-        raise BadInput(f"{folder} is not an exercises folder (no NN_slug/scenario.toml in it)")
-    catalog = runnable(discover(folder) if folder is not None else discover())
+    catalog = runnable(discover(*inputs.course_folder(args.folder)))
     for exercise in catalog.exercises:
         _emit(f"{exercise.id:18} {exercise.scenario.slug:14} {exercise.title}")
     for error in catalog.errors:

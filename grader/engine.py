@@ -9,27 +9,19 @@ from dataclasses import replace
 
 import torch
 
-from grader import checks, diagnose, feedback, rules
+from grader import checks, diagnose, feedback, pipeline, rules
 from grader.cases import ALT, LECTURE, RANDOM, Prepared, Runs, fresh, prepare
+from grader.checks import Source, Subject
 from grader.exercises import Catalog, Exercise, discover
+from grader.pipeline import EXERCISE, WHOLE_PASS
 from grader.reference import vjp
-from grader.result import (
-    DECIDED_OR_OPEN,
-    FAIL,
-    INCONCLUSIVE,
-    PASS,
-    SKIPPED,
-    Check,
-    PassResult,
-    Result,
-)
+from grader.result import DECIDED_OR_OPEN, FAIL, Check, PassResult, Result
 from grader.sandbox import RunOutcome, Sandbox, default_sandbox
 from grader.scenariocheck import evaluate_shape
 from grader.views import ExerciseView, describe
 from grader.wholepass import grade_pass, header
 
 log = logging.getLogger("grader")
-ORDER = ("runs", "rules", "form", "lecture", "random", "sizes")
 
 
 class Grader:
@@ -84,23 +76,15 @@ class Grader:
         return _with_elapsed(result, time.perf_counter() - start)
 
     def _grade_pass(self, chosen, info: dict, code: str) -> PassResult:
-        """Run the static checks, then the sandboxed pass."""
-        tree = rules.parse(code)
-        if isinstance(tree, rules.Problem):
-            return PassResult(False, info, (), None, _parse_message(tree))
-        problem = rules.autograd_use(tree)
-        if problem:
-            return PassResult(
-                False,
-                info,
-                (),
-                None,
-                feedback.uses_autograd(problem.what, problem.line, problem.dynamic),
-            )
+        """Refuse code that cannot run, then run the pass in the sandbox."""
+        source = checks.screen(code)
+        if source.refused:
+            failed = pipeline.failure(pipeline.run(WHOLE_PASS, Subject("", source)))
+            return PassResult(False, info, (), None, failed.message)
         result = grade_pass(chosen, self.runs, self.sandbox, code)
         if not result.solved:
             return result
-        return self._hidden_branches(chosen, tree, result)
+        return self._hidden_branches(chosen, source.tree, result)
 
     def _hidden_branches(self, chosen, tree, result: PassResult) -> PassResult:
         """Grade on its own, with random upstream gradients, every gradient of the pass that
@@ -121,7 +105,7 @@ class Grader:
                 continue
             alone = self._grade(exercise, lines)
             failed = next((c for c in alone.checks if c.status == FAIL), None)
-            if failed is not None and failed.kind in ("random", "sizes"):
+            if failed is not None and pipeline.beyond_lecture(failed.kind):
                 message = feedback.whole_pass_hidden(exercise.answer, failed.hint)
                 return replace(result, solved=False, message=message, root_cause=exercise.answer)
         return result
@@ -154,23 +138,17 @@ class Grader:
         return header(chosen, self.runs)
 
     def _grade(self, exercise: Exercise, code: str) -> Result:
-        """Run the checks in order; later checks are skipped once one fails."""
+        """Run the pipeline's checks in order; later checks are skipped once one fails."""
         if exercise.answers:
             return self._grade_parts(exercise, code)
-        tree = rules.parse(code)
-        if isinstance(tree, rules.Problem):
-            failed = [Check("runs", FAIL, _parse_message(tree))]
-            return _result(exercise, failed, "it does not parse")
-        problem = rules.autograd_use(tree)
-        if problem:
-            failed = [
-                Check("runs", SKIPPED, feedback.skipped("autograd found")),
-                checks.check_rules(problem, None),
-            ]
-            return _result(exercise, failed, "it uses autograd")
+        source = checks.screen(code)
+        if source.refused:
+            done = pipeline.run(EXERCISE, Subject(exercise.answer, source))
+            why = "it does not parse" if source.unparsed else pipeline.reason(done)
+            return _result(exercise, done, why)
         prepared = fresh(self.prepared(exercise), self.runs)
         outcome = self.sandbox.run(code, prepared.cases)
-        return self._judge(prepared, outcome)
+        return self._judge(prepared, source, outcome)
 
     def _grade_parts(self, exercise: Exercise, code: str) -> Result:
         """Grade each answer of an exercise with several through every check; the first
@@ -180,69 +158,51 @@ class Grader:
         solved = all(p.solved for p in parts)
         return replace(first, exercise=exercise.id, solved=solved, parts=parts)
 
-    def _judge(self, prepared: Prepared, outcome: RunOutcome) -> Result:
-        """Turn a sandbox outcome into the six checks."""
-        exercise, name = prepared.exercise, prepared.exercise.answer
-        stdout = "".join(c.stdout for c in outcome.cases)
+    def _judge(self, prepared: Prepared, source: Source, outcome: RunOutcome) -> Result:
+        """Turn a sandbox outcome into the pipeline's checks, with the cmp line and heatmap."""
+        exercise = prepared.exercise
         if outcome.status == "internal":
             return _fault(exercise)
-        if outcome.status == "busy":
+        if outcome.status == "busy":  # not graded: no check is made
             busy = [Check("runs", FAIL, outcome.message)]
             return _result(exercise, busy, "the grader is busy", busy=True)
-        rules_check = checks.check_rules(None, outcome)
-        if rules_check.status == FAIL:
-            runs = Check("runs", SKIPPED, feedback.skipped("autograd found"))
-            return _result(exercise, [runs, rules_check], "it uses autograd", stdout=stdout)
-        runs_check, error = checks.check_runs(outcome, prepared)
-        done = [runs_check, rules_check]
-        if runs_check.status == FAIL:
-            return _result(exercise, done, "the code did not run", error=error, stdout=stdout)
-        lecture_case = next(c for c in outcome.cases if c.name == LECTURE)
-        run = prepared.runs[LECTURE]
-        upstream = tuple(tuple(t.shape) for t in prepared.cotangents[LECTURE].values())
-        expected, exact = prepared.expected[LECTURE], bool(exercise.dtype)
-        declared = _declared_shape(exercise, run.sizes, tuple(expected.shape))
-        done.append(
-            checks.check_form(name, lecture_case, expected, run.sizes, upstream, exact, declared)
-        )
-        if done[-1].status == FAIL:
-            return _result(exercise, done, "the answer has the wrong form", stdout=stdout)
-        return self._values(prepared, outcome, done, stdout)
-
-    def _values(self, prepared: Prepared, outcome: RunOutcome, done: list, stdout: str) -> Result:
-        """Checks 4 to 6: the values, on the three cases."""
-        exercise, name = prepared.exercise, prepared.exercise.answer
-        got = checks.answer(outcome, LECTURE, name)
-        expected = prepared.expected[LECTURE]
-        base = exercise.tolerance
-        cmp = diagnose.compare(name, got.to(expected.dtype), expected, base=base)
-        heat = None
-        hint = ""
-        if not cmp.approx:
-            hint = self._value_hint(prepared, got, LECTURE) or _where_hint(got, expected)
-            heat = diagnose.heatmap(got.to(expected.dtype), expected)
-        noise = diagnose.noise_level(
-            prepared.runs[LECTURE].values, prepared.cotangents[LECTURE], expected.dtype
-        )
-        done.append(checks.check_lecture(name, got, expected, hint, noise, base))
-        if done[-1].status == INCONCLUSIVE:
-            heat = None
-        if done[-1].status in DECIDED_OR_OPEN:
-            rnd = checks.answer(outcome, RANDOM, name)
-            check = checks.check_random(name, rnd, prepared.expected[RANDOM], "", base)
-            if check.status == FAIL:  # the diagnosis is worked out only for a wrong answer
-                hint = self._random_hint(prepared, rnd, expected)
-                check = replace(check, hint=hint) if hint else check
-            done.append(check)
-            if done[-1].status == FAIL and _same_shape(rnd, prepared, RANDOM):
-                heat = diagnose.heatmap(rnd.to(expected.dtype), prepared.expected[RANDOM], RANDOM)
-        if done[-1].status == PASS:
-            alt = next(c for c in outcome.cases if c.name == ALT)
-            sizes = prepared.runs[ALT].sizes
-            done.append(checks.check_sizes(name, alt, prepared.expected[ALT], sizes, base))
+        done = pipeline.run(EXERCISE, self._subject(prepared, source, outcome))
         return _result(
-            exercise, done, "an earlier check failed", cmp=cmp, heatmap=heat, stdout=stdout
+            exercise,
+            done,
+            pipeline.reason(done),
+            error=checks.learner_error(outcome),
+            stdout="".join(c.stdout for c in outcome.cases),
+            **_evidence(prepared, outcome, done),
         )
+
+    def _subject(self, prepared: Prepared, source: Source, outcome: RunOutcome) -> Subject:
+        """Return the answer as the checks read it, with this exercise's diagnosis."""
+        exercise, run = prepared.exercise, prepared.runs[LECTURE]
+        expected = prepared.expected[LECTURE]
+        cotangents = prepared.cotangents[LECTURE]
+        return Subject(
+            exercise.answer,
+            source,
+            outcome,
+            cases={c.name: c for c in prepared.cases},
+            expected=prepared.expected,
+            sizes={case: r.sizes for case, r in prepared.runs.items()},
+            drawn=frozenset((RANDOM, ALT)),
+            base=exercise.tolerance,
+            exact_dtype=bool(exercise.dtype),
+            declared=_declared_shape(exercise, run.sizes, tuple(expected.shape)),
+            upstream=tuple(tuple(t.shape) for t in cotangents.values()),
+            hint=lambda case, got: self._hint(prepared, case, got),
+            noise=lambda: diagnose.noise_level(run.values, cotangents, expected.dtype),
+        )
+
+    def _hint(self, prepared: Prepared, case: str, got: torch.Tensor | None) -> str:
+        """Name the misconception behind an answer wrong on a case."""
+        expected = prepared.expected[LECTURE]
+        if case == LECTURE:
+            return self._value_hint(prepared, got, LECTURE) or _where_hint(got, expected)
+        return self._random_hint(prepared, got, expected) if case == RANDOM else ""
 
     def _random_hint(self, prepared: Prepared, got, lecture_expected: torch.Tensor) -> str:
         """Name the misconception behind an answer wrong only with random upstream gradients."""
@@ -310,13 +270,6 @@ def _declared_shape(exercise: Exercise, sizes: dict, shape: tuple[int, ...]) -> 
     return comment if comment and evaluate_shape(comment, sizes) == shape else ""
 
 
-def _parse_message(problem: rules.Problem) -> str:
-    """Return the message for code that does not parse: a syntax error says where."""
-    if problem.line is None:
-        return feedback.unreadable(problem.what)
-    return feedback.syntax_error(problem.what, problem.line, problem.column)
-
-
 def _only(cotangents: dict, kept: tuple[str, ...]) -> dict:
     """Return the cotangents with every consumer but `kept` silenced (zero, still a stop)."""
     return {k: v if k in kept else torch.zeros_like(v) for k, v in cotangents.items()}
@@ -338,11 +291,24 @@ def _where_hint(got: torch.Tensor, expected: torch.Tensor) -> str:
     return feedback.hint_where(rows, cols) if rows else ""
 
 
+def _evidence(prepared: Prepared, outcome: RunOutcome, done: list[Check]) -> dict:
+    """Return the lecture's cmp line once the form is right, and a heatmap of wrong values."""
+    status = {c.kind: c.status for c in done}
+    if status.get("form") != "pass":
+        return {}
+    name, expected = prepared.exercise.answer, prepared.expected[LECTURE]
+    got = checks.answer(outcome, LECTURE, name).to(expected.dtype)
+    cmp = diagnose.compare(name, got, expected, base=prepared.exercise.tolerance)
+    heat = diagnose.heatmap(got, expected) if status.get("lecture") == FAIL else None
+    rnd = checks.answer(outcome, RANDOM, name)
+    if status.get("random") == FAIL and _same_shape(rnd, prepared, RANDOM):
+        heat = diagnose.heatmap(rnd.to(expected.dtype), prepared.expected[RANDOM], RANDOM)
+    return {"cmp": cmp, "heatmap": heat}
+
+
 def _result(exercise: Exercise, done: list[Check], reason: str, **extra) -> Result:
     """Complete the check list with skipped checks and build the Result."""
-    kinds = {c.kind for c in done}
-    rest = [checks.skipped(k, reason) for k in ORDER if k not in kinds]
-    all_checks = tuple(sorted(done + rest, key=lambda c: ORDER.index(c.kind)))
+    all_checks = pipeline.complete(EXERCISE, done, reason)
     solved = all(c.status in DECIDED_OR_OPEN for c in all_checks)
     return Result(exercise.id, exercise.answer, solved, all_checks, **extra)
 

@@ -323,6 +323,11 @@ def cmp_printed(label: str, cmp, message: str) -> str:
     )
 
 
+def wrong_with(name: str, sizes: dict) -> str:
+    shown = ", ".join(f"{k}={v}" for k, v in sizes.items())
+    return f"`{name}` is wrong with {shown}."
+
+
 def whole_pass_hidden(name: str, hint: str) -> str:
     text = (
         f"`{name}` matches autograd here only because one of its upstream gradients is almost "

@@ -46,6 +46,15 @@ def scenario(catalog, wanted: str | None):
     return found[0]
 
 
+def course_folder(folder: Path | None) -> tuple[Path, ...]:
+    """Return discover()'s arguments for an --exercises folder: none for the project's own."""
+    if folder is None:
+        return ()
+    if not any(folder.glob("*/scenario.toml")):
+        raise BadInput(f"{folder} is not an exercises folder (no NN_slug/scenario.toml in it)")
+    return (folder,)
+
+
 def data_path(source: str | None) -> None:
     """Refuse a --data word-list path that does not exist or is a directory."""
     if source in (None, "default", "names"):

@@ -9,6 +9,7 @@ program and line, so that the rest keeps serving.
 from __future__ import annotations
 
 from grader.exercises import Catalog
+from grader.inputs import BadInput
 from grader.reference import ScenarioError, run_forward, synthetic_data
 from grader.scenario import Scenario
 from grader.schema import SchemaError
@@ -21,6 +22,14 @@ def runnable(catalog: Catalog) -> Catalog:
     found = {s.slug: run_error(s) for s in catalog.scenarios}
     failed = {slug: err for slug, err in found.items() if err is not None}
     return catalog.withdraw(tuple(failed.values()), scenarios=tuple(failed))
+
+
+def require_runnable(scenarios) -> None:
+    """Refuse (BadInput) to grade on a scenario that raises, naming its file, program and line."""
+    for scenario in scenarios:
+        err = run_error(scenario)
+        if err is not None:
+            raise BadInput(f"{err.where}: {err.problem}")
 
 
 def run_error(scenario: Scenario) -> SchemaError | None:

@@ -5,12 +5,11 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-import torch
-
-from grader import diagnose, feedback
+from grader import checks, diagnose, feedback, pipeline
 from grader.cases import ALT, LECTURE, Runs
-from grader.checks import gradient_row
-from grader.result import FAIL, GradRow, LearnerError, PassResult
+from grader.checks import Subject
+from grader.pipeline import WHOLE_PASS
+from grader.result import FAIL, GradRow, PassResult
 from grader.sandbox import Case, RunOutcome, Sandbox
 from grader.scenario import Scenario
 
@@ -50,19 +49,20 @@ def _loss(scenario: Scenario, run) -> float:
 def grade_pass(scenario: Scenario, runs: Runs, sandbox: Sandbox, code: str) -> PassResult:
     """Run the learner's whole pass once per configuration and compare every gradient."""
     info = header(scenario, runs)
-    outcome = sandbox.run(code, pass_cases(scenario, runs))
-    failure = _failure(outcome)
-    if failure is not None:
-        message, error = failure
-        busy = outcome.status == "busy"
-        return PassResult(False, info, (), None, message, error, _stdout(outcome), busy=busy)
-    rows = tuple(_row(scenario, runs, outcome, name) for name in scenario.whole_pass)
+    cases = pass_cases(scenario, runs)
+    outcome = sandbox.run(code, cases)
+    failed = pipeline.failure(pipeline.run(WHOLE_PASS, Subject("", outcome=outcome), pipeline.RUN))
+    if failed is not None:
+        error, busy = checks.learner_error(outcome), outcome.status == "busy"
+        return PassResult(False, info, (), None, failed.message, error, _stdout(outcome), busy=busy)
+    subjects = [_subject(scenario, runs, cases, outcome, t) for t in scenario.whole_pass]
+    rows = tuple(pipeline.gradient_row(WHOLE_PASS, s) for s in subjects)
     lecture = runs.get(scenario, LECTURE)
     slips = tuple(r.name for r in rows if _shape_only(r.name, outcome, lecture))
     tree = _tree(code)
     aliased = _alias_note(rows, tree)
     root = next((r.name for r in rows if r.status == FAIL and r.name not in slips), None)
-    sizes_message = _sizes(scenario, runs, outcome) if root is None and not slips else ""
+    sizes_message = _other_cases(subjects) if root is None and not slips else ""
     solved = root is None and not slips and not sizes_message
     notes = tuple(_slip_note(name, outcome, lecture, code) for name in slips)
     if aliased:
@@ -227,50 +227,33 @@ def _cmp_lines(tree: ast.Module | None, rows: tuple[GradRow, ...]) -> str:
     return "".join(text + "\n" for _, text in sorted(lines))
 
 
-def _failure(outcome: RunOutcome) -> tuple[str, LearnerError | None] | None:
-    """Return the message (and exception) when the code did not run on the lecture batch."""
-    if outcome.status != "ok":
-        return outcome.message, None
-    err = outcome.cases[0].error
-    if err is None:
-        return None
-    return feedback.raised(err.type, err.line), err
-
-
 def _stdout(outcome: RunOutcome) -> str:
     """Return everything the code printed."""
     return "".join(c.stdout for c in outcome.cases)
 
 
-def _row(scenario: Scenario, runs: Runs, outcome: RunOutcome, target: str) -> GradRow:
-    """Compare one gradient of the whole pass with autograd, on the lecture batch."""
-    name, run = f"d{target}", runs.get(scenario, LECTURE)
-    return gradient_row(name, outcome.cases[0].returned.get(name), run.grads[target], run.sizes)
+def _subject(
+    scenario: Scenario, runs: Runs, cases: tuple[Case, ...], outcome: RunOutcome, target: str
+) -> Subject:
+    """Return one gradient of the pass as the checks read it: a row of the cmp table."""
+    configs = (LECTURE, ALT)
+    return Subject(
+        f"d{target}",
+        outcome=outcome,
+        cases={c.name: c for c in cases},
+        expected={c: runs.get(scenario, c).grads[target] for c in configs},
+        sizes={c: runs.get(scenario, c).sizes for c in configs},
+        row=True,
+    )
 
 
-def _sizes(scenario: Scenario, runs: Runs, outcome: RunOutcome) -> str:
-    """Return a message when the pass fails in the other configuration, else ''."""
-    alt_run = runs.get(scenario, ALT)
-    case = outcome.cases[1]
-    if case.error is not None:
-        return f"{feedback.raised(case.error.type, case.error.line)} {feedback.hint_hard_coded()}"
-    for target in scenario.whole_pass:
-        returned = case.returned.get(f"d{target}")
-        got = returned.tensor if returned else None
-        expected = alt_run.grads[target]
-        if got is None or got.shape != expected.shape or not _close(got, expected):
-            sizes = ", ".join(f"{k}={v}" for k, v in alt_run.sizes.items())
-            return f"`d{target}` is wrong with {sizes}. {_why_only_here(got, expected)}"
+def _other_cases(subjects: list[Subject]) -> str:
+    """Return the first failure of a gradient beyond the lecture batch (the other sizes), or ''."""
+    for need in pipeline.PROVIDES[WHOLE_PASS]:
+        if need in (pipeline.RUN, LECTURE):
+            continue
+        for subject in subjects:
+            failed = pipeline.failure(pipeline.run(WHOLE_PASS, subject, need))
+            if failed is not None:
+                return f"{failed.message} {failed.hint}".strip()
     return ""
-
-
-def _why_only_here(got: torch.Tensor | None, expected: torch.Tensor) -> str:
-    """Return the hint for a gradient right on the lecture batch only: zeros, or sizes."""
-    if diagnose.zero_by_coincidence(got, expected):
-        return feedback.hint_zero_by_coincidence(float(expected.abs().max()))
-    return feedback.hint_hard_coded()
-
-
-def _close(got: torch.Tensor, expected: torch.Tensor) -> bool:
-    """Return whether got matches expected to the lecture's tolerance."""
-    return diagnose.compare("", got.to(expected.dtype), expected).approx

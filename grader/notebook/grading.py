@@ -36,13 +36,15 @@ def lecture_scenario(catalog) -> str | None:
     return catalog.get(EXERCISE_IDS[2]).scenario.slug if EXERCISE_IDS[2] in ids else None
 
 
-def exercise4(dataset, sandbox):
+def exercise4(dataset, sandbox, catalog):
     """Return Exercise 4's gradient check with the lecture's settings, as grade() takes it."""
     from grader.training import gradcheck
+    from grader.training.model import course_model
     from grader.training.records import TrainSettings
 
     wire = TrainSettings().wire(dataset.vocab_size, dataset.block_size)
-    return lambda code: gradcheck.check(code, wire, dataset.Xtr, dataset.Ytr, sandbox)
+    program = course_model(catalog).program()
+    return lambda code: gradcheck.check(code, program, wire, dataset.Xtr, dataset.Ytr, sandbox)
 
 
 def _graded(part: Part, grader, exercise4, scenario: str) -> NotebookPart:

@@ -4,8 +4,9 @@
     >>> trainer = Trainer(dataset, cache_dir=Path("var/training"))
     >>> check, job = trainer.train(trainer.section(solved), TrainSettings(steps=20_000))
 
-trainer.py is the app's one door; section.py builds the learner's section and the read-only
-loop; gradcheck.py compares its first step with autograd; job.py follows a run in a confined
+trainer.py is the app's one door; model.py derives the MLP Exercise 4 trains from its scenario
+(the one place it is written); section.py builds the learner's section and the read-only loop;
+gradcheck.py compares its first step with autograd; job.py follows a run in a confined
 worker (grader/sandbox/training/); evaluate.py scores what comes back; autograd.py and
 references.py train and keep the autograd reference; records.py holds the plain data.
 Names are imported on first use, so `from grader.training import TrainSettings` loads no torch.

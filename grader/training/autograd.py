@@ -1,10 +1,11 @@
 """The autograd-trained reference: the learner's loop with `loss.backward()` as the backward pass.
 
-Trusted code: the same INIT, STEP, schedule and update as the learner's run
-(grader/sandbox/training/loop.py), so both start from the same parameters and see the same
-batches. `python -m grader.training.autograd JOB OUT` trains one configuration in a plain
-subprocess (references.py starts it): it prints a `step N` line as it goes, writes the result
-to OUT as JSON, and exits if its parent goes away (end of file on its stdin).
+Trusted code: the same loop (grader/sandbox/training/loop.py), program (INIT and STEP, derived
+from the lecture's MLP by grader/training/model.py), schedule and update as the learner's run,
+so both start from the same parameters and see the same batches. `python -m
+grader.training.autograd JOB OUT` trains one configuration in a plain subprocess (references.py
+starts it, the job file carries the model): it prints a `step N` line as it goes, writes the
+result to OUT as JSON, and exits if its parent goes away (end of file on its stdin).
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from pathlib import Path
 
 import torch
 
-from grader.sandbox.training import PARAMS, Ended, prepare, train
+from grader.sandbox.training import PARAMS, Ended, Program, prepare, train
 from grader.training.evaluate import curve, evaluate
+from grader.training.model import Model
 from grader.training.records import TrainSettings
 
 VERSION = 1  # bump when the loop or the result changes: old cached results are then ignored
@@ -35,17 +37,19 @@ def autograd_backward(ns: dict, params: list) -> list[torch.Tensor]:
     return [p.grad for p in params]
 
 
-def train_autograd(settings: dict, Xtr, Ytr, report) -> tuple[dict, Ended]:
-    """Train with autograd from the loop's INIT; return the parameters and how it ended."""
-    ns = prepare(settings, Xtr, Ytr)
+def train_autograd(program: Program, settings: dict, Xtr, Ytr, report) -> tuple[dict, Ended]:
+    """Train with autograd from the program's INIT; return the parameters and how it ended."""
+    ns = prepare(program, settings, Xtr, Ytr)
     with torch.enable_grad():
         for name in PARAMS:
             ns[name].requires_grad_(True)
-        ended = train(ns, settings, autograd_backward, report)
+        ended = train(program, ns, settings, autograd_backward, report)
     return {name: ns[name].detach() for name in PARAMS}, ended
 
 
-def run_reference(dataset, settings: TrainSettings, progress: Callable[[int], None]) -> dict:
+def run_reference(
+    model: Model, dataset, settings: TrainSettings, progress: Callable[[int], None]
+) -> dict:
     """Train the reference for one configuration and evaluate it; return JSON-ready data."""
     losses = torch.empty(settings.steps)
     timing = {"step": 0, "elapsed": 0.0}
@@ -56,10 +60,10 @@ def run_reference(dataset, settings: TrainSettings, progress: Callable[[int], No
         progress(step)
 
     wire = settings.wire(dataset.vocab_size, dataset.block_size)
-    params, ended = train_autograd(wire, dataset.Xtr, dataset.Ytr, report)
+    params, ended = train_autograd(model.program(), wire, dataset.Xtr, dataset.Ytr, report)
     if ended.reason is not None:
         raise RuntimeError(f"the autograd reference stopped at step {ended.step}: {ended}")
-    evaluation = evaluate(params, dataset, settings.seed)
+    evaluation = evaluate(model, params, dataset, settings.seed)
     if evaluation is None:
         raise RuntimeError("the autograd reference ended with non-finite parameters")
     return {
@@ -95,7 +99,8 @@ def main(argv: list[str]) -> None:
     if dataset.fingerprint != job["fingerprint"]:
         raise SystemExit("the rebuilt dataset does not match the parent's")
     started = time.monotonic()
-    result = run_reference(dataset, TrainSettings(**job["settings"]), _print_step)
+    model = Model(**{part: tuple(lines) for part, lines in job["model"].items()})
+    result = run_reference(model, dataset, TrainSettings(**job["settings"]), _print_step)
     result["elapsed"] = time.monotonic() - started
     partial = out_path.with_suffix(".partial")
     partial.write_text(json.dumps(result), encoding="utf-8")

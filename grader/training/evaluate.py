@@ -1,8 +1,11 @@
 """After training (trusted code, in this process): calibrate batchnorm, score, sample, measure.
 
-The lecture's last cells, on parameters that came back from a worker as raw tensors:
+The lecture's last cells, on parameters that came back from a worker as raw tensors. The forward
+pass is the model's own lines (grader/training/model.py): calibration runs them on the whole
+training set up to batchnorm's statistics, and scoring and sampling run them with those
+statistics given instead of computed from the batch.
 
-    >>> evaluation = evaluate(params, dataset, seed=2147483647)
+    >>> evaluation = evaluate(lecture_model(), params, dataset, seed=2147483647)
     >>> evaluation.train_loss, evaluation.val_loss, evaluation.samples[:3]
 """
 
@@ -17,6 +20,7 @@ import torch.nn.functional as F
 
 from grader.sandbox.training import prepare, section_backward, train
 from grader.training import section
+from grader.training.model import BATCH_STATS, Model, execute
 from grader.training.records import Evaluation, LoopAdvice, TrainSettings
 
 SAMPLES = 20
@@ -25,41 +29,35 @@ MAX_LENGTH = 50  # a broken model may never pick '.'; stop a sample there
 
 
 @torch.no_grad()
-def calibrate(p: dict, X: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """Return batchnorm's mean and variance over the whole training set (the lecture's cell)."""
-    emb = p["C"][X]
-    embcat = emb.view(emb.shape[0], -1)
-    hpreact = embcat @ p["W1"] + p["b1"]
-    return hpreact.mean(0, keepdim=True), hpreact.var(0, keepdim=True, unbiased=True)
+def calibrate(m: Model, p: dict, X: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    """Return batchnorm's statistics over the whole training set (the lecture's cell)."""
+    ns = {"torch": torch, "F": F, **p, "Xb": X, "n": X.shape[0]}
+    return tuple(execute(m.calibration(), ns, BATCH_STATS).values())
 
 
 @torch.no_grad()
-def logits_of(p: dict, bn: tuple, X: torch.Tensor) -> torch.Tensor:
-    """Return the logits for contexts X, with batchnorm's calibrated statistics."""
-    bnmean, bnvar = bn
-    emb = p["C"][X]
-    embcat = emb.view(emb.shape[0], -1)
-    hpreact = embcat @ p["W1"] + p["b1"]
-    hpreact = p["bngain"] * (hpreact - bnmean) * (bnvar + 1e-5) ** -0.5 + p["bnbias"]
-    h = torch.tanh(hpreact)
-    return h @ p["W2"] + p["b2"]
+def forward(m: Model, p: dict, bn: tuple, X: torch.Tensor, output: str, Y=None) -> torch.Tensor:
+    """Return `output` of the forward pass on contexts X, with batchnorm's calibrated statistics."""
+    ns = {"torch": torch, "F": F, **p, **dict(zip(BATCH_STATS, bn, strict=True))}
+    ns.update(Xb=X, Yb=Y, n=X.shape[0])
+    return execute(m.inference(output), ns, (output,))[output]
 
 
-def split_loss(p: dict, bn: tuple, X: torch.Tensor, Y: torch.Tensor) -> float:
-    """Return the mean cross-entropy loss on one split."""
-    return F.cross_entropy(logits_of(p, bn, X), Y).item()
+def split_loss(m: Model, p: dict, bn: tuple, X: torch.Tensor, Y: torch.Tensor) -> float:
+    """Return the forward pass's loss on one split."""
+    return forward(m, p, bn, X, "loss", Y).item()
 
 
 @torch.no_grad()
-def sample(p: dict, bn: tuple, itos: dict, block_size: int, seed: int) -> tuple[str, ...]:
+def sample(m: Model, p: dict, bn: tuple, itos: dict, block_size: int, seed: int) -> tuple[str, ...]:
     """Return SAMPLES names drawn as the lecture does, from a generator seeded seed + 10."""
     g = torch.Generator().manual_seed(seed + SAMPLE_OFFSET)
     names = []
     for _ in range(SAMPLES):
         out, context = [], [0] * block_size
         while len(out) < MAX_LENGTH:
-            probs = F.softmax(logits_of(p, bn, torch.tensor([context])), dim=1)
-            ix = torch.multinomial(probs, num_samples=1, generator=g).item()
+            logits = forward(m, p, bn, torch.tensor([context]), "logits")
+            ix = torch.multinomial(F.softmax(logits, dim=1), num_samples=1, generator=g).item()
             context = context[1:] + [ix]
             out.append(ix)
             if ix == 0:
@@ -68,16 +66,16 @@ def sample(p: dict, bn: tuple, itos: dict, block_size: int, seed: int) -> tuple[
     return tuple(names)
 
 
-def evaluate(p: dict, dataset, seed: int) -> Evaluation | None:
+def evaluate(m: Model, p: dict, dataset, seed: int) -> Evaluation | None:
     """Calibrate, score train and val, and sample; None if a parameter is not finite."""
     if not all(bool(torch.isfinite(t).all()) for t in p.values()):
         return None
-    bn = calibrate(p, dataset.Xtr)
-    train = split_loss(p, bn, dataset.Xtr, dataset.Ytr)
-    val = split_loss(p, bn, dataset.Xdev, dataset.Ydev)
+    bn = calibrate(m, p, dataset.Xtr)
+    train = split_loss(m, p, bn, dataset.Xtr, dataset.Ytr)
+    val = split_loss(m, p, bn, dataset.Xdev, dataset.Ydev)
     if not (math.isfinite(train) and math.isfinite(val)):
         return None
-    samples = sample(p, bn, dataset.itos, dataset.block_size, seed)
+    samples = sample(m, p, bn, dataset.itos, dataset.block_size, seed)
     return Evaluation(train, val, samples)
 
 
@@ -111,24 +109,25 @@ def lecture_section() -> str:
     return section.compose(answers, answers)
 
 
-def step_cost(settings: TrainSettings, dataset, dc: str) -> float:
+def step_cost(m: Model, settings: TrainSettings, dataset, dc: str) -> float:
     """Return the seconds per training step of the lecture's loop with this form of dC."""
     wire = replace(settings, steps=TIMED_STEPS).wire(dataset.vocab_size, dataset.block_size)
     code = compile(lecture_section() + dc, "<lecture>", "exec", dont_inherit=True)
-    seen = {}
-    ns = prepare(wire, dataset.Xtr, dataset.Ytr)
+    seen, program = {}, m.program()
+    ns = prepare(program, wire, dataset.Xtr, dataset.Ytr)
     with torch.inference_mode():  # as in the training worker
-        train(ns, wire, section_backward(code), lambda step, t, _: seen.update(step=step, t=t))
+        backward, report = section_backward(code), lambda step, t, _: seen.update(step=step, t=t)
+        train(program, ns, wire, backward, report)
     return seen["t"] / seen["step"]
 
 
-def advise(line: int, settings: TrainSettings, dataset, rate: float) -> LoopAdvice:
+def advise(m: Model, line: int, settings: TrainSettings, dataset, rate: float) -> LoopAdvice:
     """Return how much faster a run at `rate` steps/s with a dC loop would be with index_add_.
 
     Whole steps of the lecture's loop are timed with each form of dC, back to back, and the
     run's own speed is scaled by their ratio.
     """
-    step_cost(settings, dataset, DC_INDEX_ADD)  # warm up
-    loop = step_cost(settings, dataset, DC_LOOP)
-    add = step_cost(settings, dataset, DC_INDEX_ADD)
+    step_cost(m, settings, dataset, DC_INDEX_ADD)  # warm up
+    loop = step_cost(m, settings, dataset, DC_LOOP)
+    add = step_cost(m, settings, dataset, DC_INDEX_ADD)
     return LoopAdvice(line, loop * 1e3, add * 1e3, rate, rate * loop / add)

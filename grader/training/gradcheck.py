@@ -7,13 +7,17 @@ The comparison happens here, in the trusted process, one cmp line per parameter.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import torch
 
-from grader import feedback, rules
-from grader.checks import gradient_row
+from grader import checks, diagnose, feedback, pipeline
+from grader.cases import LECTURE
+from grader.checks import Source, Subject
+from grader.pipeline import GRADCHECK
 from grader.result import FAIL, GradRow
 from grader.sandbox import Case, RunOutcome, Sandbox
-from grader.sandbox.training import GRADS, PARAMS, STEP_CODE, prepare, scalars
+from grader.sandbox.training import GRADS, PARAMS, Program, prepare, scalars
 from grader.training.records import GradCheck
 from grader.training.section import unfinished
 
@@ -21,13 +25,13 @@ BACKWARD_ORDER = ("W2", "b2", "bngain", "bnbias", "W1", "b1", "C")
 NOT_SENT = ("Xtr", "Ytr")  # the section needs the batch, not the whole training set
 
 
-def first_step(settings: dict, Xtr: torch.Tensor, Ytr: torch.Tensor) -> tuple[dict, dict]:
+def first_step(program: Program, settings: dict, Xtr, Ytr) -> tuple[dict, dict]:
     """Run the loop's first step with autograd; return its tensors and the seven gradients."""
-    ns = prepare(settings, Xtr, Ytr)
+    ns = prepare(program, settings, Xtr, Ytr)
     with torch.enable_grad():
         for name in PARAMS:
             ns[name].requires_grad_(True)
-        exec(STEP_CODE, ns)
+        exec(program.step_code, ns)
         ns["loss"].backward()
     values = {
         k: v.detach().clone()
@@ -37,21 +41,19 @@ def first_step(settings: dict, Xtr: torch.Tensor, Ytr: torch.Tensor) -> tuple[di
     return values, {f"d{name}": ns[name].grad.detach().clone() for name in PARAMS}
 
 
-def check(code: str, settings: dict, Xtr, Ytr, sandbox: Sandbox) -> GradCheck:
+def check(code: str, program: Program, settings: dict, Xtr, Ytr, sandbox: Sandbox) -> GradCheck:
     """Grade the learner's section on the first step; training may start only if it passes."""
-    tree = rules.parse(code)
-    if isinstance(tree, rules.Problem):
-        return _refused(feedback.syntax_error(tree.what, tree.line, tree.column))
-    problem = rules.autograd_use(tree)
-    if problem:
-        return _refused(feedback.uses_autograd(problem.what, problem.line, problem.dynamic))
-    missing = unfinished(tree)
+    source = checks.screen(code)
+    if source.refused:
+        failed = pipeline.failure(pipeline.run(GRADCHECK, Subject("", source), pipeline.RUN))
+        return _refused(failed.message)
+    missing = unfinished(source.tree)
     if missing:
         return _refused(feedback.unfinished(missing))
-    values, expected = first_step(settings, Xtr, Ytr)
-    case = Case("check", values, scalars(settings), GRADS)
+    values, expected = first_step(program, settings, Xtr, Ytr)
+    case = Case(LECTURE, values, scalars(settings), GRADS)
     outcome = sandbox.run(code, [case])
-    return judge(outcome, expected, settings["n"])
+    return judge(outcome, expected, settings["n"], source, case)
 
 
 def _refused(message: str) -> GradCheck:
@@ -59,23 +61,30 @@ def _refused(message: str) -> GradCheck:
     return GradCheck(False, (), None, message)
 
 
-def judge(outcome: RunOutcome, expected: dict, n: int) -> GradCheck:
+def judge(outcome: RunOutcome, expected: dict, n: int, source: Source, case: Case) -> GradCheck:
     """Compare the returned gradients with autograd's; name the first wrong one, backward."""
     stdout = "".join(c.stdout for c in outcome.cases)
-    if outcome.status != "ok":
-        return GradCheck(False, (), None, outcome.message, stdout=stdout)
-    case = outcome.cases[0]
-    if case.error is not None:
-        err = case.error
-        return GradCheck(False, (), None, feedback.raised(err.type, err.line), err, stdout)
-    rows = tuple(_row(name, case.returned.get(name), expected[name], n) for name in GRADS)
+    run = Subject("", source, outcome, {LECTURE: case})
+    failed = pipeline.failure(pipeline.run(GRADCHECK, run, pipeline.RUN))
+    if failed is not None:
+        error = checks.learner_error(outcome)
+        return GradCheck(False, (), None, failed.message, error, stdout)
+    rows = tuple(_row(run, name, expected[name], n) for name in GRADS)
     wrong = {r.name for r in rows if r.status == FAIL}
     root = next((f"d{p}" for p in BACKWARD_ORDER if f"d{p}" in wrong), None)
     message = feedback.training_check_root(root) if root else feedback.training_check_passed()
     return GradCheck(root is None, rows, root, message, stdout=stdout)
 
 
-def _row(name: str, returned, expected: torch.Tensor, n: int) -> GradRow:
+def _row(run: Subject, name: str, expected: torch.Tensor, n: int) -> GradRow:
     """Compare one gradient with autograd's, the lecture's cmp line named by its shape."""
     shape = tuple(expected.shape)
-    return gradient_row(name, returned, expected, label=str(shape), shape=shape, n=n)
+
+    def hint(case: str, got: torch.Tensor | None) -> str:
+        got = got.to(expected.dtype)
+        if not n or not bool(torch.isfinite(got).all()):  # nan has no sign or factor to name
+            return ""
+        return diagnose.value_hint(got, expected, [], [], name[1:], n)
+
+    subject = replace(run, name=name, expected={LECTURE: expected}, row=True, hint=hint)
+    return pipeline.gradient_row(GRADCHECK, subject, label=str(shape), shape=shape)

@@ -16,7 +16,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 import torch
 
@@ -40,6 +40,7 @@ from grader.sandbox.training import (
     pack,
 )
 from grader.training import evaluate, section
+from grader.training.model import Model, lecture_model
 from grader.training.records import TrainingReport, TrainingStatus, TrainSettings
 
 log = logging.getLogger("grader.training")
@@ -73,8 +74,11 @@ class _Ending:
 class TrainingJob:
     """A training run: started at once, followed by a thread, stopped at will."""
 
-    def __init__(self, code: str, settings: TrainSettings, dataset, alive=None, on_finish=None):
+    def __init__(
+        self, code: str, settings: TrainSettings, dataset, alive=None, on_finish=None, model=None
+    ):
         self.code, self.settings, self.dataset = code, settings, dataset
+        self.model: Model = model or lecture_model()
         self._alive: Callable[[], bool] = alive or (lambda: True)
         self._on_finish = on_finish
         self._lock, self._done = threading.Lock(), threading.Event()
@@ -92,9 +96,10 @@ class TrainingJob:
         threading.Thread(target=self._follow, name="training", daemon=True).start()
 
     def _job(self) -> tuple[dict, list]:
-        """Return the worker's payload: the code, the settings and the training split."""
+        """Return the worker's payload: the code, the loop's program, settings, training split."""
         Xtr, Ytr = self.dataset.Xtr, self.dataset.Ytr
         header = {"code": self.code, "settings": self._wire}
+        header["program"] = asdict(self.model.program())
         header["output_bytes"] = self.limits.output_bytes
         return header, [pack({"Xtr": Xtr, "Ytr": Ytr})]
 
@@ -202,14 +207,15 @@ class TrainingJob:
 
     def _finished(self, ending: _Ending) -> TrainingReport:
         """Evaluate the returned parameters here, and measure a dC loop against index_add_."""
-        evaluation = evaluate.evaluate(ending.params.tensors, self.dataset, self.settings.seed)
+        params, seed = ending.params.tensors, self.settings.seed
+        evaluation = evaluate.evaluate(self.model, params, self.dataset, seed)
         notes, advice = [], None
         if evaluation is None:
             notes.append(feedback.model_not_finite())
         tree, rate = rules.parse(self.code), self._rate()
         line = None if isinstance(tree, rules.Problem) else section.loop_into(tree, "dC")
         if line is not None and rate > 0:
-            advice = a = evaluate.advise(line, self.settings, self.dataset, rate)
+            advice = a = evaluate.advise(self.model, line, self.settings, self.dataset, rate)
             notes.append(feedback.loop_advice(line, a.loop_ms, a.index_add_ms, rate, a.projected))
         text = feedback.training_finished(self._step, self._elapsed)
         return self._report_of(

@@ -3,7 +3,7 @@
 The subprocess runs trusted code only (autograd.py); it is not sandboxed, but it is tied to this
 process: it exits when its stdin reaches end of file, and it is killed at exit.
 
-    >>> refs = References(Path("var/training"))
+    >>> refs = References(Path("var/training"), lecture_model())
     >>> refs.status(dataset, settings).state     # "running" the first time, later "done"
 """
 
@@ -24,6 +24,7 @@ from pathlib import Path
 
 from grader import feedback
 from grader.training.autograd import VERSION
+from grader.training.model import Model
 from grader.training.records import Evaluation, ReferenceStatus, TrainSettings
 
 log = logging.getLogger("grader.training")
@@ -66,15 +67,16 @@ class _Job:
 class References:
     """The autograd reference of every configuration trained on this machine."""
 
-    def __init__(self, cache_dir: Path):
-        self.dir = Path(cache_dir)
+    def __init__(self, cache_dir: Path, model: Model):
+        self.dir, self.model = Path(cache_dir), model
         self._jobs: dict[str, _Job] = {}
         self._lock = threading.Lock()
         _open.add(self)
 
     def key(self, dataset, settings: TrainSettings) -> str:
-        """Return the cache key of a configuration: dataset, settings and loop version."""
-        text = json.dumps([VERSION, dataset.fingerprint, asdict(settings)], sort_keys=True)
+        """Return the cache key of a configuration: dataset, settings, model and loop version."""
+        parts = [VERSION, dataset.fingerprint, asdict(settings), self.model.wire()]
+        text = json.dumps(parts, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:20]
 
     def status(self, dataset, settings: TrainSettings, start: bool = True) -> ReferenceStatus:
@@ -99,6 +101,7 @@ class References:
         job_path = self.dir / f"{key}.job.json"
         job = {"words": list(dataset.words), "block_size": dataset.block_size}
         job |= {"name": dataset.name, "fingerprint": dataset.fingerprint}
+        job |= {"model": self.model.wire()}
         job_path.write_text(json.dumps(job | {"settings": asdict(settings)}), encoding="utf-8")
         return _Job(job_path, self.dir / f"{key}.json")
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import textwrap
 
-from grader.sandbox.training import GRADS, INIT, STEP
+from grader.sandbox.training import GRADS, PARAMS, Program
 from grader.training.records import TrainSettings
 
 # (exercise id, comment before it) in backward order: the lecture's Exercise 4 section.
@@ -43,7 +43,9 @@ def compose(starters: dict[str, str], solved: dict[str, str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def program(settings: TrainSettings, vocab_size: int, block_size: int) -> tuple[str, str]:
+def program(
+    settings: TrainSettings, vocab_size: int, block_size: int, loop: Program
+) -> tuple[str, str]:
     """Return the loop before the learner's section and the loop after it, as text."""
     s = settings
     before = [
@@ -52,8 +54,8 @@ def program(settings: TrainSettings, vocab_size: int, block_size: int) -> tuple[
         f"n_hidden = {s.n_hidden}  # the number of neurons in the hidden layer of the MLP",
         f"vocab_size, block_size = {vocab_size}, {block_size}",
         f"seed = {s.seed}",
-        INIT.rstrip(),
-        "parameters = [C, W1, b1, W2, b2, bngain, bnbias]",
+        loop.init.rstrip(),
+        f"parameters = [{', '.join(PARAMS)}]",
         "",
         f"max_steps = {s.steps}",
         f"batch_size = {s.batch_size}",
@@ -62,7 +64,7 @@ def program(settings: TrainSettings, vocab_size: int, block_size: int) -> tuple[
         "",
         "with torch.inference_mode():  # your own backward pass: no autograd",
         "    for i in range(max_steps):",
-        textwrap.indent(STEP.rstrip(), INDENT),
+        textwrap.indent(loop.step.rstrip(), INDENT),
         "",
         f"{INDENT}# backward pass: your section (the editor below) runs here",
     ]
@@ -84,9 +86,11 @@ def _after(s: TrainSettings) -> str:
     return textwrap.indent("\n".join(lines), INDENT) + "\n"
 
 
-def whole_program(settings: TrainSettings, vocab_size: int, block_size: int, section: str) -> str:
+def whole_program(
+    settings: TrainSettings, vocab_size: int, block_size: int, loop: Program, section: str
+) -> str:
     """Return the whole loop with the section in place (what the tests execute)."""
-    before, after = program(settings, vocab_size, block_size)
+    before, after = program(settings, vocab_size, block_size, loop)
     return before + textwrap.indent(section, INDENT) + after
 
 

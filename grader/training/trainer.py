@@ -19,6 +19,7 @@ from grader.exercises import Catalog, discover
 from grader.sandbox import Sandbox, default_sandbox
 from grader.training import gradcheck, section
 from grader.training.job import TrainingJob
+from grader.training.model import course_model
 from grader.training.records import PRESETS, GradCheck, ReferenceStatus, TrainSettings
 from grader.training.references import References
 
@@ -37,8 +38,9 @@ class Trainer:
     ):
         self.dataset = dataset
         self.catalog = catalog or discover()
+        self.model = course_model(self.catalog)
         self._sandbox = sandbox
-        self.references = References(Path(cache_dir) / "references")
+        self.references = References(Path(cache_dir) / "references", self.model)
 
     @property
     def sandbox(self) -> Sandbox:
@@ -55,12 +57,14 @@ class Trainer:
 
     def program(self, settings: TrainSettings) -> tuple[str, str]:
         """Return the read-only loop before and after the section, for these settings."""
-        return section.program(settings, self.dataset.vocab_size, self.dataset.block_size)
+        sizes = self.dataset.vocab_size, self.dataset.block_size
+        return section.program(settings, *sizes, self.model.program())
 
     def check(self, code: str, settings: TrainSettings) -> GradCheck:
         """Compare the section's seven gradients with autograd's on the run's first step."""
         wire = settings.wire(self.dataset.vocab_size, self.dataset.block_size)
-        return gradcheck.check(code, wire, self.dataset.Xtr, self.dataset.Ytr, self.sandbox)
+        program, data = self.model.program(), (self.dataset.Xtr, self.dataset.Ytr)
+        return gradcheck.check(code, program, wire, *data, self.sandbox)
 
     def train(
         self, code: str, settings: TrainSettings, alive=None, on_finish=None
@@ -80,7 +84,7 @@ class Trainer:
                 on_finish(report)
             self.reference(settings)
 
-        return checked, TrainingJob(code, settings, self.dataset, alive, finished)
+        return checked, TrainingJob(code, settings, self.dataset, alive, finished, self.model)
 
     def reference(self, settings: TrainSettings, start: bool = True) -> ReferenceStatus:
         """Return the autograd reference for these settings, training it once if needed."""

@@ -20,12 +20,13 @@ from grader import (
     TensorInfo,
     discover,
 )
+from grader.pipeline import EXERCISE, steps
 
 ROOT = Path(__file__).resolve().parents[2]
 MAIN = ROOT / "app" / "main.py"
 TIMEOUT = 60
 BROWSER = "a1b2c3d4"  # the identity of the browser that every AppTest stands for
-ORDER = ("runs", "rules", "form", "lecture", "random", "sizes")
+ORDER = tuple(s.kind for s in steps(EXERCISE))  # the ticks of one exercise, in order
 HEADER = {
     "name": "default",
     "words": 30460,

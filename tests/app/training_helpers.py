@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from grader import Cmp
 from grader.exercises import discover
+from grader.training.model import lecture_model
 from grader.training.records import (
     Evaluation,
     GradCheck,
@@ -103,7 +104,7 @@ class FakeTrainer:
         return compose(starters, solved)
 
     def program(self, settings: TrainSettings) -> tuple[str, str]:
-        return program(settings, 27, 3)
+        return program(settings, 27, 3, lecture_model().program())
 
     def check(self, code: str, settings: TrainSettings) -> GradCheck:
         self.checked.append(code)

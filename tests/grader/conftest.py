@@ -53,3 +53,17 @@ def reference_section(catalog):
 
     solved = {exercise_id: catalog.get(exercise_id).solution() for exercise_id, _ in PARTS}
     return compose(solved, solved)
+
+
+@pytest.fixture(scope="session")
+def model():
+    """Return the lecture's MLP as Exercise 4 runs it, derived from the shipped scenario."""
+    from grader.training.model import lecture_model
+
+    return lecture_model()
+
+
+@pytest.fixture(scope="session")
+def program(model):
+    """Return Exercise 4's loop program (INIT and STEP) of the lecture's MLP."""
+    return model.program()

@@ -120,6 +120,47 @@ def test_list_reports_a_scenario_that_raises_and_lists_the_rest(tmp_path):
 
 
 @pytest.fixture
+def raising_course(tmp_path):
+    """Return a course of LayerNorm and an attention scenario whose line 2 raises."""
+    course = tmp_path / "course"
+    for slug in ("02_layernorm", "03_attention"):
+        shutil.copytree(ROOT / "exercises" / slug, course / slug)
+    scenario = course / "03_attention/scenario.toml"
+    scenario.write_text(scenario.read_text().replace("k = x @ Wk  #", "k = x @ Wk.T  #"))
+    return course
+
+
+def test_check_on_a_scenario_that_raises_names_its_line(raising_course):
+    scenario = raising_course / "03_attention/scenario.toml"
+    answer = ROOT / "solutions/03_attention/whole_pass.py"
+    done = cli("check", answer, "--exercises", raising_course, "--scenario", "attention")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"error: {scenario}: forward.code line 2: raises with sizes: `k = x @ Wk.T`" in (
+        done.stderr
+    )
+    assert "grader failed" not in done.stderr
+    right = ROOT / "solutions/02_layernorm/dxhat.py"
+    assert cli("check", right, "--exercises", raising_course, "--exercise", "dxhat").returncode == 0
+
+
+def test_grade_batch_on_a_scenario_that_raises_names_its_line(raising_course, tmp_path):
+    subs = tmp_path / "class"
+    (subs / "ada").mkdir(parents=True)
+    shutil.copy(ROOT / "solutions/02_layernorm/dxhat.py", subs / "ada/dxhat.py")
+    book = ("--exercises", raising_course, "--out", tmp_path / "book")
+    assert cli("grade-batch", subs, *book).returncode == 0
+    shutil.copy(ROOT / "solutions/03_attention/dk.py", subs / "ada/dk.py")
+    done = cli("grade-batch", subs, *book)
+    assert done.returncode == 2
+    assert "03_attention/scenario.toml: forward.code line 2: raises with sizes" in done.stderr
+
+
+def test_check_refuses_a_folder_that_is_not_a_course(tmp_path):
+    done = cli("check", LECTURE_PASS, "--exercises", tmp_path)
+    assert done.returncode == 2 and "is not an exercises folder" in done.stderr
+
+
+@pytest.fixture
 def broken_copy(tmp_path):
     folder = tmp_path / "01_mlp"
     folder.mkdir()

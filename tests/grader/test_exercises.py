@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 
 import pytest
@@ -51,6 +52,23 @@ def test_every_exercise_is_complete(catalog):
         assert exercise.prompt and exercise.starter.strip(), exercise.id
         assert len(exercise.hints) >= 2, exercise.id
         assert exercise.solution_path.exists(), exercise.id
+
+
+def _quoted(prompt: str) -> list[str]:
+    """Return the lines of a prompt's Python code blocks that assign a name."""
+    blocks = re.findall(r"```python\n(.*?)```", prompt, re.S)
+    return [text for block in blocks for text in block.splitlines() if re.match(r"\w+ = ", text)]
+
+
+@pytest.mark.parametrize("exercise_id", [e.id for e in discover(EXERCISES_DIR).exercises])
+def test_a_prompt_quotes_its_scenarios_lines_as_written(catalog, exercise_id):
+    # The scenario is where the forward pass is written; a prompt may quote it, never vary it.
+    exercise = catalog.get(exercise_id)
+    stmts = exercise.scenario.setup + exercise.scenario.forward
+    written = {s.target: f"{s.source}  # {s.shape}" for s in stmts}
+    for text in _quoted(exercise.prompt):
+        name = text.split(" = ", 1)[0]
+        assert name not in written or text == written[name], text
 
 
 def test_defaults_come_from_the_scenario(catalog):

@@ -14,11 +14,9 @@ from ..tensorwire import pack
 from ..verdict import from_cases, judge, message
 from .loop import (
     GRADS,
-    INIT,
     PARAMS,
-    STEP,
-    STEP_CODE,
     Ended,
+    Program,
     prepare,
     scalars,
     section_backward,
@@ -29,16 +27,14 @@ from .wire import Done, Failed, Internal, Metrics, Params, TrainStream, budget
 
 __all__ = [
     "GRADS",
-    "INIT",
     "PARAMS",
-    "STEP",
-    "STEP_CODE",
     "Done",
     "Ended",
     "Failed",
     "Internal",
     "Metrics",
     "Params",
+    "Program",
     "ProtocolError",
     "Stream",
     "StreamFailure",

@@ -1,9 +1,11 @@
 """Exercise 4's training loop with the learner's backward section: the training worker's job.
 
 It runs in the confined training worker, and bare (in this process) in benchmarks. The worker
-sees no other file of the project, so this module imports torch and this package only. INIT and
-STEP are the lecture's code, executed as written (the page shows the same text); the learner's
-section is executed after STEP on every step, in the same namespace.
+sees no other file of the project, so this module imports torch and this package only: the
+loop's own code comes as text in the job, a Program (grader/training/model.py derives it from
+the lecture's MLP, the page shows the same text). Its INIT runs once; its STEP draws a batch and
+runs the forward pass on every step, and the learner's section runs after it, in the same
+namespace.
 
 Frames the worker writes to the result pipe, in order:
     {"kind": "ready"}                                   once, before the loop
@@ -18,6 +20,7 @@ Frames the worker writes to the result pipe, in order:
 from __future__ import annotations
 
 import builtins
+import functools
 import linecache
 import math
 import os
@@ -26,6 +29,7 @@ import time
 from array import array
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import CodeType
 
 import torch
 import torch.nn.functional as F
@@ -40,40 +44,32 @@ GRADS = tuple(f"d{name}" for name in PARAMS)
 EVERY = 0.25  # seconds between metrics frames
 SIZES = ("n", "vocab_size", "block_size", "n_embd", "n_hidden", "seed")
 
-INIT = """\
-g = torch.Generator().manual_seed(seed)  # for reproducibility
-C = torch.randn((vocab_size, n_embd), generator=g)
-W1 = torch.randn((n_embd * block_size, n_hidden), generator=g) * (5 / 3) / ((n_embd * block_size) ** 0.5)
-b1 = torch.randn(n_hidden, generator=g) * 0.1
-W2 = torch.randn((n_hidden, vocab_size), generator=g) * 0.1
-b2 = torch.randn(vocab_size, generator=g) * 0.1
-bngain = torch.randn((1, n_hidden), generator=g) * 0.1 + 1.0
-bnbias = torch.randn((1, n_hidden), generator=g) * 0.1
-"""  # noqa: E501
-
-STEP = """\
-# minibatch construct
-ix = torch.randint(0, Xtr.shape[0], (n,), generator=g)
-Xb, Yb = Xtr[ix], Ytr[ix]  # batch X,Y
-# forward pass
-emb = C[Xb]  # embed the characters into vectors
-embcat = emb.view(emb.shape[0], -1)  # concatenate the vectors
-hprebn = embcat @ W1 + b1  # hidden layer pre-activation
-bnmean = hprebn.mean(0, keepdim=True)
-bnvar = hprebn.var(0, keepdim=True, unbiased=True)
-bnvar_inv = (bnvar + 1e-5) ** -0.5
-bnraw = (hprebn - bnmean) * bnvar_inv
-hpreact = bngain * bnraw + bnbias
-h = torch.tanh(hpreact)  # hidden layer
-logits = h @ W2 + b2  # output layer
-loss = F.cross_entropy(logits, Yb)  # loss function
-"""
-
-INIT_CODE = compile(INIT, "<init>", "exec", dont_inherit=True)
-STEP_CODE = compile(STEP, "<step>", "exec", dont_inherit=True)
-
 Backward = Callable[[dict, list], "list[torch.Tensor] | str"]
 Report = Callable[[int, float, array], None]
+
+
+@dataclass(frozen=True)
+class Program:
+    """The loop's own code as text: INIT draws the parameters, STEP a batch and its forward."""
+
+    init: str
+    step: str
+
+    @property
+    def init_code(self) -> CodeType:
+        """Return INIT compiled."""
+        return _compiled(self.init, "<init>")
+
+    @property
+    def step_code(self) -> CodeType:
+        """Return STEP compiled."""
+        return _compiled(self.step, "<step>")
+
+
+@functools.cache
+def _compiled(source: str, name: str) -> CodeType:
+    """Compile a program's text once per process."""
+    return compile(source, name, "exec", dont_inherit=True)
 
 
 @dataclass(frozen=True)
@@ -86,12 +82,12 @@ class Ended:
     detail: str = ""
 
 
-def prepare(settings: dict, Xtr: torch.Tensor, Ytr: torch.Tensor) -> dict:
+def prepare(program: Program, settings: dict, Xtr: torch.Tensor, Ytr: torch.Tensor) -> dict:
     """Return the loop's namespace: torch, the sizes, the data and the parameters INIT draws."""
     ns = {"__name__": "__main__", "__builtins__": dict(builtins.__dict__)}
     ns.update(torch=torch, F=F, math=math, Xtr=Xtr, Ytr=Ytr)
     ns.update(scalars(settings))
-    exec(INIT_CODE, ns)
+    exec(program.init_code, ns)
     return ns
 
 
@@ -106,18 +102,20 @@ def rate(settings: dict, i: int) -> float:
     return settings["learning_rate"] if i < settings["decay_step"] else settings["decayed_rate"]
 
 
-def train(ns: dict, settings: dict, backward: Backward, report: Report, every=EVERY) -> Ended:
+def train(
+    program: Program, ns: dict, settings: dict, backward: Backward, report: Report, every=EVERY
+) -> Ended:
     """Run the loop from ns, reporting losses every `every` seconds; return how it ended.
 
     `backward(ns, params)` returns the seven gradients in PARAMS order, or a problem to stop on.
     """
-    params = [ns[name] for name in PARAMS]
+    params, step = [ns[name] for name in PARAMS], program.step_code
     pending, start = array("f"), time.perf_counter()
     last = start
     for i in range(settings["steps"]):
         ns.update(zip(PARAMS, params, strict=True))  # the loop's own, whatever the section did
         ns["i"] = i
-        exec(STEP_CODE, ns)
+        exec(step, ns)
         try:
             grads = backward(ns, params)
             if isinstance(grads, str):
@@ -201,11 +199,11 @@ def _run(job: dict, blobs: tuple, out: int) -> tuple[Ended, dict]:
         code = compile_section(job["code"])
     except (SyntaxError, ValueError) as e:
         return Ended(0, "error", e), {}
-    settings = job["settings"]
+    settings, program = job["settings"], Program(**job["program"])
     split = unpack(blobs[0])  # from the trusted parent
-    ns = prepare(settings, split["Xtr"], split["Ytr"])
+    ns = prepare(program, settings, split["Xtr"], split["Ytr"])
     with torch.inference_mode():
-        return train(ns, settings, section_backward(code), _emitter(out)), ns
+        return train(program, ns, settings, section_backward(code), _emitter(out)), ns
 
 
 def _emitter(out: int) -> Report:

@@ -23,9 +23,12 @@ from grader.training.records import TrainSettings
 
 
 @pytest.fixture(scope="module")
-def params(default_data):
+def params(program, default_data):
     ns = prepare(
-        TrainSettings().wire(default_data.vocab_size, 3), default_data.Xtr, default_data.Ytr
+        program,
+        TrainSettings().wire(default_data.vocab_size, 3),
+        default_data.Xtr,
+        default_data.Ytr,
     )
     return {name: ns[name] for name in PARAMS}
 
@@ -37,32 +40,32 @@ def test_the_curve_is_the_mean_log10_loss_of_each_whole_bucket():
     assert curve(losses, 3, 4) == ()
 
 
-def test_calibration_is_over_the_whole_training_set(params, default_data):
-    mean, var = calibrate(params, default_data.Xtr)
+def test_calibration_is_over_the_whole_training_set(model, params, default_data):
+    mean, var = calibrate(model, params, default_data.Xtr)
     hpreact = params["C"][default_data.Xtr].view(-1, 30) @ params["W1"] + params["b1"]
     assert mean.shape == var.shape == (1, 200)
     assert torch.allclose(mean, hpreact.mean(0, keepdim=True))
     assert torch.allclose(var, hpreact.var(0, keepdim=True))
 
 
-def test_an_untrained_model_scores_about_log_27_and_samples_names(params, default_data):
-    evaluation = evaluate(params, default_data, seed=2147483647)
+def test_an_untrained_model_scores_about_log_27_and_samples_names(model, params, default_data):
+    evaluation = evaluate(model, params, default_data, seed=2147483647)
     assert abs(evaluation.train_loss - math.log(27)) < 0.5
     assert abs(evaluation.val_loss - evaluation.train_loss) < 0.1
     assert len(evaluation.samples) == 20
     assert all(s.endswith(".") or len(s) == 50 for s in evaluation.samples)
 
 
-def test_samples_follow_the_seed_plus_ten(params, default_data):
-    bn = calibrate(params, default_data.Xtr)
-    first = sample(params, bn, default_data.itos, 3, 2147483647)
-    assert first == sample(params, bn, default_data.itos, 3, 2147483647)
-    assert first != sample(params, bn, default_data.itos, 3, 2147483647 + 10)
+def test_samples_follow_the_seed_plus_ten(model, params, default_data):
+    bn = calibrate(model, params, default_data.Xtr)
+    first = sample(model, params, bn, default_data.itos, 3, 2147483647)
+    assert first == sample(model, params, bn, default_data.itos, 3, 2147483647)
+    assert first != sample(model, params, bn, default_data.itos, 3, 2147483647 + 10)
 
 
-def test_samples_are_the_lectures_last_cell(params, default_data):
+def test_samples_are_the_lectures_last_cell(model, params, default_data):
     """Sample as the lecture's last cell does, by hand, with its generator seed."""
-    bn = calibrate(params, default_data.Xtr)
+    bn = calibrate(model, params, default_data.Xtr)
     g = torch.Generator().manual_seed(2147483647 + 10)
     expected = []
     for _ in range(20):
@@ -79,25 +82,31 @@ def test_samples_are_the_lectures_last_cell(params, default_data):
             if ix == 0 or len(out) == 50:
                 break
         expected.append("".join(default_data.itos[i] for i in out))
-    assert sample(params, bn, default_data.itos, 3, 2147483647) == tuple(expected)
+    assert sample(model, params, bn, default_data.itos, 3, 2147483647) == tuple(expected)
 
 
-def test_a_model_with_nan_cannot_be_evaluated(params, default_data):
+def test_a_model_with_nan_cannot_be_evaluated(model, params, default_data):
     broken = dict(params, W2=params["W2"] * float("nan"))
-    assert evaluate(broken, default_data, seed=1) is None
+    assert evaluate(model, broken, default_data, seed=1) is None
 
 
-def test_the_timed_section_is_the_reference_answers_with_either_form_of_dc(default_data):
+def test_the_timed_section_is_the_reference_answers_with_either_form_of_dc(program, default_data):
     section = lecture_section()
     assert "dhprebn = (" in section and section.rstrip().endswith("dC = torch.zeros_like(C)")
     wire = TrainSettings().wire(default_data.vocab_size, 3)
     results = []
     for dc in (DC_LOOP, DC_INDEX_ADD):
-        ns = prepare(wire, default_data.Xtr, default_data.Ytr)
+        ns = prepare(program, wire, default_data.Xtr, default_data.Ytr)
         code = compile(section + dc, "<lecture>", "exec", dont_inherit=True)
         grads = []
         with torch.inference_mode():
-            train(ns, {**wire, "steps": 1}, _keep(section_backward(code), grads), lambda *a: None)
+            train(
+                program,
+                ns,
+                {**wire, "steps": 1},
+                _keep(section_backward(code), grads),
+                lambda *a: None,
+            )
         results.append(grads[0])
     loop, add = results
     assert all(torch.allclose(a, b, atol=1e-6) for a, b in zip(loop, add, strict=True))
@@ -115,10 +124,10 @@ def _keep(backward, into: list):
     return keep
 
 
-def test_advice_scales_the_runs_speed_by_the_measured_ratio(default_data):
+def test_advice_scales_the_runs_speed_by_the_measured_ratio(model, default_data):
     # Which form is faster is a benchmark (bench/bench_training.py); here, how advice is made.
-    advice = advise(7, TrainSettings(), default_data, rate=500.0)
+    advice = advise(model, 7, TrainSettings(), default_data, rate=500.0)
     assert advice.line == 7 and advice.steps_per_s == 500.0
     assert advice.loop_ms > 0 and advice.index_add_ms > 0
     assert advice.projected == pytest.approx(500.0 * advice.loop_ms / advice.index_add_ms)
-    assert step_cost(TrainSettings(), default_data, DC_INDEX_ADD) > 0
+    assert step_cost(model, TrainSettings(), default_data, DC_INDEX_ADD) > 0

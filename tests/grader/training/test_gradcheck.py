@@ -7,6 +7,7 @@ import pytest
 from grader.sandbox import default_sandbox
 from grader.sandbox.training.loop import GRADS
 from grader.training.gradcheck import check, first_step
+from grader.training.model import lecture_model
 from grader.training.records import TrainSettings
 
 LECTURE_SHAPES = [(27, 10), (30, 200), (200,), (200, 27), (27,), (1, 200), (1, 200)]
@@ -14,7 +15,7 @@ LECTURE_SHAPES = [(27, 10), (30, 200), (200,), (200, 27), (27,), (1, 200), (1, 2
 
 def _check(data, code: str, **settings):
     wire = TrainSettings(**settings).wire(data.vocab_size, data.block_size)
-    return check(code, wire, data.Xtr, data.Ytr, default_sandbox())
+    return check(code, lecture_model().program(), wire, data.Xtr, data.Ytr, default_sandbox())
 
 
 def test_the_reference_section_passes_with_seven_cmp_lines(default_data, reference_section):
@@ -40,6 +41,7 @@ def test_the_check_uses_the_chosen_n_hidden(default_data, reference_section):
         ("del db2", "db2", "`db2` is not defined"),
         ("dC = torch.zeros_like(C)", "dC", "`dC` has wrong values"),
         ("dbnbias = dbnbias.sum()", "dbnbias", "wrong shape: got (), expected (1, 200)"),
+        ("dC = dC * float('nan')", "dC", "`dC` is inaccurate: max abs diff nan"),
     ],
 )
 def test_a_wrong_gradient_is_named_with_why(default_data, reference_section, change, root, says):
@@ -81,12 +83,12 @@ def test_code_that_cannot_train_is_refused_before_it_runs(default_data, code, sa
     assert not result.passed and result.rows == () and says in result.message
 
 
-def test_the_first_step_is_the_runs_first_step(default_data):
+def test_the_first_step_is_the_runs_first_step(program, default_data):
     wire = TrainSettings().wire(default_data.vocab_size, 3)
-    values, grads = first_step(wire, default_data.Xtr, default_data.Ytr)
+    values, grads = first_step(program, wire, default_data.Xtr, default_data.Ytr)
     assert values["Xb"].shape == (32, 3) and "Xtr" not in values
     assert set(grads) == set(GRADS) and grads["dW1"].shape == (30, 200)
-    again, _ = first_step(wire, default_data.Xtr, default_data.Ytr)
+    again, _ = first_step(program, wire, default_data.Xtr, default_data.Ytr)
     assert all(v.equal(again[k]) for k, v in values.items())
 
 

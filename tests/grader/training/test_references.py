@@ -22,8 +22,8 @@ def _wait(refs: References, dataset, settings: TrainSettings, timeout: float = 6
 
 
 @pytest.fixture
-def refs(tmp_path):
-    references = References(tmp_path)
+def refs(tmp_path, model):
+    references = References(tmp_path, model)
     yield references
     references.close()
 
@@ -35,7 +35,7 @@ def test_a_reference_is_trained_once_then_read_from_disk(refs, tmp_path, default
     assert done.state == "done" and done.step == 200 and len(done.curve) == 200
     assert refs._jobs[refs.key(default_data, QUICK)].proc.wait(timeout=30) == 0
     assert len(done.evaluation.samples) == 20 and done.steps_per_s > 0
-    again = References(tmp_path).status(default_data, QUICK, start=False)
+    again = References(tmp_path, refs.model).status(default_data, QUICK, start=False)
     assert again == done
     assert list(tmp_path.glob("*.job.json")) == []
 

@@ -12,6 +12,13 @@ from grader.sandbox.training.loop import compile_section, prepare, section_backw
 from grader.training.records import TrainSettings
 from grader.training.section import PARTS, compose, loop_into, program, unfinished, whole_program
 
+
+@pytest.fixture(scope="module")
+def lecture(model):
+    """Return the lecture's loop program (the name `program` is the function under test)."""
+    return model.program()
+
+
 STARTERS = {exercise_id: f"{exercise_id} = ...\n" for exercise_id, _ in PARTS}
 LECTURE_DC = """
 dC = torch.zeros_like(C)
@@ -36,24 +43,24 @@ def test_the_parts_come_in_backward_order():
     assert order.index("dhprebn_fused") < order.index("dW1")
 
 
-def test_the_program_shows_the_settings():
+def test_the_program_shows_the_settings(lecture):
     settings = TrainSettings(steps=20_000, batch_size=64, decay_step=10_000, n_hidden=100)
-    before, after = program(settings, 27, 3)
+    before, after = program(settings, 27, 3, lecture)
     assert "max_steps = 20000" in before and "batch_size = 64" in before
     assert "n_hidden = 100" in before and "vocab_size, block_size = 27, 3" in before
     assert "lr = 0.1 if i < 10000 else 0.01" in after
     assert "grads = [dC, dW1, db1, dW2, db2, dbngain, dbnbias]" in after
 
 
-def test_the_shown_loop_is_the_loop_that_runs(default_data, reference_section):
+def test_the_shown_loop_is_the_loop_that_runs(lecture, default_data, reference_section):
     settings = TrainSettings(steps=40, decay_step=20)
     wire = settings.wire(default_data.vocab_size, default_data.block_size)
     shown = {"torch": torch, "F": F, "Xtr": default_data.Xtr, "Ytr": default_data.Ytr}
-    exec(whole_program(settings, default_data.vocab_size, 3, reference_section), shown)
-    ns, losses = prepare(wire, default_data.Xtr, default_data.Ytr), []
+    exec(whole_program(settings, default_data.vocab_size, 3, lecture, reference_section), shown)
+    ns, losses = prepare(lecture, wire, default_data.Xtr, default_data.Ytr), []
     with torch.inference_mode():
         backward = section_backward(compile_section(reference_section))
-        train(ns, wire, backward, lambda step, elapsed, got: losses.extend(got), every=0.0)
+        train(lecture, ns, wire, backward, lambda step, elapsed, got: losses.extend(got), every=0.0)
     expected = torch.tensor(losses).log10()
     assert torch.allclose(torch.tensor(shown["lossi"]), expected, rtol=0, atol=1e-6)
     assert torch.equal(shown["W1"], ns["W1"])

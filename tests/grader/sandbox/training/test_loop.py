@@ -23,11 +23,13 @@ def wire(default_data):
     return TrainSettings(steps=30, decay_step=20).wire(default_data.vocab_size, 3)
 
 
-def _train(wire, data, section: str, every: float = 60.0):
-    ns = prepare(wire, data.Xtr, data.Ytr)
+def _train(program, wire, data, section: str, every: float = 60.0):
+    ns = prepare(program, wire, data.Xtr, data.Ytr)
     reports = []
     with torch.inference_mode():
-        ended = train(ns, wire, section_backward(compile_section(section)), _record(reports), every)
+        ended = train(
+            program, ns, wire, section_backward(compile_section(section)), _record(reports), every
+        )
     return ended, reports, ns
 
 
@@ -35,10 +37,10 @@ def _record(reports: list):
     return lambda step, elapsed, losses: reports.append((step, elapsed, list(losses)))
 
 
-def test_init_draws_the_lecture_shapes_from_the_seed(wire, default_data):
-    first = prepare(wire, default_data.Xtr, default_data.Ytr)
-    again = prepare(wire, default_data.Xtr, default_data.Ytr)
-    other = prepare(wire | {"seed": 1}, default_data.Xtr, default_data.Ytr)
+def test_init_draws_the_lecture_shapes_from_the_seed(program, wire, default_data):
+    first = prepare(program, wire, default_data.Xtr, default_data.Ytr)
+    again = prepare(program, wire, default_data.Xtr, default_data.Ytr)
+    other = prepare(program, wire | {"seed": 1}, default_data.Xtr, default_data.Ytr)
     for name, shape in param_shapes(wire).items():
         assert first[name].shape == shape and torch.equal(first[name], again[name])
     assert not torch.equal(first["W1"], other["W1"])
@@ -48,8 +50,8 @@ def test_the_rate_decays_at_the_decay_step(wire):
     assert [rate(wire, i) for i in (0, 19, 20, 29)] == [0.1, 0.1, 0.01, 0.01]
 
 
-def test_every_step_is_reported_once_in_order(wire, default_data, reference_section):
-    ended, reports, _ = _train(wire, default_data, reference_section, every=0.0)
+def test_every_step_is_reported_once_in_order(program, wire, default_data, reference_section):
+    ended, reports, _ = _train(program, wire, default_data, reference_section, every=0.0)
     assert ended.reason is None and ended.step == 30
     assert [r[0] for r in reports] == list(range(1, 31)) + [30]
     losses = [loss for r in reports for loss in r[2]]
@@ -57,9 +59,9 @@ def test_every_step_is_reported_once_in_order(wire, default_data, reference_sect
     assert all(b[1] >= a[1] for a, b in zip(reports, reports[1:], strict=False))
 
 
-def test_the_loop_trains_its_own_parameters(wire, default_data, reference_section):
-    start = prepare(wire, default_data.Xtr, default_data.Ytr)
-    _, _, ns = _train(wire, default_data, reference_section)
+def test_the_loop_trains_its_own_parameters(program, wire, default_data, reference_section):
+    start = prepare(program, wire, default_data.Xtr, default_data.Ytr)
+    _, _, ns = _train(program, wire, default_data, reference_section)
     assert all(not torch.equal(ns[p], start[p]) for p in PARAMS)
 
 
@@ -71,23 +73,27 @@ def test_the_loop_trains_its_own_parameters(wire, default_data, reference_sectio
         ("dbngain = dbngain.tolist()", "`dbngain` is a list, not a tensor."),
     ],
 )
-def test_a_bad_gradient_stops_the_loop_naming_it(wire, default_data, reference_section, change,
-                                                 detail):  # fmt: skip
-    ended, reports, _ = _train(wire, default_data, reference_section + change + "\n")
+def test_a_bad_gradient_stops_the_loop_naming_it(program, wire, default_data,
+                                                 reference_section, change, detail):  # fmt: skip
+    ended, reports, _ = _train(program, wire, default_data, reference_section + change + "\n")
     assert (ended.step, ended.reason, ended.detail) == (0, "gradient", detail)
     assert reports == [(0, reports[0][1], [])]
 
 
-def test_an_exception_stops_the_loop_at_its_step(wire, default_data, reference_section):
+def test_an_exception_stops_the_loop_at_its_step(program, wire, default_data, reference_section):
     count = "calls = globals().get('calls', 0) + 1\nif calls == 5:\n    1 / 0\n"
-    ended, reports, _ = _train(wire, default_data, reference_section + count)
+    ended, reports, _ = _train(program, wire, default_data, reference_section + count)
     assert (ended.step, ended.reason) == (4, "error")
     assert isinstance(ended.error, ZeroDivisionError)
     assert sum(len(r[2]) for r in reports) == 4
 
 
-def test_a_nan_gradient_stops_the_loop_at_the_next_loss(wire, default_data, reference_section):
-    ended, _, _ = _train(wire, default_data, reference_section + "dC = dC * float('nan')\n")
+def test_a_nan_gradient_stops_the_loop_at_the_next_loss(
+    program, wire, default_data, reference_section
+):
+    ended, _, _ = _train(
+        program, wire, default_data, reference_section + "dC = dC * float('nan')\n"
+    )
     assert (ended.step, ended.reason, ended.detail) == (1, "nonfinite", "nan")
 
 
@@ -95,8 +101,10 @@ def test_the_seven_names_are_the_lectures():
     assert GRADS == ("dC", "dW1", "db1", "dW2", "db2", "dbngain", "dbnbias")
 
 
-def test_the_section_sees_the_numbers_the_shown_loop_defines(wire, default_data, reference_section):
+def test_the_section_sees_the_numbers_the_shown_loop_defines(
+    program, wire, default_data, reference_section
+):
     steps = "seen = globals().setdefault('seen', [])\nseen.append((i, batch_size, max_steps))\n"
-    ended, _, ns = _train(wire, default_data, reference_section + steps)
+    ended, _, ns = _train(program, wire, default_data, reference_section + steps)
     assert ended.reason is None and ended.step == 30
     assert ns["seen"] == [(i, 32, 30) for i in range(30)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from grader.sandbox import Limits
 from grader.sandbox.tensorwire import pack
 from grader.sandbox.training.stream import StreamRun
 from grader.sandbox.training.wire import Failed, Metrics, Params, TrainStream, budget
+from grader.training.model import lecture_model
 from grader.training.records import TrainSettings
 
 ROOT = Path(__file__).resolve().parents[4]
@@ -22,6 +24,7 @@ LIMITS = Limits(cpu_seconds=60, wall_seconds=60, memory_bytes=2 * 1024**3)
 def _start(data, section: str, steps: int, limits: Limits = LIMITS) -> tuple[StreamRun, dict]:
     wire = TrainSettings(steps=steps, decay_step=steps // 2).wire(data.vocab_size, 3)
     header = {"code": section, "settings": wire, "output_bytes": limits.output_bytes}
+    header["program"] = asdict(lecture_model().program())
     job = header, [pack({"Xtr": data.Xtr, "Ytr": data.Ytr})]
     run = StreamRun(job, limits, budget(wire, limits.output_bytes))
     run.launch()
