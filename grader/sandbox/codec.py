@@ -1,8 +1,9 @@
 """The parent's side of the wire: encode a job, and strictly decode what a worker sends back.
 
 Everything a worker sends is untrusted: each frame is checked for its kind, its exact keys and
-their types, each tensor for an allowed dtype, a valid shape and exactly the bytes that shape
-needs, and the whole stream for a byte budget. Tensors are rebuilt as fresh torch.Tensors.
+their types; a case frame's blobs are one safetensors buffer (tensorwire.py: an allowed dtype,
+a valid shape and exactly the bytes that shape needs, each name once); the whole stream has a
+byte budget. Tensors are rebuilt as fresh torch.Tensors.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import torch
 from .clean import inert
 from .protocol import Frame, FrameReader
 from .records import DTYPE_NAMES, Case, CaseOutcome, LearnerError, Limits, Returned
-from .tensorwire import describe, tensor_bytes, tensor_from
+from .tensorwire import pack, unpack
 from .worker import MAX_MESSAGE, MAX_TRACEBACK
 
 logger = logging.getLogger("grader.sandbox")
@@ -40,17 +41,17 @@ class Stream:
 
 
 def encode_job(code: str, cases: Sequence[Case], limits: Limits) -> tuple[dict, list]:
-    """Return the payload frame (header, blobs) for a job; raise on malformed cases."""
+    """Return the payload frame (header, blobs) for a job: one tensor blob per case."""
     if not isinstance(code, str):
         raise TypeError(f"code must be a str, not {type(code).__name__}")
-    blobs: list = []
-    specs = [_case_spec(case, blobs) for case in cases]
+    specs = [_case_spec(case) for case in cases]
+    blobs = [pack(case.tensors) for case in cases]
     sizes = {"output_bytes": limits.output_bytes, "result_bytes": limits.result_bytes}
     return {"code": code, "cases": specs, **sizes}, blobs
 
 
-def _case_spec(case: Case, blobs: list) -> dict:
-    """Describe one case for the wire, appending its tensors' bytes to blobs."""
+def _case_spec(case: Case) -> dict:
+    """Describe one case for the wire; raise on names, values or tensors that cannot cross."""
     if not isinstance(case, Case):
         raise TypeError(f"expected a Case, got {type(case).__name__}")
     names = [case.name, *case.tensors, *case.values, *case.outputs]
@@ -58,16 +59,12 @@ def _case_spec(case: Case, blobs: list) -> dict:
     if not isinstance(case.name, str) or bad:
         raise ValueError(f"case {case.name!r}: names must be identifiers, got {bad}")
     json.dumps(case.values, allow_nan=False)
-    tensors = []
     for name, t in case.tensors.items():
         if not isinstance(t, torch.Tensor) or t.dtype not in DTYPE_NAMES:
             raise ValueError(f"case {case.name!r}: {name} is not a tensor of an allowed dtype")
         if t.layout != torch.strided or t.device.type != "cpu":
             raise ValueError(f"case {case.name!r}: {name} is not a dense CPU tensor")
-        tensors.append({"name": name, "blob": len(blobs), **describe(t)})
-        blobs.append(tensor_bytes(t))
-    values = dict(case.values)
-    return {"name": case.name, "values": values, "outputs": list(case.outputs), "tensors": tensors}
+    return {"name": case.name, "values": dict(case.values), "outputs": list(case.outputs)}
 
 
 def stream_budget(limits: Limits, n_cases: int) -> int:
@@ -116,31 +113,33 @@ def decode_case(frame: Frame, case: Case, stream: Stream, limits: Limits) -> Cas
     _keys(header, {"kind", "name", "error", "returned", "stdout"}, "case frame")
     if header["name"] != case.name:
         raise ValueError(f"case {header['name']!r} arrived where {case.name!r} was expected")
-    returned = header["returned"]
-    if not isinstance(returned, dict) or not set(returned) <= set(case.outputs):
+    problems, tensors = header["returned"], _tensors(frame, case)
+    if not isinstance(problems, dict) or not set(problems) <= set(case.outputs) - set(tensors):
         raise ValueError(f"case {case.name!r}: returned names do not match the outputs")
-    used = [e.get("blob") for e in returned.values() if isinstance(e, dict) and "blob" in e]
-    if sorted(used) != list(range(len(frame.blobs))):
-        raise ValueError(f"case {case.name!r}: blobs and returned tensors do not match")
-    stream.tensor_bytes += sum(b.nbytes for b in frame.blobs)
+    stream.tensor_bytes += sum(t.nbytes for t in tensors.values())
     if stream.tensor_bytes > limits.result_bytes:
         raise ValueError("returned tensors exceed result_bytes")
-    outs = {n: _returned(n, returned.get(n), frame.blobs) for n in case.outputs}
+    outs = {n: _returned(n, problems, tensors) for n in case.outputs}
     stdout = _text(header["stdout"], limits.output_bytes + NOTE_SLACK)
     return CaseOutcome(case.name, _error(header["error"]), outs, stdout)
 
 
-def _returned(name: str, entry: object, blobs: tuple) -> Returned:
-    """Rebuild one output: a tensor from its blob, or the worker's reason there is none."""
-    if entry is None:
+def _tensors(frame: Frame, case: Case) -> dict[str, torch.Tensor]:
+    """Rebuild a case frame's blobs, one safetensors buffer: tensors named after outputs."""
+    tensors = unpack(frame.blobs)
+    if not set(tensors) <= set(case.outputs):
+        raise ValueError(f"case {case.name!r}: tensors {sorted(tensors)} are not all outputs")
+    return tensors
+
+
+def _returned(name: str, problems: dict, tensors: dict[str, torch.Tensor]) -> Returned:
+    """Return one output: its tensor, or the worker's reason there is none."""
+    if name in tensors:
+        return Returned(name, tensors[name], None)
+    if name not in problems:
         return Returned(name, None, "is not defined")
-    if isinstance(entry, dict) and set(entry) == {"problem"}:
-        return Returned(name, None, _text(entry["problem"], MAX_PROBLEM))
-    _keys(entry, {"dtype", "shape", "blob"}, f"output {name!r}")
-    index = entry["blob"]
-    if type(index) is not int:
-        raise ValueError(f"output {name!r}: bad blob index")
-    return Returned(name, tensor_from(blobs[index], entry["dtype"], entry["shape"]), None)
+    _keys(problems[name], {"problem"}, f"output {name!r}")
+    return Returned(name, None, _text(problems[name]["problem"], MAX_PROBLEM))
 
 
 def _error(entry: object) -> LearnerError | None:

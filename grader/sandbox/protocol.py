@@ -5,7 +5,7 @@ blobs that follow it back to back. A stream is a sequence of frames, so a long-r
 can send many (one per case, or training metrics every N steps) and the reader gets each as
 soon as it is complete; a packet (on a SOCK_SEQPACKET socket) holds exactly one frame.
 
-    >>> write_frame(fd, {"kind": "case", "name": "lecture"}, [tensor_bytes])
+    >>> write_frame(fd, {"kind": "case", "name": "lecture"}, [tensorwire.pack(tensors)])
     >>> frame = FrameReader(fd).read(deadline=time.monotonic() + 5)
     >>> frame.header["name"], bytes(frame.blobs[0])
 """

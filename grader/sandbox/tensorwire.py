@@ -1,26 +1,126 @@
-"""Tensors as raw bytes plus (dtype name, shape): the only way tensors cross the boundary."""
+"""Tensors as safetensors buffers: the only way tensors cross the boundary.
+
+The tensors of one frame travel in the safetensors format (an 8-byte header length, a JSON
+header of names, dtypes, shapes and offsets, then the raw bytes): as one blob that safetensors'
+serializer writes (`pack`: the parent's jobs), or as the header and each tensor's bytes, blobs
+back to back (`views`: what a worker returns). Every buffer is read by safetensors' own parser,
+built and fuzzed for untrusted files: it refuses a header that is malformed, too large or of an
+unknown dtype, and offsets that do not tile the buffer exactly. `unpack` adds what that parser
+leaves to its caller: only the dtypes of records.DTYPES, at most MAX_DIMS sizes spanning at most
+MAX_SPAN elements, names that are identifiers and appear once, no metadata or unknown keys, and
+fresh tensors.
+
+    >>> unpack(pack({"x": torch.ones(2, 3)}))["x"].shape
+    torch.Size([2, 3])
+"""
 
 from __future__ import annotations
 
+import json
 import math
 
+import safetensors
 import torch
 
-from .records import DTYPE_NAMES, DTYPES
+from .records import DTYPES
 
 MAX_DIMS = 16
 MAX_SPAN = 2**62  # the product of the non-zero sizes; past int64, torch overflows even at numel 0
+# safetensors' name for each dtype that may cross (records.DTYPES); any other is refused.
+CODES = {"F32": "float32", "F64": "float64", "F16": "float16", "BF16": "bfloat16",
+         "I64": "int64", "I32": "int32", "I16": "int16", "I8": "int8", "U8": "uint8",
+         "BOOL": "bool"}  # fmt: skip
+ENTRY = {"dtype", "shape", "data_offsets"}
+WIRE = {DTYPES[name]: code for code, name in CODES.items()}
+PANIC = "PanicException"  # pyo3's exception for a Rust panic, a BaseException
+_SPARE = torch.zeros(8, dtype=torch.uint8)  # an address for empty tensors, whose own may be 0
 
 
-def tensor_bytes(t: torch.Tensor) -> memoryview:
-    """Return the bytes of t in C order, without copying when t is already contiguous."""
-    flat = t.detach().resolve_conj().resolve_neg().contiguous().reshape(-1)
-    return memoryview(flat.view(torch.uint8).numpy())
+def pack(tensors: dict[str, torch.Tensor]) -> bytes:
+    """Return tensors as one safetensors buffer, each in C order (the parent's jobs).
+
+    It calls safetensors' serializer with each tensor's address, as `safetensors.torch.save`
+    does after checks that cost ten times the copy here and refuse tensors that share memory,
+    as a case's inputs may; `plain` keeps every address alive through the call.
+    """
+    plain = [t.detach().resolve_conj().resolve_neg().contiguous() for t in tensors.values()]
+    specs = {name: _spec(t) for name, t in zip(tensors, plain, strict=True)}
+    return safetensors.serialize(specs)
 
 
-def describe(t: torch.Tensor) -> dict:
-    """Return the wire description (dtype name, shape) of a plain tensor."""
-    return {"dtype": DTYPE_NAMES[t.dtype], "shape": list(t.shape)}
+def _spec(t: torch.Tensor) -> safetensors.TensorSpec:
+    """Describe a contiguous tensor's bytes for the serializer (never a null address)."""
+    address = t.data_ptr() if t.nbytes else _SPARE.data_ptr()
+    dtype = str(t.dtype).removeprefix("torch.")
+    return safetensors.TensorSpec(dtype=dtype, shape=t.shape, data_ptr=address, data_len=t.nbytes)
+
+
+def views(tensors: dict[str, torch.Tensor]) -> list[memoryview]:
+    """Return a safetensors buffer in pieces: its header, then each tensor's bytes, uncopied.
+
+    The worker writes its results so: safetensors' serializer copies every tensor twice, and
+    its Rust allocations abort the process when they fail, as they may under the worker's
+    memory limit. Whatever the worker writes is read by `unpack`, that is by safetensors.
+    """
+    plain = [t.detach().resolve_conj().resolve_neg().contiguous() for t in tensors.values()]
+    header, start = {}, 0
+    for name, t in zip(tensors, plain, strict=True):
+        header[name] = {"dtype": WIRE[t.dtype], "shape": list(t.shape),
+                        "data_offsets": [start, start + t.nbytes]}  # fmt: skip
+        start += t.nbytes
+    line = json.dumps(header, separators=(",", ":")).encode()
+    line += b" " * (-len(line) % 8)  # the data starts 8-byte aligned
+    head = memoryview(len(line).to_bytes(8, "little") + line)
+    return [head, *(memoryview(t.reshape(-1).view(torch.uint8).numpy()) for t in plain)]
+
+
+def unpack(blobs: bytes | memoryview | list) -> dict[str, torch.Tensor]:
+    """Return the tensors of a safetensors buffer (or its pieces) as fresh tensors.
+
+    Raise ValueError if the buffer is malformed or holds what may not cross.
+    """
+    blob = b"".join(blobs) if isinstance(blobs, list | tuple) else bytes(blobs)
+    try:
+        entries = safetensors.deserialize(blob)
+    except BaseException as e:  # a panic in the parser's bindings is not an Exception
+        if not isinstance(e, safetensors.SafetensorError) and type(e).__name__ != PANIC:
+            raise
+        raise ValueError(f"bad tensor buffer: {e}") from None
+    _check_names(blob, [name for name, _ in entries])
+    return {name: _tensor(name, entry) for name, entry in entries}
+
+
+def _check_names(blob: bytes, names: list[str]) -> None:
+    """Raise ValueError unless the header (safetensors parsed it) has each name once, exactly."""
+    size = int.from_bytes(blob[:8], "little")
+    header = json.loads(blob[8 : 8 + size], object_pairs_hook=_unique)
+    if sorted(header) != sorted(names):
+        raise ValueError(f"tensor buffer header has keys {sorted(header)} besides its tensors")
+    if any(set(entry) != ENTRY for entry in header.values()):
+        raise ValueError("a tensor's header entry has the wrong keys")
+    bad = [name for name in names if not name.isidentifier()]
+    if bad:
+        raise ValueError(f"tensor names {bad} are not identifiers")
+
+
+def _unique(pairs: list[tuple[str, object]]) -> dict:
+    """Return a JSON object's pairs as a dict, refusing a repeated key."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        raise ValueError(f"tensor buffer header repeats a key: {[k for k, _ in pairs]}")
+    return obj
+
+
+def _tensor(name: str, entry: dict) -> torch.Tensor:
+    """Rebuild one deserialized entry as a tensor, after checking dtype, shape and size."""
+    code, shape, data = entry["dtype"], entry["shape"], entry["data"]
+    if code not in CODES:
+        raise ValueError(f"tensor {name!r}: dtype {code!r} is not allowed")
+    check_spec(CODES[code], shape, len(data))
+    dtype = DTYPES[CODES[code]]
+    if not data:
+        return torch.empty(shape, dtype=dtype)
+    return torch.frombuffer(data, dtype=dtype).reshape(shape)  # data: a bytearray of its own
 
 
 def check_spec(dtype: object, shape: object, size: int) -> None:
@@ -36,13 +136,3 @@ def check_spec(dtype: object, shape: object, size: int) -> None:
     expected = math.prod(shape) * DTYPES[dtype].itemsize
     if expected != size:
         raise ValueError(f"shape {shape} of {dtype} needs {expected} bytes, got {size}")
-
-
-def tensor_from(blob: memoryview, dtype: str, shape: list[int]) -> torch.Tensor:
-    """Return a fresh tensor that owns a copy of blob, after checking dtype, shape and size."""
-    check_spec(dtype, shape, blob.nbytes)
-    out = torch.empty(shape, dtype=DTYPES[dtype])
-    if blob.nbytes:
-        raw = torch.frombuffer(blob, dtype=torch.uint8)
-        out.reshape(-1).view(torch.uint8).copy_(raw)
-    return out

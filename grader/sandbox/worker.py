@@ -1,7 +1,9 @@
 """The worker's side of a run: execute the learner's code once per case and stream the results.
 
 Frames written to the result pipe, in order: {"kind": "ready"} once confined; one
-{"kind": "case", ...} per case run (with the returned tensors as blobs); {"kind": "done"}.
+{"kind": "case", ...} per case run, its "returned" naming each output that is not a tensor and
+why, and its blobs, back to back, the tensors as one safetensors buffer (tensorwire.views);
+{"kind": "done"}.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import torch.nn.functional as F
 from .confine import EXIT_MEMORY, EXIT_NO_RESULT
 from .protocol import Frame, write_frame
 from .records import DTYPE_NAMES
-from .tensorwire import tensor_bytes, tensor_from
+from .tensorwire import unpack, views
 
 FILENAME = "<your code>"
 HUGE_OUTPUT = 16  # printing this many times the output cap stops the code
@@ -122,22 +124,33 @@ def run_cases(job: dict, blobs: tuple, capture: Capture, out: int) -> None:
     except (SyntaxError, ValueError) as e:
         code, first_error = None, learner_error(e)
     budget = job["result_bytes"]
-    for case in job["cases"]:
+    inputs = [unpack(blob) for blob in blobs]  # all of them before the learner's code runs
+    for case, tensors in zip(job["cases"], inputs, strict=True):
         if code is None:
-            _send(out, case["name"], first_error, {}, [], capture)
+            _send(out, case["name"], first_error, {}, {}, capture)
             return
-        ns = namespace(case, blobs)
+        ns = namespace(case, tensors)
         error, stop = run_code(code, ns)
-        returned, data, budget = collect(ns, case["outputs"], budget)
-        _send(out, case["name"], error, returned, data, capture)
+        problems, tensors, budget = collect(ns, case["outputs"], budget)
+        _send(out, case["name"], error, problems, tensors, capture)
         if stop:
             return
 
 
-def _send(out: int, name: str, error, returned: dict, data: list, capture: Capture) -> None:
-    """Write one case frame."""
-    header = {"kind": "case", "name": name, "error": error, "returned": returned}
-    write_frame(out, {**header, "stdout": capture.take()}, data)
+def _send(out: int, name: str, error, problems: dict, tensors: dict, capture: Capture) -> None:
+    """Write one case frame: the outputs that are not tensors in the header, the rest as a blob."""
+    blobs, problems = _views(tensors, problems)
+    header = {"kind": "case", "name": name, "error": error, "returned": problems}
+    write_frame(out, {**header, "stdout": capture.take()}, blobs)
+
+
+def _views(tensors: dict, problems: dict) -> tuple[list, dict]:
+    """Return the tensors' blobs; if learner code broke packing, report them unreadable."""
+    try:
+        return views(tensors), problems
+    except BaseException as e:
+        unread = {name: {"problem": f"could not be read ({type(e).__name__})"} for name in tensors}
+        return views({}), {**problems, **unread}
 
 
 def cmp(name, dt=None, t=None) -> None:
@@ -146,13 +159,12 @@ def cmp(name, dt=None, t=None) -> None:
     return None
 
 
-def namespace(case: dict, blobs: tuple) -> dict:
-    """Return a fresh namespace: torch, F, math, the case's values and fresh input tensors."""
+def namespace(case: dict, tensors: dict) -> dict:
+    """Return a fresh namespace: torch, F, math, the case's values and its input tensors."""
     ns = {"__name__": "__main__", "__builtins__": dict(builtins.__dict__)}
     ns.update(torch=torch, F=F, math=math, cmp=cmp)
     ns.update(case["values"])
-    for spec in case["tensors"]:
-        ns[spec["name"]] = tensor_from(blobs[spec["blob"]], spec["dtype"], spec["shape"])
+    ns.update(tensors)
     return ns
 
 
@@ -201,23 +213,23 @@ def _safe(make, fallback: str) -> str:
         return fallback
 
 
-def collect(ns: dict, outputs: list, budget: int) -> tuple[dict, list, int]:
-    """Describe each output variable; return the entries, their blobs and the budget left."""
-    returned, data = {}, []
+def collect(ns: dict, outputs: list, budget: int) -> tuple[dict, dict, int]:
+    """Sort the output variables into problems and tensors; return both and the budget left."""
+    problems, tensors = {}, {}
     for name in outputs:
-        entry, blob = _output(ns, name, budget)
-        if blob is not None:
-            entry["blob"] = len(data)
-            data.append(blob)
-            budget -= blob.nbytes
-        returned[name] = entry
-    return returned, data, budget
+        problem, tensor = _output(ns, name, budget)
+        if tensor is None:
+            problems[name] = {"problem": problem}
+        else:
+            tensors[name] = tensor
+            budget -= tensor.numel() * tensor.element_size()
+    return problems, tensors, budget
 
 
-def _output(ns: dict, name: str, budget: int) -> tuple[dict, memoryview | None]:
-    """Return the wire entry for one output variable and its bytes, if it is a usable tensor."""
+def _output(ns: dict, name: str, budget: int) -> tuple[str | None, torch.Tensor | None]:
+    """Return why an output variable cannot be returned, or the tensor to return."""
     if name not in ns:
-        return {"problem": "is not defined"}, None
+        return "is not defined", None
     value = ns[name]
     try:
         problem = problem_with(value)
@@ -226,10 +238,10 @@ def _output(ns: dict, name: str, budget: int) -> tuple[dict, memoryview | None]:
             shape = tuple(value.shape)
             problem = f"is too large to return (shape {shape}, {size:,} bytes; limit {budget:,})"
         if problem:
-            return {"problem": problem}, None
-        return {"dtype": DTYPE_NAMES[value.dtype], "shape": list(value.shape)}, tensor_bytes(value)
+            return problem, None
+        return None, value.detach().resolve_conj().resolve_neg().contiguous()
     except BaseException as e:
-        return {"problem": f"could not be read ({type(e).__name__})"}, None
+        return f"could not be read ({type(e).__name__})", None
 
 
 def problem_with(value: object) -> str | None:
@@ -254,15 +266,15 @@ def problem_with(value: object) -> str | None:
 def rehearse() -> None:
     """Run a tiny job in this process so lazy imports and caches are warm before forking."""
     x = torch.randn(4, 3)
-    case = {"name": "warm", "values": {"n": 4}, "outputs": ["y", "z", "nope", "n"],
-            "tensors": [{"name": "x", "blob": 0, "dtype": "float32", "shape": [4, 3]}]}  # fmt: skip
+    case = {"name": "warm", "values": {"n": 4}, "outputs": ["y", "z", "nope", "n"]}
     source = "y = (x @ x.T).tanh().sum(0, keepdim=True)\nz = F.softmax(x, 1)\nprint(y)\n1 / 0\n"
     linecache.cache[FILENAME] = (len(source), None, source.splitlines(True), FILENAME)
-    ns = namespace(case, (tensor_bytes(x),))
+    ns = namespace(case, unpack(views({"x": x})))
     stdout, sys.stdout = sys.stdout, Capture(1000)
     try:
         run_code(compile(source, FILENAME, "exec", dont_inherit=True), ns)
-        collect(ns, case["outputs"], 10**6)
+        problems, tensors, _ = collect(ns, case["outputs"], 10**6)
+        unpack(views(tensors))
     finally:
         sys.stdout = stdout
         del linecache.cache[FILENAME]

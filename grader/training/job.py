@@ -37,7 +37,7 @@ from grader.sandbox.training import (
     from_cases,
     judge,
     message,
-    tensor_bytes,
+    pack,
 )
 from grader.training import evaluate, section
 from grader.training.model import Model, lecture_model
@@ -101,8 +101,7 @@ class TrainingJob:
         header = {"code": self.code, "settings": self._wire}
         header["program"] = asdict(self.model.program())
         header["output_bytes"] = self.limits.output_bytes
-        header["shapes"] = [list(Xtr.shape), list(Ytr.shape)]
-        return header, [tensor_bytes(Xtr), tensor_bytes(Ytr)]
+        return header, [pack({"Xtr": Xtr, "Ytr": Ytr})]
 
     @property
     def pid(self) -> int | None:

@@ -10,7 +10,7 @@ one door that grader/training/ uses into the sandbox.
 
 from ..codec import Stream
 from ..protocol import ProtocolError
-from ..tensorwire import tensor_bytes
+from ..tensorwire import pack
 from ..verdict import from_cases, judge, message
 from .loop import (
     GRADS,
@@ -44,9 +44,9 @@ __all__ = [
     "from_cases",
     "judge",
     "message",
+    "pack",
     "prepare",
     "scalars",
     "section_backward",
-    "tensor_bytes",
     "train",
 ]

@@ -11,7 +11,8 @@ Frames the worker writes to the result pipe, in order:
     {"kind": "ready"}                                   once, before the loop
     {"kind": "metrics", "step", "elapsed"}              every EVERY seconds: one blob of float32
                                                         losses, one per step since the last one
-    {"kind": "params", "step", "tensors": [...]}        the seven trained parameters as blobs,
+    {"kind": "params", "step"}                          the seven trained parameters, one
+                                                        safetensors buffer (tensorwire.views),
  or {"kind": "failed", "step", "reason", "error", "detail"}     why the loop stopped early
     {"kind": "done", "stdout"}                          last
 """
@@ -35,7 +36,7 @@ import torch.nn.functional as F
 
 from ..confine import EXIT_MEMORY, EXIT_NO_RESULT
 from ..protocol import Frame, write_frame
-from ..tensorwire import describe, tensor_bytes, tensor_from
+from ..tensorwire import unpack, views
 from ..worker import FILENAME, STOPS, Capture, forbid_autograd, learner_error, problem_with
 
 PARAMS = ("C", "W1", "b1", "W2", "b2", "bngain", "bnbias")
@@ -199,8 +200,8 @@ def _run(job: dict, blobs: tuple, out: int) -> tuple[Ended, dict]:
     except (SyntaxError, ValueError) as e:
         return Ended(0, "error", e), {}
     settings, program = job["settings"], Program(**job["program"])
-    Xtr, Ytr = (tensor_from(blobs[i], "int64", job["shapes"][i]) for i in (0, 1))
-    ns = prepare(program, settings, Xtr, Ytr)
+    split = unpack(blobs[0])  # from the trusted parent
+    ns = prepare(program, settings, split["Xtr"], split["Ytr"])
     with torch.inference_mode():
         return train(program, ns, settings, section_backward(code), _emitter(out)), ns
 
@@ -217,10 +218,8 @@ def _emitter(out: int) -> Report:
 def _finish(out: int, ended: Ended, ns: dict, capture: Capture) -> None:
     """Write the trained parameters, or why training stopped; then the done frame."""
     if ended.reason is None:
-        params = [ns[name] for name in PARAMS]
-        specs = [{"name": n, **describe(p)} for n, p in zip(PARAMS, params, strict=True)]
-        header = {"kind": "params", "step": ended.step, "tensors": specs}
-        write_frame(out, header, [tensor_bytes(p) for p in params])
+        params = views({name: ns[name] for name in PARAMS})
+        write_frame(out, {"kind": "params", "step": ended.step}, params)
     else:
         error = learner_error(ended.error) if ended.error is not None else None
         failed = {"kind": "failed", "step": ended.step, "reason": ended.reason}

@@ -2,7 +2,8 @@
 
 Everything the worker sends is untrusted: each frame must be the kind that can come next, with
 exactly its keys and types; steps only move forward, one float32 loss per step; the parameters
-come back with exactly the dtype and shapes the settings imply; the whole stream has a budget.
+come back as one safetensors buffer (tensorwire.py) with exactly the names, dtype and shapes the
+settings imply; the whole stream has a budget.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from ..clean import inert
 from ..codec import _error as decode_error  # the same wire form as a grading worker's errors
 from ..protocol import Frame
 from ..records import LearnerError
+from ..tensorwire import unpack
 from .loop import PARAMS
 
 REASONS = ("error", "nonfinite", "gradient")
@@ -151,18 +153,15 @@ class TrainStream:
 
     def _params(self, frame: Frame) -> Params:
         """Check the parameters: every step done, exactly the expected names, dtype and shapes."""
-        _keys(frame, {"kind", "step", "tensors"}, blobs=len(PARAMS))
-        specs = frame.header["tensors"]
-        expected = [
-            {"name": n, "dtype": "float32", "shape": list(s)} for n, s in self.shapes.items()
-        ]
-        if frame.header["step"] != self.steps or self.step != self.steps or specs != expected:
+        _keys(frame, {"kind", "step"}, blobs=None)
+        if frame.header["step"] != self.steps or self.step != self.steps:
             raise ValueError("the parameters do not match the settings")
+        tensors = unpack(frame.blobs)
+        found = {n: (t.dtype, tuple(t.shape)) for n, t in tensors.items()}
+        if found != {n: (torch.float32, s) for n, s in self.shapes.items()}:
+            raise ValueError(f"the parameters {found} do not match the settings")
         self.ended = True
-        tensors = {}
-        for spec, blob in zip(specs, frame.blobs, strict=True):
-            tensors[spec["name"]] = _tensor(blob, spec["shape"])
-        return Params(self.step, tensors)
+        return Params(self.step, {name: tensors[name] for name in PARAMS})
 
 
 def _tensor(blob: memoryview, shape: list[int]) -> torch.Tensor:
@@ -174,9 +173,9 @@ def _tensor(blob: memoryview, shape: list[int]) -> torch.Tensor:
     return torch.frombuffer(bytearray(blob), dtype=torch.float32).reshape(shape)
 
 
-def _keys(frame: Frame, keys: set[str], blobs: int = 0) -> None:
-    """Raise ValueError unless the frame has exactly these keys and this many blobs."""
-    if set(frame.header) != keys or len(frame.blobs) != blobs:
+def _keys(frame: Frame, keys: set[str], blobs: int | None = 0) -> None:
+    """Raise ValueError unless the frame has exactly these keys and this many blobs (or any)."""
+    if set(frame.header) != keys or blobs not in (None, len(frame.blobs)):
         raise ValueError(f"frame {frame.header.get('kind')!r} has the wrong keys or blobs")
 
 

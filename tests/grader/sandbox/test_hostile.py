@@ -12,6 +12,7 @@ from grader.sandbox.client import ROOT
 
 from ..hostile_helpers import assert_nothing_left_behind, host_ipc, zygote_pids
 from .conftest import LIMITS
+from .test_tensorwire import FORGED
 
 SPAWNS = {
     "system": "torch.os.system('echo hi > marker')",
@@ -127,6 +128,21 @@ def test_ending_or_corrupting_the_worker_is_reported(run, honest, code, status):
     outcome = run(code)
     assert outcome.status == status, outcome
     assert outcome.message
+    honest()
+
+
+FORGE = (
+    "import os, sys\nwire = sys.modules['grader.sandbox.protocol']\n"
+    "head = {{'kind': 'case', 'name': 'lecture', 'error': None, 'returned': {{}}, 'stdout': ''}}\n"
+    "wire.write_frame(3, head, [{blob!r}])\nos._exit(0)"
+)
+
+
+@pytest.mark.parametrize(("blob", "why"), FORGED, ids=[why for _, why in FORGED])
+def test_a_forged_tensor_buffer_from_the_worker_is_malformed(run, honest, blob, why):
+    outcome = run(FORGE.format(blob=blob))
+    assert outcome.status == "malformed", outcome
+    assert why.split()[0] in outcome.log and "grader failed" not in outcome.message
     honest()
 
 

@@ -27,6 +27,26 @@ def test_returns_exact_tensors_of_every_allowed_kind(sandbox):
         assert torch.equal(got[name], want), name
 
 
+def test_outputs_that_share_memory_come_back_apart(run):
+    code = "y = x\nz = x\nv = x[1]\nt = x.T\ne = x[:0]\nf = x[:, :0]"
+    returned = run(code, outputs=("y", "z", "v", "t", "e", "f")).cases[0].returned
+    x = torch.arange(12.0).reshape(3, 4)
+    expected = {"y": x, "z": x, "v": x[1], "t": x.T, "e": x[:0], "f": x[:, :0]}
+    for name, want in expected.items():
+        assert torch.equal(returned[name].tensor, want), name
+    returned["y"].tensor.add_(1)
+    assert torch.equal(returned["z"].tensor, x)
+
+
+def test_code_that_breaks_packing_leaves_its_tensors_unreadable(run):
+    code = "torch.Tensor.numpy = lambda self: 1 / 0\ny = x\nz = 3"
+    outcome = run(code, outputs=("y", "z"))
+    assert outcome.status == "ok", outcome
+    returned = outcome.cases[0].returned
+    assert returned["y"].problem == "could not be read (ZeroDivisionError)"
+    assert returned["z"].problem == "is an int, not a tensor"
+
+
 def test_cases_run_in_order_with_their_own_values_and_stdout(sandbox):
     x = torch.ones(2, 2)
     cases = [

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from grader.sandbox import Limits
-from grader.sandbox.tensorwire import tensor_bytes
+from grader.sandbox.tensorwire import pack
 from grader.sandbox.training.stream import StreamRun
 from grader.sandbox.training.wire import Failed, Metrics, Params, TrainStream, budget
 from grader.training.model import lecture_model
@@ -25,8 +25,7 @@ def _start(data, section: str, steps: int, limits: Limits = LIMITS) -> tuple[Str
     wire = TrainSettings(steps=steps, decay_step=steps // 2).wire(data.vocab_size, 3)
     header = {"code": section, "settings": wire, "output_bytes": limits.output_bytes}
     header["program"] = asdict(lecture_model().program())
-    header["shapes"] = [list(data.Xtr.shape), list(data.Ytr.shape)]
-    job = header, [tensor_bytes(data.Xtr), tensor_bytes(data.Ytr)]
+    job = header, [pack({"Xtr": data.Xtr, "Ytr": data.Ytr})]
     run = StreamRun(job, limits, budget(wire, limits.output_bytes))
     run.launch()
     return run, wire

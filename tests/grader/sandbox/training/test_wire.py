@@ -6,6 +6,7 @@ import pytest
 import torch
 
 from grader.sandbox.protocol import Frame
+from grader.sandbox.tensorwire import views
 from grader.sandbox.training.loop import PARAMS
 from grader.sandbox.training.wire import (
     Done,
@@ -31,10 +32,9 @@ def _metrics(step: int, *values: float, elapsed: float = 0.5) -> Frame:
     return Frame({"kind": "metrics", "step": step, "elapsed": elapsed}, (_losses(*values),))
 
 
-def _params(shapes=SHAPES, step: int = 4) -> Frame:
-    specs = [{"name": n, "dtype": "float32", "shape": list(s)} for n, s in shapes.items()]
-    blobs = tuple(memoryview(bytearray(torch.ones(s).numpy().tobytes())) for s in shapes.values())
-    return Frame({"kind": "params", "step": step, "tensors": specs}, blobs)
+def _params(shapes=SHAPES, step: int = 4, dtype=torch.float32) -> Frame:
+    pieces = views({name: torch.ones(shape, dtype=dtype) for name, shape in shapes.items()})
+    return Frame({"kind": "params", "step": step}, tuple(pieces))
 
 
 def _failed(**change) -> Frame:
@@ -65,6 +65,11 @@ def test_a_whole_run_is_decoded():
     assert events[2].step == 4 and events[2].elapsed == 0.9
     assert isinstance(events[3], Params) and list(events[3].tensors) == list(PARAMS)
     assert events[3].tensors["W1"].shape == (6, 4) and events[4] == Done("hi")
+
+
+def test_the_parameters_come_in_the_lectures_order_whatever_the_blobs():
+    _, events = _stream(_metrics(4, 1, 2, 3, 4), _params(dict(reversed(SHAPES.items()))))
+    assert list(events[2].tensors) == list(PARAMS)
 
 
 def test_a_failure_is_decoded_with_the_learners_error():
@@ -105,7 +110,12 @@ def test_an_internal_report_ends_the_stream():
         (Frame({"kind": "metrics", "step": 1, "elapsed": 0.1, "x": 1}, (_losses(1.0),)),),
         (_params(step=3),),  # not every step done
         (_metrics(4, 1, 2, 3, 4), _params({**SHAPES, "W1": (4, 6)})),
-        (_metrics(4, 1, 2, 3, 4), _params({k: SHAPES[k] for k in list(SHAPES)[::-1]})),
+        (_metrics(4, 1, 2, 3, 4), _params({k: SHAPES[k] for k in list(SHAPES)[1:]})),
+        (_metrics(4, 1, 2, 3, 4), _params({**SHAPES, "W3": (2,)})),
+        (_metrics(4, 1, 2, 3, 4), _params(dtype=torch.float64)),
+        (_metrics(4, 1, 2, 3, 4), Frame({"kind": "params", "step": 4}, (b"\0" * 16,))),
+        (_metrics(4, 1, 2, 3, 4), Frame({"kind": "params", "step": 4}, _params().blobs * 2)),
+        (_metrics(4, 1, 2, 3, 4), Frame({"kind": "params", "step": 4}, _params().blobs[1:])),
         (_failed(step=3),),  # not at the step last reported
         (_failed(reason="tired"),),
         (_failed(error={"type": "X"}),),
