@@ -15,6 +15,8 @@ import pytest
 
 from grader.checkjson import EXIT_CODES, SCHEMA
 
+pytestmark = pytest.mark.slow  # each test runs the CLI in a subprocess (torch, a sandbox)
+
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_FILE = ROOT / "docs" / "check-json.schema.json"
 DOC = ROOT / "docs" / "check-json.md"
@@ -23,8 +25,6 @@ NO_SANDBOX = """\
 import sys
 sys.executable = "/nonexistent/python3"
 from grader.cli import main
-
-pytestmark = pytest.mark.slow  # each test runs the CLI in a subprocess (torch, a sandbox)
 sys.exit(main(sys.argv[1:]))
 """
 

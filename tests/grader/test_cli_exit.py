@@ -17,6 +17,8 @@ import pytest
 from grader.checkjson import EXIT_CODES, status
 from grader.result import PassResult, Result
 
+pytestmark = pytest.mark.slow  # each test runs the CLI in a subprocess (torch, a sandbox)
+
 ROOT = Path(__file__).resolve().parents[2]
 LECTURE_PASS = Path(__file__).parent / "fixtures" / "lecture_pass.py"
 HEAVY = ("torch", "numpy", "data")
@@ -38,8 +40,6 @@ NO_SANDBOX = """\
 import sys
 sys.executable = "/nonexistent/python3"
 from grader.cli import main
-
-pytestmark = pytest.mark.slow  # each test runs the CLI in a subprocess (torch, a sandbox)
 sys.exit(main(sys.argv[1:]))
 """
 
