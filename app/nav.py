@@ -19,7 +19,13 @@ UNTOUCHED_ICON = ":material/radio_button_unchecked:"
 
 def sections() -> dict[str, list]:
     """Return the navigation: home and progress, one section per exercise group, training (where
-    the course has it), and the problems with the exercise files (if any)."""
+    the course has it), and the problems with the exercise files (if any).
+
+    Home is drawn while the scenarios run for the first time (their exercises appear once they
+    have); an address of any other page waits for them, so that a link to an exercise opens it.
+    """
+    if _address():
+        services.ran_catalog(wait=True)
     catalog = services.catalog()
     statuses = services.store().statuses(session.profile())
     found: dict[str, list] = {"": [page(HOME), page(PROGRESS)]}
@@ -107,6 +113,12 @@ def whole_pass_id(slug: str) -> str:
 def _first_group(catalog, slug: str) -> str:
     """Return the group of the scenario's first exercise, or ''."""
     return next((e.group for e in catalog.exercises if e.scenario.slug == slug), "")
+
+
+def _address() -> str:
+    """Return the last part of the address the browser asked for ('' for Home, or unknown)."""
+    url = st.context.url or ""
+    return url.split("://", 1)[-1].partition("/")[2].rstrip("/").rpartition("/")[2]
 
 
 def _runner(module: str, *args) -> Callable[[], None]:

@@ -70,13 +70,17 @@ def _training_jobs(url: str) -> dict:
 def catalog() -> Catalog:
     """Return the exercises to serve, re-read when a file under the exercises folder changes.
 
-    A scenario that fails to run is withdrawn with its exercises when the folder is read. An
-    exercise that `validate` would refuse (its solution fails, its starter or zeros pass, a
-    listed mistake is not caught) is withdrawn and reported with the unreadable files, on the
-    Problems page; one not proven yet is held back until it is. The proofs run in the
-    background and are remembered by file content.
+    A scenario that fails to run is withdrawn with its exercises; until every scenario has run
+    once (in the background, from the first call) none is served. An exercise that `validate`
+    would refuse (its solution fails, its starter or zeros pass, a listed mistake is not
+    caught) is withdrawn and reported with the unreadable files, on the Problems page; one not
+    proven yet is held back until it is. The proofs run in the background and are remembered
+    by file content.
     """
-    full = _catalog(*_version())
+    full = ran_catalog()
+    if full is None:
+        declared = _declared(*_version())
+        return declared.withdraw((), scenarios=tuple(s.slug for s in declared.scenarios))
     failed, pending = proofs_failed(), proofs_pending()
     if not failed and not pending:
         return full
@@ -86,13 +90,27 @@ def catalog() -> Catalog:
     return full.withdraw(found, exercises=(*failed, *pending))
 
 
+def course_title() -> str:
+    """Return the course's title, read from the files without running anything."""
+    return _declared(*_version()).course.title
+
+
+def ran_catalog(wait: bool = False) -> Catalog | None:
+    """Return the catalog without the scenarios that fail to run, or None while they run
+    (unless told to wait for them)."""
+    runs = _runs(*_version())
+    return runs.wait() if wait or runs.done.is_set() else None
+
+
 def proofs_failed() -> dict:
     """Return {exercise id: findings} of the exercises proven wrong so far (background)."""
     return _proofs(*_version(), str(config().cache_dir)).failed()
 
 
 def proofs_pending() -> set[str]:
-    """Return the ids of the exercises not proven yet; none once the proofs have finished."""
+    """Return the ids of the exercises not proven yet (every one while the scenarios run)."""
+    if ran_catalog() is None:
+        return {e.id for e in _declared(*_version()).exercises}
     proofs = _proofs(*_version(), str(config().cache_dir))
     if proofs.done.is_set():
         return set()
@@ -103,10 +121,12 @@ def training_available(served: Catalog) -> bool:
     """Return whether the course has the training page: it wants one and the lecture's MLP
     exercises that make up its backward section are all served, on the scenario that trains
     on the dataset."""
+    ids = {e.id for e in served.exercises if e.scenario.uses_dataset}
+    if not (served.course.training and ids):  # no torch import while nothing is served
+        return False
     from grader.training.section import PARTS
 
-    ids = {e.id for e in served.exercises if e.scenario.uses_dataset}
-    return served.course.training and all(part in ids for part, _ in PARTS)
+    return all(part in ids for part, _ in PARTS)
 
 
 @st.cache_resource(show_spinner=False)
@@ -140,14 +160,54 @@ def _signature(root: Path) -> tuple:
     return tuple((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in files)
 
 
-@st.cache_resource(max_entries=2, show_spinner=False)
 def _catalog(root: str, signature: tuple) -> Catalog:
-    """Discover the exercises once per version of the folder, without the scenarios that fail
-    to run (the only step that imports torch before a page needs it)."""
-    from grader import discover
-    from grader.runnable import runnable
+    """Return the catalog without the scenarios that fail to run, waiting for them to run."""
+    return _runs(root, signature).wait()
 
-    return runnable(discover(Path(root)))
+
+@st.cache_resource(max_entries=2, show_spinner=False)
+def _declared(root: str, signature: tuple) -> Catalog:
+    """Discover the exercises once per version of the folder (files read, nothing run)."""
+    from grader import discover
+
+    return discover(Path(root))
+
+
+@st.cache_resource(max_entries=2, show_spinner=False)
+def _runs(root: str, signature: tuple) -> _Runs:
+    """Start running the scenarios once per version of the folder, in a thread."""
+    runs = _Runs(_declared(root, signature))
+    runs.start()
+    return runs
+
+
+class _Runs(threading.Thread):
+    """Withdraw the scenarios that fail to run (the only step that imports torch before a page
+    needs it), off the script's thread, so that the first page does not wait for torch."""
+
+    def __init__(self, declared: Catalog):
+        super().__init__(name="scenario-runs", daemon=True)
+        self.declared = declared
+        self.done = threading.Event()
+        self.catalog: Catalog | None = None
+        self.error: Exception | None = None
+
+    def run(self) -> None:
+        from grader.runnable import runnable
+
+        try:
+            self.catalog = runnable(self.declared)
+        except Exception as e:  # raised again on the page that waits for the catalog
+            self.error = e
+        finally:
+            self.done.set()
+
+    def wait(self) -> Catalog:
+        """Return the catalog once every scenario has run; raise what running them raised."""
+        self.done.wait()
+        if self.error is not None:
+            raise self.error
+        return self.catalog
 
 
 def dataset(source: str) -> Dataset:
