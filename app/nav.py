@@ -122,13 +122,17 @@ def _address() -> str:
 
 
 def _runner(module: str, *args) -> Callable[[], None]:
-    """Return a page function: the sidebar, then `app.screens.<module>.render(*args)`."""
+    """Return a page function: the sidebar, then `app.screens.<module>.render(*args)`, then
+    the background work started (if not yet), so that the first page does not wait for it."""
 
     def run() -> None:
         visits.start(run.__name__)
         safety.guard()
         sidebar.show()
-        importlib.import_module(f"app.screens.{module}").render(*args)
+        try:
+            importlib.import_module(f"app.screens.{module}").render(*args)
+        finally:
+            services.start_background()
 
     run.__name__ = "_".join([module, *args])
     return run

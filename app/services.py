@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
+from app.background import LayerProbe, ScenarioRuns
 from app.config import AppConfig, from_env
 from app.storage import Store, open_store
 
@@ -96,7 +97,7 @@ def course_title() -> str:
 
 
 def ran_catalog(wait: bool = False) -> Catalog | None:
-    """Return the catalog without the scenarios that fail to run, or None while they run
+    """Return the catalog without the scenarios that fail to run, or None until they have run
     (unless told to wait for them)."""
     runs = _runs(*_version())
     return runs.wait() if wait or runs.done.is_set() else None
@@ -174,40 +175,9 @@ def _declared(root: str, signature: tuple) -> Catalog:
 
 
 @st.cache_resource(max_entries=2, show_spinner=False)
-def _runs(root: str, signature: tuple) -> _Runs:
-    """Start running the scenarios once per version of the folder, in a thread."""
-    runs = _Runs(_declared(root, signature))
-    runs.start()
-    return runs
-
-
-class _Runs(threading.Thread):
-    """Withdraw the scenarios that fail to run (the only step that imports torch before a page
-    needs it), off the script's thread, so that the first page does not wait for torch."""
-
-    def __init__(self, declared: Catalog):
-        super().__init__(name="scenario-runs", daemon=True)
-        self.declared = declared
-        self.done = threading.Event()
-        self.catalog: Catalog | None = None
-        self.error: Exception | None = None
-
-    def run(self) -> None:
-        from grader.runnable import runnable
-
-        try:
-            self.catalog = runnable(self.declared)
-        except Exception as e:  # raised again on the page that waits for the catalog
-            self.error = e
-        finally:
-            self.done.set()
-
-    def wait(self) -> Catalog:
-        """Return the catalog once every scenario has run; raise what running them raised."""
-        self.done.wait()
-        if self.error is not None:
-            raise self.error
-        return self.catalog
+def _runs(root: str, signature: tuple) -> ScenarioRuns:
+    """Return the thread that runs the scenarios once per version of the folder."""
+    return ScenarioRuns(_declared(root, signature))
 
 
 def dataset(source: str) -> Dataset:
@@ -256,39 +226,35 @@ def _trainer(fingerprint: str, root: str, signature: tuple, data_dir: str, *, _d
 def missing_layers() -> dict[str, str] | None:
     """Return the sandbox layers this machine lacks -> why, or None while the sandbox starts.
 
-    The sandbox starts in the background on the first call, so no page waits for it; with
-    `NINJA_REQUIRE_ALL_LAYERS` the call waits and raises MissingLayers if any layer is off.
+    The sandbox starts in the background once a page is drawn (`start_background`), so no page
+    waits for it; with `NINJA_REQUIRE_ALL_LAYERS` the call starts it, waits and raises
+    MissingLayers if any layer is off.
     """
     probe = _layer_probe(config().require_all_layers)
     if config().require_all_layers:
+        probe.begin()
         probe.join()
         if probe.error is not None:
             raise probe.error
     return probe.missing
 
 
+def start_background() -> None:
+    """Start, in threads, what the pages will need: the scenarios' first run and the sandbox.
+
+    Called once a page is drawn: importing torch holds the interpreter and starting the
+    sandbox takes the machine's cores, and the first page would wait for both.
+    """
+    _runs(*_version()).begin()
+    start_sandbox()
+
+
+def start_sandbox() -> None:
+    """Start the process-wide sandbox in the background, if not yet."""
+    _layer_probe(config().require_all_layers).begin()
+
+
 @st.cache_resource(show_spinner=False)
-def _layer_probe(require_all: bool) -> _LayerProbe:
-    """Start the process-wide sandbox once, in a thread, and remember which layers it lacks."""
-    probe = _LayerProbe(require_all)
-    probe.start()
-    return probe
-
-
-class _LayerProbe(threading.Thread):
-    """Start the sandbox and record its missing layers (or why it refused to start)."""
-
-    def __init__(self, require_all: bool):
-        super().__init__(name="sandbox-layers", daemon=True)
-        self.require_all = require_all
-        self.missing: dict[str, str] | None = None
-        self.error: Exception | None = None
-
-    def run(self) -> None:
-        from grader.sandbox import default_sandbox
-
-        try:
-            self.missing = default_sandbox(self.require_all).missing_layers()
-        except Exception as e:  # MissingLayers, or a sandbox that cannot start at all
-            self.error = e
-            self.missing = {"sandbox": str(e)}
+def _layer_probe(require_all: bool) -> LayerProbe:
+    """Return the thread that starts the process-wide sandbox once and records missing layers."""
+    return LayerProbe(require_all)

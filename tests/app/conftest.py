@@ -22,6 +22,7 @@ def all_layers_on(monkeypatch):
     run, so that rendering a page starts no sandbox and serves every exercise at once
     (tests/app/test_proofs.py runs the proofs for real, test_checking.py the waits)."""
     monkeypatch.setattr(services, "missing_layers", lambda: {})
+    monkeypatch.setattr(services, "start_sandbox", lambda: None)
     monkeypatch.setattr(
         services, "ran_catalog", lambda wait=True: services._catalog(*services._version())
     )

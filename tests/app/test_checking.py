@@ -12,6 +12,7 @@ from grader.exercises import EXERCISES_DIR
 from .app_helpers import main_test, nav_sections, texts
 
 REAL_PROOFS_PENDING = services.proofs_pending  # the autouse fixture replaces it during tests
+REAL_RAN_CATALOG = services.ran_catalog  # and this one
 
 
 class _Proven:
@@ -82,3 +83,17 @@ def test_the_scenarios_run_in_a_thread_and_a_raising_one_is_withdrawn(
     assert any("raises with sizes" in e.problem for e in runs.catalog.errors)
     declared = services._declared(*services._version())
     assert "03_attention" in [s.slug for s in declared.scenarios], "read, not run"
+
+
+def test_the_scenarios_start_running_once_a_page_is_drawn(fake, tmp_path, monkeypatch):
+    shutil.copytree(EXERCISES_DIR, tmp_path / "exercises")  # a version of its own
+    monkeypatch.setenv("NINJA_EXERCISES_DIR", str(tmp_path / "exercises"))
+    monkeypatch.setattr(services, "ran_catalog", REAL_RAN_CATALOG)
+    monkeypatch.setattr(services, "proofs_pending", REAL_PROOFS_PENDING)
+    monkeypatch.setattr(services, "_proofs", lambda *args: _Proven())
+    runs = services._runs(*services._version())
+    nav_sections()
+    assert runs.ident is None, "building the navigation starts nothing"
+    at = main_test().run()
+    assert at.title[0].value == "Backprop Ninja" and runs.ident is not None
+    assert runs.wait() is runs.catalog
