@@ -138,6 +138,7 @@ def _proofs(root: str, signature: tuple, cache_dir: str):
     proofs = Proofs(
         _catalog(root, signature), grader(DEFAULT_SOURCE), Path(cache_dir) / "proofs.json"
     )
+    proofs.recall()  # those proven before are served at once, even by this first page
     threading.Thread(target=proofs.run, name="exercise-proofs", daemon=True).start()
     return proofs
 
