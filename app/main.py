@@ -6,5 +6,5 @@ from app import nav, services  # the project is installed (editable) by scripts/
 
 # An icon of our own: without one, Streamlit fetches each page's Material icon from a public
 # font server to use as the favicon, and nothing may leave the machine.
-st.set_page_config(page_title=services.catalog().course.title, page_icon="🥷", layout="wide")
+st.set_page_config(page_title=services.course_title(), page_icon="🥷", layout="wide")
 st.navigation(nav.sections(), expanded=True).run()

@@ -19,7 +19,13 @@ UNTOUCHED_ICON = ":material/radio_button_unchecked:"
 
 def sections() -> dict[str, list]:
     """Return the navigation: home and progress, one section per exercise group, training (where
-    the course has it), and the problems with the exercise files (if any)."""
+    the course has it), and the problems with the exercise files (if any).
+
+    Home is drawn while the scenarios run for the first time (their exercises appear once they
+    have); an address of any other page waits for them, so that a link to an exercise opens it.
+    """
+    if _address():
+        services.ran_catalog(wait=True)
     catalog = services.catalog()
     statuses = services.store().statuses(session.profile())
     found: dict[str, list] = {"": [page(HOME), page(PROGRESS)]}
@@ -109,14 +115,24 @@ def _first_group(catalog, slug: str) -> str:
     return next((e.group for e in catalog.exercises if e.scenario.slug == slug), "")
 
 
+def _address() -> str:
+    """Return the last part of the address the browser asked for ('' for Home, or unknown)."""
+    url = st.context.url or ""
+    return url.split("://", 1)[-1].partition("/")[2].rstrip("/").rpartition("/")[2]
+
+
 def _runner(module: str, *args) -> Callable[[], None]:
-    """Return a page function: the sidebar, then `app.screens.<module>.render(*args)`."""
+    """Return a page function: the sidebar, then `app.screens.<module>.render(*args)`, then
+    the background work started (if not yet), so that the first page does not wait for it."""
 
     def run() -> None:
         visits.start(run.__name__)
         safety.guard()
         sidebar.show()
-        importlib.import_module(f"app.screens.{module}").render(*args)
+        try:
+            importlib.import_module(f"app.screens.{module}").render(*args)
+        finally:
+            services.start_background()
 
     run.__name__ = "_".join([module, *args])
     return run

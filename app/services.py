@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
+from app.background import LayerProbe, ScenarioRuns
 from app.config import AppConfig, from_env
 from app.storage import Store, open_store
 
@@ -70,13 +71,17 @@ def _training_jobs(url: str) -> dict:
 def catalog() -> Catalog:
     """Return the exercises to serve, re-read when a file under the exercises folder changes.
 
-    A scenario that fails to run is withdrawn with its exercises when the folder is read. An
-    exercise that `validate` would refuse (its solution fails, its starter or zeros pass, a
-    listed mistake is not caught) is withdrawn and reported with the unreadable files, on the
-    Problems page; one not proven yet is held back until it is. The proofs run in the
-    background and are remembered by file content.
+    A scenario that fails to run is withdrawn with its exercises; until every scenario has run
+    once (in the background, from the first call) none is served. An exercise that `validate`
+    would refuse (its solution fails, its starter or zeros pass, a listed mistake is not
+    caught) is withdrawn and reported with the unreadable files, on the Problems page; one not
+    proven yet is held back until it is. The proofs run in the background and are remembered
+    by file content.
     """
-    full = _catalog(*_version())
+    full = ran_catalog()
+    if full is None:
+        declared = _declared(*_version())
+        return declared.withdraw((), scenarios=tuple(s.slug for s in declared.scenarios))
     failed, pending = proofs_failed(), proofs_pending()
     if not failed and not pending:
         return full
@@ -86,13 +91,27 @@ def catalog() -> Catalog:
     return full.withdraw(found, exercises=(*failed, *pending))
 
 
+def course_title() -> str:
+    """Return the course's title, read from the files without running anything."""
+    return _declared(*_version()).course.title
+
+
+def ran_catalog(wait: bool = False) -> Catalog | None:
+    """Return the catalog without the scenarios that fail to run, or None until they have run
+    (unless told to wait for them)."""
+    runs = _runs(*_version())
+    return runs.wait() if wait or runs.done.is_set() else None
+
+
 def proofs_failed() -> dict:
     """Return {exercise id: findings} of the exercises proven wrong so far (background)."""
     return _proofs(*_version(), str(config().cache_dir)).failed()
 
 
 def proofs_pending() -> set[str]:
-    """Return the ids of the exercises not proven yet; none once the proofs have finished."""
+    """Return the ids of the exercises not proven yet (every one while the scenarios run)."""
+    if ran_catalog() is None:
+        return {e.id for e in _declared(*_version()).exercises}
     proofs = _proofs(*_version(), str(config().cache_dir))
     if proofs.done.is_set():
         return set()
@@ -103,10 +122,12 @@ def training_available(served: Catalog) -> bool:
     """Return whether the course has the training page: it wants one and the lecture's MLP
     exercises that make up its backward section are all served, on the scenario that trains
     on the dataset."""
+    ids = {e.id for e in served.exercises if e.scenario.uses_dataset}
+    if not (served.course.training and ids):  # no torch import while nothing is served
+        return False
     from grader.training.section import PARTS
 
-    ids = {e.id for e in served.exercises if e.scenario.uses_dataset}
-    return served.course.training and all(part in ids for part, _ in PARTS)
+    return all(part in ids for part, _ in PARTS)
 
 
 @st.cache_resource(show_spinner=False)
@@ -117,6 +138,7 @@ def _proofs(root: str, signature: tuple, cache_dir: str):
     proofs = Proofs(
         _catalog(root, signature), grader(DEFAULT_SOURCE), Path(cache_dir) / "proofs.json"
     )
+    proofs.recall()  # those proven before are served at once, even by this first page
     threading.Thread(target=proofs.run, name="exercise-proofs", daemon=True).start()
     return proofs
 
@@ -140,14 +162,23 @@ def _signature(root: Path) -> tuple:
     return tuple((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in files)
 
 
-@st.cache_resource(max_entries=2, show_spinner=False)
 def _catalog(root: str, signature: tuple) -> Catalog:
-    """Discover the exercises once per version of the folder, without the scenarios that fail
-    to run (the only step that imports torch before a page needs it)."""
-    from grader import discover
-    from grader.runnable import runnable
+    """Return the catalog without the scenarios that fail to run, waiting for them to run."""
+    return _runs(root, signature).wait()
 
-    return runnable(discover(Path(root)))
+
+@st.cache_resource(max_entries=2, show_spinner=False)
+def _declared(root: str, signature: tuple) -> Catalog:
+    """Discover the exercises once per version of the folder (files read, nothing run)."""
+    from grader import discover
+
+    return discover(Path(root))
+
+
+@st.cache_resource(max_entries=2, show_spinner=False)
+def _runs(root: str, signature: tuple) -> ScenarioRuns:
+    """Return the thread that runs the scenarios once per version of the folder."""
+    return ScenarioRuns(_declared(root, signature))
 
 
 def dataset(source: str) -> Dataset:
@@ -196,39 +227,35 @@ def _trainer(fingerprint: str, root: str, signature: tuple, data_dir: str, *, _d
 def missing_layers() -> dict[str, str] | None:
     """Return the sandbox layers this machine lacks -> why, or None while the sandbox starts.
 
-    The sandbox starts in the background on the first call, so no page waits for it; with
-    `NINJA_REQUIRE_ALL_LAYERS` the call waits and raises MissingLayers if any layer is off.
+    The sandbox starts in the background once a page is drawn (`start_background`), so no page
+    waits for it; with `NINJA_REQUIRE_ALL_LAYERS` the call starts it, waits and raises
+    MissingLayers if any layer is off.
     """
     probe = _layer_probe(config().require_all_layers)
     if config().require_all_layers:
+        probe.begin()
         probe.join()
         if probe.error is not None:
             raise probe.error
     return probe.missing
 
 
+def start_background() -> None:
+    """Start, in threads, what the pages will need: the scenarios' first run and the sandbox.
+
+    Called once a page is drawn: importing torch holds the interpreter and starting the
+    sandbox takes the machine's cores, and the first page would wait for both.
+    """
+    _runs(*_version()).begin()
+    start_sandbox()
+
+
+def start_sandbox() -> None:
+    """Start the process-wide sandbox in the background, if not yet."""
+    _layer_probe(config().require_all_layers).begin()
+
+
 @st.cache_resource(show_spinner=False)
-def _layer_probe(require_all: bool) -> _LayerProbe:
-    """Start the process-wide sandbox once, in a thread, and remember which layers it lacks."""
-    probe = _LayerProbe(require_all)
-    probe.start()
-    return probe
-
-
-class _LayerProbe(threading.Thread):
-    """Start the sandbox and record its missing layers (or why it refused to start)."""
-
-    def __init__(self, require_all: bool):
-        super().__init__(name="sandbox-layers", daemon=True)
-        self.require_all = require_all
-        self.missing: dict[str, str] | None = None
-        self.error: Exception | None = None
-
-    def run(self) -> None:
-        from grader.sandbox import default_sandbox
-
-        try:
-            self.missing = default_sandbox(self.require_all).missing_layers()
-        except Exception as e:  # MissingLayers, or a sandbox that cannot start at all
-            self.error = e
-            self.missing = {"sandbox": str(e)}
+def _layer_probe(require_all: bool) -> LayerProbe:
+    """Return the thread that starts the process-wide sandbox once and records missing layers."""
+    return LayerProbe(require_all)

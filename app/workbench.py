@@ -38,12 +38,15 @@ def editor_event(key: str, starter: str, lines: int = 8) -> editor.EditorEvent |
     if f"initial:{key}" not in st.session_state:
         draft = services.store().draft(session.profile(), key)
         st.session_state[f"initial:{key}"] = starter if draft is None else draft
-    _not_graded(key)
+    notice = st.empty()  # above the editor, filled once the editor's event is known
     widget = f"editor:{key}:{st.session_state.get(f'version:{key}', 0)}"
     kind = services.config().editor
     event = editor.code_input(widget, st.session_state[f"initial:{key}"], kind=kind, lines=lines)
     if event is not None and event.submitted is None:
         services.store().save_draft(session.profile(), key, event.code)
+    if event is None or event.submitted is None:  # a new submission takes the old one's place
+        with notice.container():
+            _not_graded(key)
     return event
 
 

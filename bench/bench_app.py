@@ -12,6 +12,8 @@ animation frame after it is in the page): p50 and p95. Submissions are paced at 
 or slower, under the app's rate limit. Last it opens sessions (Home or an exercise page each),
 leaves them idle and prints the server's resident memory per session, and the resident memory
 of the server and of its whole process tree (the sandbox's zygote and workers included).
+It ends with the figures beside issue 12's goals, and the load average before and after (the
+machine's load moves them more than most changes do).
 """
 
 from __future__ import annotations
@@ -41,6 +43,13 @@ CHROMIUM_ARGS = [
 ]
 WAIT_MS = 120_000
 EDITOR = "iframe[title*='code_editor']"
+# Issue 12's goals: (figure, unit, at most).
+GOALS = {
+    "first page (Home title after the server is up)": ("s", 2.0),
+    "submit to feedback painted, p50": ("ms", 300),
+    "submit to feedback painted, p95": ("ms", 600),
+    "server memory per idle session": ("MiB", 15),
+}
 
 
 def main() -> int:
@@ -49,14 +58,30 @@ def main() -> int:
     parser.add_argument("--sessions", type=int, default=10)
     parser.add_argument("--submissions", type=int, default=20)
     args = parser.parse_args()
+    load = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="ninja-bench-") as tmp:
         process, url = start(Path(tmp))
         try:
-            measure(url, process.pid, args.sessions, args.submissions)
+            figures = measure(url, process.pid, args.sessions, args.submissions)
         finally:
             os.killpg(process.pid, signal.SIGTERM)
             process.wait(timeout=30)
+    summary(figures, load, os.getloadavg())
     return 0
+
+
+def summary(figures: dict[str, float], before: tuple, after: tuple) -> None:
+    """Print each figure beside its goal, and the load average around the run."""
+    print("\nissue 12's goals")
+    for name, (unit, most) in GOALS.items():
+        value = figures[name]
+        verdict = "met" if value <= most else "NOT met"
+        print(f"  {name:<48} {value:8.2f} {unit:<3} goal <= {most:g} {unit}: {verdict}")
+    print(f"load average (1, 5, 15 min): before {_load(before)}; after {_load(after)}")
+
+
+def _load(load: tuple) -> str:
+    return ", ".join(f"{x:.2f}" for x in load)
 
 
 def start(tmp: Path) -> tuple[subprocess.Popen, str]:
@@ -101,7 +126,7 @@ def start(tmp: Path) -> tuple[subprocess.Popen, str]:
     return process, url
 
 
-def measure(url: str, pid: int, sessions: int, submissions: int) -> None:
+def measure(url: str, pid: int, sessions: int, submissions: int) -> dict[str, float]:
     """Time the first page and the feedback, and measure memory per idle session."""
     from playwright.sync_api import sync_playwright
 
@@ -116,10 +141,12 @@ def measure(url: str, pid: int, sessions: int, submissions: int) -> None:
         complete = time.perf_counter() - start
         print(f"first page (Home title) rendered in {first:.2f} s after the server was up")
         print(f"Home complete (dataset figures shown) in {complete:.2f} s")
-        feedback(browser, f"{url}/dprobs", submissions)
+        p50, p95 = feedback(browser, f"{url}/dprobs", submissions)
         print(f"second session, Home title in {_open(browser, url):.2f} s")
-        idle_memory(browser, url, pid, sessions)
+        per = idle_memory(browser, url, pid, sessions)
         browser.close()
+    names = list(GOALS)
+    return dict(zip(names, (first, p50, p95, per), strict=True))
 
 
 # Resolves with the milliseconds from now to the frame that paints a new feedback message, or
@@ -140,8 +167,8 @@ WATCH = """() => {
 }""".replace("LOST_MS", "15000")
 
 
-def feedback(browser, url: str, submissions: int, warmup: int = 3) -> None:
-    """Print p50 and p95 of Ctrl+Enter to the new feedback painted, on a warm exercise page."""
+def feedback(browser, url: str, submissions: int, warmup: int = 3) -> tuple[float, float]:
+    """Print and return p50 and p95 (ms) of Ctrl+Enter to the new feedback painted, warm page."""
     page = browser.new_page(viewport={"width": 1400, "height": 1800})
     page.goto(url)
     content = page.frame_locator(EDITOR).locator(".ace_content")
@@ -169,10 +196,11 @@ def feedback(browser, url: str, submissions: int, warmup: int = 3) -> None:
         f"{lost} without feedback within 15 s"
     )
     page.close()
+    return p50, p95
 
 
-def idle_memory(browser, url: str, pid: int, sessions: int) -> None:
-    """Open sessions, leave them idle, and print the server's memory per session."""
+def idle_memory(browser, url: str, pid: int, sessions: int) -> float:
+    """Open sessions, leave them idle; print and return the server's memory per session (MiB)."""
     time.sleep(2)
     before = rss(pid)
     for i in range(sessions):  # each new page is a new session; all stay open
@@ -185,6 +213,7 @@ def idle_memory(browser, url: str, pid: int, sessions: int) -> None:
         f"after {sessions + 3} sessions: server RSS {server / 2**20:.0f} MiB, "
         f"whole process tree {tree / 2**20:.0f} MiB"
     )
+    return per
 
 
 def _open(browser, url: str) -> float:

@@ -21,9 +21,21 @@ def render(exercise_id: str) -> None:
     st.markdown(view.prompt)
     _scope(view)
     _graph(grader, exercise_id)
+    _work(exercise_id, view)
+    _next(exercise_id)
+
+
+@st.fragment
+def _work(exercise_id: str, view) -> None:
+    """Show the editor and what an attempt changes: the feedback, the why card, the scratchpad,
+    the derivation, the hints and the reveal.
+
+    A fragment, so that a submission (or an auto-save) reruns only this part and the feedback
+    is drawn by the run that graded it; the whole page follows only when the status changed
+    (the badge above and the navigation), after the feedback is on the screen.
+    """
     code = workbench.submission(exercise_id, workbench.editor_event(exercise_id, view.starter))
-    if code is not None:
-        _grade(grader, exercise_id, code)
+    changed = code is not None and _grade(session.grader(), exercise_id, code)
     result = st.session_state.get(f"result:{exercise_id}")
     if result is not None:
         results.show_result(result)
@@ -34,7 +46,8 @@ def render(exercise_id: str) -> None:
     whycard.derivation(view)
     _hints(exercise_id, view.hints)
     _reveal(exercise_id, view.starter)
-    _next(exercise_id)
+    if changed:
+        st.rerun()  # so that the navigation and the badge show the new status
 
 
 def _graph(grader, exercise_id: str) -> None:
@@ -86,14 +99,17 @@ def _tensor_table(tensors) -> pd.DataFrame:
     )
 
 
-def _grade(grader, exercise_id: str, code: str) -> None:
-    """Grade a submission, record it, and keep the result to show."""
+def _grade(grader, exercise_id: str, code: str) -> bool:
+    """Grade a submission, record it, and keep the result to show; return whether the
+    exercise's status changed."""
+    store, profile = services.store(), session.profile()
+    before = store.statuses(profile).get(exercise_id)
     with st.spinner("Grading…"):
         result = grader.grade(exercise_id, code)
         summary = result.summary_with_hint()
         workbench.record(exercise_id, code, result.solved, summary, result.elapsed, result.busy)
         st.session_state[f"result:{exercise_id}"] = result
-    st.rerun()  # so that the navigation and the badge show the new status
+    return store.statuses(profile).get(exercise_id) != before
 
 
 def _last_attempt(exercise_id: str) -> None:

@@ -43,7 +43,7 @@ def render() -> None:
         datasets.show(lecture.slug)
 
 
-@st.fragment(run_every=3.0)
+@st.fragment(run_every=0.5)
 def _checking(shown: int) -> None:
     """While exercises are being proven, say so and redraw the app when more are served."""
     pending = len(services.proofs_pending())

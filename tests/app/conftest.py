@@ -18,9 +18,14 @@ from .app_helpers import BROWSER, FakeGrader
 
 @pytest.fixture(autouse=True)
 def all_layers_on(monkeypatch):
-    """Report every sandbox layer on and every exercise proven, so that rendering a page
-    starts no sandbox (tests/app/test_proofs.py runs the proofs for real)."""
+    """Report every sandbox layer on and every exercise proven, and wait for the scenarios to
+    run, so that rendering a page starts no sandbox and serves every exercise at once
+    (tests/app/test_proofs.py runs the proofs for real, test_checking.py the waits)."""
     monkeypatch.setattr(services, "missing_layers", lambda: {})
+    monkeypatch.setattr(services, "start_sandbox", lambda: None)
+    monkeypatch.setattr(
+        services, "ran_catalog", lambda wait=True: services._catalog(*services._version())
+    )
     monkeypatch.setattr(services, "proofs_failed", lambda: {})
     monkeypatch.setattr(services, "proofs_pending", lambda: set())
 

@@ -6,6 +6,7 @@ import threading
 import time
 
 import pytest
+import streamlit as st
 
 from app import results, services
 from app.storage import Profile
@@ -274,3 +275,24 @@ def test_the_real_grader_end_to_end(app_env, exercise, code, solved, expected):
     assert not at.exception
     verdict = (at.success if solved else at.error)[0].value
     assert expected in verdict
+
+
+def test_the_whole_page_reruns_after_grading_only_when_the_status_changes(fake, monkeypatch):
+    reruns, real = [], st.rerun
+    monkeypatch.setattr(st, "rerun", lambda **kwargs: reruns.append(kwargs) or real(**kwargs))
+    at = page_test("dprobs").run()
+    assert _badge(at) == "Not attempted yet"
+    at = submit(at, f"{RAISES}\n")  # no heatmaps, whose drawing thread reruns the page too
+    assert reruns == [{}] and _badge(at) == "Attempted, not solved yet"
+    at = submit(at, f"{SHAPE}\n")
+    assert at.error[0].value.startswith("**Not yet.**") and "wrong shape" in texts(at)
+    assert reruns == [{}], "still attempted: the feedback is drawn by the run that graded"
+    at = submit(at, f"{SOLVED}\n")
+    assert at.success[0].value.startswith("**Solved.**")
+    assert reruns == [{}, {}] and _badge(at) == "Solved", "a new status reruns the whole page"
+
+
+def _badge(at) -> str:
+    """Return the text of the page's status badge."""
+    (badge,) = [m.value for m in at.markdown if "badge[" in m.value]
+    return badge.split("]", 1)[0].rsplit(": ", 1)[-1]

@@ -10,6 +10,8 @@ from grader.sandbox.layers import MissingLayers
 
 from .app_helpers import main_test, texts
 
+REAL_START_SANDBOX = services.start_sandbox  # the autouse fixture replaces it during tests
+
 
 def test_no_banner_when_every_layer_is_on(fake):
     at = main_test().run()
@@ -48,6 +50,9 @@ def test_a_setting_that_is_neither_says_which(tmp_path):
 
 def test_the_real_sandbox_is_probed_in_the_background(app_env):
     probe = services._layer_probe(False)
+    assert probe.ident is None and probe.missing is None, "not started before a page is drawn"
+    REAL_START_SANDBOX()
+    assert probe.name == "sandbox-layers" and probe.ident is not None
     probe.join(timeout=180)
     assert probe.error is None, probe.error
     assert isinstance(probe.missing, dict)

@@ -41,15 +41,17 @@ class Server:
         return self.log.read_text(encoding="utf-8", errors="replace")
 
     def draft(self, exercise_id: str, start: str, seconds: float = 20) -> str | None:
-        """Return the saved draft of exercise_id once it starts with `start`, else None."""
+        """Return a saved draft of exercise_id once one starts with `start`, else None (other
+        tests' profiles may have drafts of the same exercise)."""
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
             with contextlib.closing(sqlite3.connect(self.data_dir / "progress.sqlite3")) as db:
-                row = db.execute(
+                rows = db.execute(
                     "SELECT code FROM drafts WHERE exercise_id = ?", (exercise_id,)
-                ).fetchone()
-            if row and row[0].startswith(start):
-                return row[0]
+                ).fetchall()
+            found = [code for (code,) in rows if code.startswith(start)]
+            if found:
+                return found[0]
             time.sleep(0.2)
         return None
 

@@ -29,6 +29,20 @@ def test_a_proof_is_made_once_per_content(tmp_path, monkeypatch, default_data):
     assert calls == ["dlogprobs", "dlogprobs"], "an edited file is proven again"
 
 
+def test_remembered_proofs_are_recalled_before_any_is_run(tmp_path, monkeypatch):
+    catalog = discover()
+    monkeypatch.setattr(proofs, "prove", lambda e, g: [])
+    Proofs(
+        catalog.withdraw((), exercises=[e.id for e in catalog.exercises[1:]]),
+        None,
+        tmp_path / "proofs.json",
+    ).run()
+    recalled = Proofs(catalog, None, tmp_path / "proofs.json")
+    assert recalled.proven() == set()
+    recalled.recall()
+    assert recalled.proven() == {"dlogprobs"} and not recalled.done.is_set()
+
+
 def test_a_damaged_cache_is_forgotten_and_a_failure_is_reported(tmp_path, monkeypatch):
     from grader.validate import Finding
 
