@@ -36,7 +36,7 @@ class ScenarioRuns(Once):
         self.error: Exception | None = None
 
     def run(self) -> None:
-        from grader.runnable import runnable
+        from grader.proving import runnable
 
         try:
             self.catalog = runnable(self.declared)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app import results, training_view
-from grader.result import PassResult, Result
+from grader import PassResult, Result
 
 BADGES = {  # a part's status -> (label, icon, colour)
     "solved": ("Solved", ":material/check_circle:", "green"),

@@ -109,7 +109,7 @@ def show_stdout(stdout: str) -> None:
 
 def cmp_text(cmp) -> str:
     """Return the lecture's cmp line."""
-    from grader.render import cmp_line
+    from grader.feedback import cmp_line
 
     return cmp_line(cmp)
 

@@ -85,7 +85,7 @@ def catalog() -> Catalog:
     failed, pending = proofs_failed(), proofs_pending()
     if not failed and not pending:
         return full
-    from grader.schema import SchemaError
+    from grader import SchemaError
 
     found = tuple(SchemaError(f.where, f.problem) for fs in failed.values() for f in fs)
     return full.withdraw(found, exercises=(*failed, *pending))
@@ -125,7 +125,7 @@ def training_available(served: Catalog) -> bool:
     ids = {e.id for e in served.exercises if e.scenario.uses_dataset}
     if not (served.course.training and ids):  # no torch import while nothing is served
         return False
-    from grader.training.section import PARTS
+    from grader.training import PARTS
 
     return all(part in ids for part, _ in PARTS)
 
@@ -133,7 +133,7 @@ def training_available(served: Catalog) -> bool:
 @st.cache_resource(show_spinner=False)
 def _proofs(root: str, signature: tuple, cache_dir: str):
     """Start proving the catalog once per version of the files, in a thread."""
-    from grader.proofs import Proofs
+    from grader.proving import Proofs
 
     proofs = Proofs(
         _catalog(root, signature), grader(DEFAULT_SOURCE), Path(cache_dir) / "proofs.json"
@@ -151,7 +151,7 @@ def _version() -> tuple[str, tuple]:
 
 def exercises_root() -> Path:
     """Return the exercises folder: the configured one, or the grader's default."""
-    from grader.exercises import EXERCISES_DIR
+    from grader import EXERCISES_DIR
 
     return config().exercises_dir or EXERCISES_DIR
 

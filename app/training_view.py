@@ -78,7 +78,7 @@ def live_curve(curve: tuple[float, ...], bucket: int) -> pd.DataFrame:
 
 def _bucket(steps: int) -> int:
     """Return how many steps each point of a run's curve averages (as TrainSettings.bucket)."""
-    from grader.training.records import CURVE_POINTS
+    from grader.training import CURVE_POINTS
 
     return max(1, steps // CURVE_POINTS)
 
@@ -162,7 +162,7 @@ def run_label(run) -> str:
 
 def show_saved(run) -> None:
     """Show a finished run again from the store: losses, its samples and its loss curve."""
-    from grader.training.records import CURVE_POINTS
+    from grader.training import CURVE_POINTS
 
     if run.train_loss is not None:
         st.dataframe(

@@ -91,7 +91,12 @@ def start(tmp: Path) -> tuple[subprocess.Popen, str]:
         port = sock.getsockname()[1]
     env = {**os.environ, "NINJA_DATA_DIR": str(tmp / "var")}
     # Exercises are served once proven: prove them as a finished first start would have.
-    prove = [sys.executable, "-m", "grader.proofs", str(tmp / "var" / "cache" / "proofs.json")]
+    prove = [
+        sys.executable,
+        "-m",
+        "grader.proving.proofs",
+        str(tmp / "var" / "cache" / "proofs.json"),
+    ]
     subprocess.run(prove, cwd=ROOT, check=True, timeout=600)
     command = [
         sys.executable,

@@ -23,7 +23,7 @@ from pathlib import Path
 import torch
 
 import data
-from grader.exercises import discover
+from grader.course.exercises import discover
 from grader.sandbox.training.loop import compile_section, prepare, section_backward, train
 from grader.training.autograd import run_reference, train_autograd
 from grader.training.job import TrainingJob

@@ -5,6 +5,8 @@
     >>> result.solved, result.summary()
 
 Learner code runs only in the sandbox's forked workers; references stay in this process.
+The rooms, lowest first: sandbox/, course/, feedback/, grading/, training/, notebook/ and
+proving/, cli/; each has a face (its `__init__.py`) and docs/rooms.md draws the order.
 Names are imported on first use, so `from grader import discover` does not load torch.
 """
 
@@ -13,10 +15,13 @@ from __future__ import annotations
 from grader.lazy import lazy_names
 
 _HOMES = {
-    "Grader": "grader.engine",
-    "Catalog": "grader.exercises",
-    "Exercise": "grader.exercises",
-    "discover": "grader.exercises",
+    "Grader": "grader.grading",
+    "Catalog": "grader.course",
+    "EXERCISES_DIR": "grader.course",
+    "Exercise": "grader.course",
+    "discover": "grader.course",
+    "SchemaError": "grader.course",
+    "TRAINING": "grader.course",
     "Check": "grader.result",
     "Cmp": "grader.result",
     "LearnerError": "grader.result",
@@ -24,9 +29,8 @@ _HOMES = {
     "PassResult": "grader.result",
     "GradRow": "grader.result",
     "Result": "grader.result",
-    "SchemaError": "grader.schema",
-    "ExerciseView": "grader.views",
-    "TensorInfo": "grader.views",
+    "ExerciseView": "grader.grading",
+    "TensorInfo": "grader.grading",
 }
 __all__ = sorted(_HOMES)
 

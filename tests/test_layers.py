@@ -24,7 +24,7 @@ def _imports(folder: str) -> set[str]:
 
 def test_importing_the_grader_leaves_streamlit_out():
     code = (
-        "import sys, grader, grader.engine, grader.cli, grader.sandbox\n"
+        "import sys, grader, grader.grading.engine, grader.cli, grader.sandbox\n"
         "from grader import Grader\n"
         "assert 'streamlit' not in sys.modules, 'streamlit was imported'\n"
     )

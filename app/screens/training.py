@@ -13,7 +13,7 @@ from dataclasses import asdict, fields
 import streamlit as st
 
 from app import services, session, training_session, training_view, whycard, workbench
-from grader.lecture import TRAINING
+from grader import TRAINING
 
 KEY = "training"
 CHECK_KEY = "training:check"

@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from grader.inputs import BadInput, read_answer
+from grader.cli.inputs import BadInput, read_answer
 
 SCHEMA = "backprop-ninja/gradebook/1"
 WHOLE_PASS = "whole_pass"
@@ -170,7 +170,7 @@ def summary(rows: list[Graded], paths: tuple[Path, Path], seconds: float) -> lis
 def run(catalog, dataset, items: list[Item], refused: list[Graded], args):
     """Grade the items on a sandbox of args.slots slots; write the book; return rows, paths,
     seconds."""
-    from grader.engine import Grader
+    from grader.grading import Grader
     from grader.sandbox import Sandbox
 
     started = time.monotonic()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from grader.exercises import Catalog
+from grader.course import Catalog
 
 BREAKS = (  # (text in a solution, what a learner writes instead)
     ("-1.0 / n", "-1.0 / 32"),

@@ -13,11 +13,9 @@ import difflib
 import sys
 from pathlib import Path
 
+from grader.course import BadInput
+
 MAX_ANSWER_BYTES = 4 << 20
-
-
-class BadInput(Exception):
-    """Input that cannot be used; shown as one `error:` line, exit code 2."""
 
 
 def exercise(catalog, wanted: str):

@@ -16,9 +16,10 @@ import os
 import sys
 from pathlib import Path
 
-from grader import checkjson, inputs
-from grader.exercises import discover
-from grader.inputs import BadInput
+from grader.cli import inputs
+from grader.cli.inputs import BadInput
+from grader.course import discover
+from grader.feedback import checkjson
 
 SOLVED, NOT_SOLVED, BAD_INPUT, GRADER_FAILED = 0, 1, 2, 3
 CODES = "exit codes: 0 solved, 1 not solved, 2 bad input (nothing graded), 3 grader failed or busy"
@@ -128,8 +129,8 @@ def _check(args) -> int:
     scenario = target.scenario if target else inputs.scenario(catalog, args.scenario)
     inputs.data_path(args.data)
     code = inputs.read_answer(args.file)
-    from grader.engine import Grader
-    from grader.runnable import require_runnable
+    from grader.grading import Grader
+    from grader.proving import require_runnable
 
     require_runnable([scenario])
 
@@ -147,8 +148,9 @@ def _check_notebook(args, catalog) -> int:
         raise BadInput("a notebook is graded whole: leave out --exercise and --scenario")
     inputs.data_path(args.data)
     found = inputs.read_notebook(args.file)
-    from grader import notebook, render
-    from grader.engine import Grader
+    from grader import notebook
+    from grader.feedback import render
+    from grader.grading import Grader
 
     dataset = _dataset(args)
     with contextlib.closing(_OnDemand()) as sandbox:
@@ -160,7 +162,7 @@ def _check_notebook(args, catalog) -> int:
 
 def _show(result, args, scenario) -> int:
     """Print a result as text or JSON; return its exit code."""
-    from grader import render
+    from grader.feedback import render
 
     subject = _subject(args, [], scenario.slug)
     if args.exercise:
@@ -258,20 +260,20 @@ class _OnDemand:
 
 def _batch_arguments(parser: Parser) -> None:
     """Add the arguments of `grade-batch` (grader/batch.py)."""
-    from grader import batch
+    from grader.cli import batch
 
     batch.add_arguments(parser)
 
 
 def _grade_batch(args) -> int:
     """Grade a class and write the gradebook; 3 if the grader failed on an item, else 0."""
-    from grader import batch
+    from grader.cli import batch
 
     catalog = discover(*inputs.course_folder(args.exercises))
     items, refused = batch.collect(
         args.folder, catalog, inputs.scenario(catalog, args.scenario).slug
     )
-    from grader.runnable import require_runnable  # runs the scenarios: torch, after the inputs
+    from grader.proving import require_runnable  # runs the scenarios: torch, after the inputs
 
     require_runnable(batch.scenarios_of(items, catalog))
     rows, paths, seconds = batch.run(catalog, _dataset(args), items, refused, args)
@@ -283,7 +285,7 @@ def _grade_batch(args) -> int:
 def _validate(args) -> int:
     """Prove exercise files; exit 0 only when every one is sound."""
     path = inputs.exercises_path(args.path)
-    from grader.validate import validate
+    from grader.proving import validate
 
     with contextlib.closing(_OnDemand()) as sandbox:
         count, findings = validate(path, sandbox=sandbox)
@@ -296,7 +298,7 @@ def _validate(args) -> int:
 def _list(args) -> int:
     """List exercises in teaching order, then the files that could not be read and the scenarios
     that fail to run (withdrawn with their exercises, as in the app)."""
-    from grader.runnable import runnable
+    from grader.proving import runnable
 
     catalog = runnable(discover(*inputs.course_folder(args.folder)))
     for exercise in catalog.exercises:

@@ -14,7 +14,7 @@ import tomllib
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-from grader.schema import SchemaError, check_keys
+from grader.course.schema import SchemaError, check_keys
 
 FILE_NAME = "course.toml"
 INTRO = """

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
-from grader.program import Statement
+from grader.course.program import Statement
 
 # Methods and functions whose result carries no gradient (indices, masks, signs, detached).
 NO_GRADIENT = frozenset(

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from grader.schema import require
+from grader.course.schema import require
 
 VIDEO = "https://www.youtube.com/watch?v=q8SA3rM6ckI"
 # The video's published chapters: (start in seconds, title).

@@ -21,7 +21,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from grader.schema import SchemaError
+from grader.course.schema import SchemaError
 
 MAX_STATEMENTS = 500  # after unrolling, over both programs
 # `# (shape)`, optionally followed by the reason for the line: `# (1, n_hidden) Bessel: ...`

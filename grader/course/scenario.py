@@ -13,10 +13,10 @@ import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from grader.differentiable import mark_differentiable
-from grader.lecture import LectureLink, parse_lecture
-from grader.program import Statement, lower
-from grader.schema import SchemaError, check_keys, require
+from grader.course.differentiable import mark_differentiable
+from grader.course.lecture import LectureLink, parse_lecture
+from grader.course.program import Statement, lower
+from grader.course.schema import SchemaError, check_keys, require
 
 SCENARIO_KEYS = {
     "title": str,

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 
+class BadInput(Exception):
+    """Input that cannot be used (a file, flag, exercise or scenario); one `error:` line, exit 2."""
+
+
 class SchemaError(ValueError):
     """An instructor file is malformed; `where` names the file and field."""
 

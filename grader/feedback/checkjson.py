@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from grader.feedback import GRADER_FAULT
+from grader.feedback.voice import GRADER_FAULT
 from grader.result import PASS, LearnerError, NotebookPart, NotebookResult, PassResult, Result
 
 SCHEMA = "backprop-ninja/check/1"

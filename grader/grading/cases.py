@@ -12,10 +12,9 @@ from dataclasses import dataclass, replace
 
 import torch
 
-from grader.exercises import Exercise
-from grader.reference import ForwardRun, run_forward, synthetic_data, vjp
+from grader.course import Exercise, Scenario
+from grader.grading.reference import ForwardRun, run_forward, synthetic_data, vjp
 from grader.sandbox import Case
-from grader.scenario import Scenario
 
 LECTURE, RANDOM, ALT = "lecture", "random", "alt"
 

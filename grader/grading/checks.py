@@ -8,10 +8,11 @@ from dataclasses import dataclass, field
 
 import torch
 
-from grader import diagnose, feedback, rules
-from grader.cases import ALT, LECTURE, RANDOM, scope_names
+from grader.course import Problem, rules
+from grader.feedback import diagnose
+from grader.feedback import voice as feedback
+from grader.grading.cases import ALT, LECTURE, RANDOM, scope_names
 from grader.result import FAIL, INCONCLUSIVE, PASS, SKIPPED, Check, LearnerError
-from grader.rules import Problem
 from grader.sandbox import Case, CaseOutcome, Returned, RunOutcome
 
 FLOAT_DTYPES = (torch.float32, torch.float64)

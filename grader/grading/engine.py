@@ -9,17 +9,18 @@ from dataclasses import replace
 
 import torch
 
-from grader import checks, diagnose, feedback, pipeline, rules
-from grader.cases import ALT, LECTURE, RANDOM, Prepared, Runs, fresh, prepare
-from grader.checks import Source, Subject
-from grader.exercises import Catalog, Exercise, discover
-from grader.pipeline import EXERCISE, WHOLE_PASS
-from grader.reference import vjp
+from grader.course import Catalog, Exercise, discover, evaluate_shape, rules
+from grader.feedback import diagnose
+from grader.feedback import voice as feedback
+from grader.grading import checks, pipeline
+from grader.grading.cases import ALT, LECTURE, RANDOM, Prepared, Runs, fresh, prepare
+from grader.grading.checks import Source, Subject
+from grader.grading.pipeline import EXERCISE, WHOLE_PASS
+from grader.grading.reference import vjp
+from grader.grading.views import ExerciseView, describe
+from grader.grading.wholepass import grade_pass, header
 from grader.result import DECIDED_OR_OPEN, FAIL, Check, PassResult, Result
 from grader.sandbox import RunOutcome, Sandbox, default_sandbox
-from grader.scenariocheck import evaluate_shape
-from grader.views import ExerciseView, describe
-from grader.wholepass import grade_pass, header
 
 log = logging.getLogger("grader")
 
@@ -116,7 +117,7 @@ class Grader:
 
     def scratch(self, exercise_id: str, code: str):
         """Run code on an exercise's lecture batch, ungraded; describe what it assigned."""
-        from grader.scratch import ScratchResult, run_scratch
+        from grader.grading.scratch import ScratchResult, run_scratch
 
         exercise = self.catalog.get(exercise_id)
         try:
@@ -127,7 +128,7 @@ class Grader:
 
     def graph(self, scenario: str | None = None):
         """Return the forward pass of a scenario as nodes and edges with shapes."""
-        from grader.graph import scenario_graph
+        from grader.grading.graph import scenario_graph
 
         chosen = self.catalog.scenario(scenario) if scenario else self.catalog.scenarios[0]
         return scenario_graph(chosen, self.runs)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from grader.cases import LECTURE, Runs
-from grader.scenario import Scenario
+from grader.course import Scenario
+from grader.grading.cases import LECTURE, Runs
 
 PARAM, INPUT, VALUE, OUTPUT = "param", "input", "value", "output"
 

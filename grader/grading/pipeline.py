@@ -6,7 +6,7 @@ gradient). A path runs the steps whose case it has (PROVIDES) and that do not le
 (`paths`): one exercise shows them as ticks, the whole pass and Exercise 4's gradient check as
 rows of the lecture's cmp table (the lecture-batch steps) and, for the whole pass, one verdict
 on the other sizes. Adding a check is one entry here (its function beside the others in
-checks.py) and its sentences in feedback.py.
+checks.py), its title in grader/result.py's TITLES and its sentences in the voice.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from grader import checks, diagnose, feedback
 from grader.cases import ALT, LECTURE, RANDOM
 from grader.checks import Subject
-from grader.result import FAIL, PASS, Check, GradRow
+from grader.result import FAIL, PASS, TITLES, Check, GradRow
 
 EXERCISE, WHOLE_PASS, GRADCHECK = "exercise", "whole pass", "gradient check"
 PATHS = (EXERCISE, WHOLE_PASS, GRADCHECK)
@@ -37,26 +37,24 @@ class Step:
     later steps are skipped once it fails."""
 
     kind: str
-    title: str
     check: Callable[[Subject], Check]
     needs: str
     stops: str = "an earlier check failed"
     paths: tuple[str, ...] = PATHS
 
+    @property
+    def title(self) -> str:
+        """Return the step's display title (declared in grader/result.py, where Check shows it)."""
+        return TITLES[self.kind]
+
 
 STEPS: tuple[Step, ...] = (
-    Step("runs", "Runs within limits", checks.check_runs, RUN, "the code did not run"),
-    Step("rules", "No autograd", checks.check_rules, RUN, "it uses autograd"),
-    Step(
-        "form",
-        "Plain float tensor, exact shape, finite",
-        checks.check_form,
-        LECTURE,
-        "the answer has the wrong form",
-    ),
-    Step("lecture", "Lecture batch, autograd's upstream gradients", checks.check_lecture, LECTURE),
-    Step("random", "Random upstream gradients", checks.check_random, RANDOM),
-    Step("sizes", "Other sizes", checks.check_sizes, ALT),
+    Step("runs", checks.check_runs, RUN, "the code did not run"),
+    Step("rules", checks.check_rules, RUN, "it uses autograd"),
+    Step("form", checks.check_form, LECTURE, "the answer has the wrong form"),
+    Step("lecture", checks.check_lecture, LECTURE),
+    Step("random", checks.check_random, RANDOM),
+    Step("sizes", checks.check_sizes, ALT),
 )
 
 
@@ -71,7 +69,7 @@ def steps(path: str, needs: str | None = None) -> tuple[Step, ...]:
 
 def title(kind: str) -> str:
     """Return the display title of a check's kind."""
-    return {s.kind: s.title for s in STEPS}[kind]
+    return TITLES[kind]
 
 
 def beyond_lecture(kind: str) -> bool:

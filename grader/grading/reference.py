@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
-from grader.scenario import Scenario, Statement
+from grader.course import Scenario, Statement
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,9 @@ from dataclasses import dataclass, replace
 
 import torch
 
-from grader import feedback, rules
-from grader.cases import LECTURE, Prepared
+from grader.course import rules
+from grader.feedback import voice as feedback
+from grader.grading.cases import LECTURE, Prepared
 from grader.result import LearnerError
 from grader.sandbox import RunOutcome, Sandbox
 

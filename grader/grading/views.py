@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from grader.cases import LECTURE, Runs
-from grader.exercises import Exercise
-from grader.reference import path_statements
+from grader.course import Exercise
+from grader.grading.cases import LECTURE, Runs
+from grader.grading.reference import path_statements
 
 
 @dataclass(frozen=True)

@@ -5,13 +5,15 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from grader import checks, diagnose, feedback, pipeline
-from grader.cases import ALT, LECTURE, Runs
-from grader.checks import Subject
-from grader.pipeline import WHOLE_PASS
+from grader.course import Scenario
+from grader.feedback import diagnose
+from grader.feedback import voice as feedback
+from grader.grading import checks, pipeline
+from grader.grading.cases import ALT, LECTURE, Runs
+from grader.grading.checks import Subject
+from grader.grading.pipeline import WHOLE_PASS
 from grader.result import FAIL, GradRow, PassResult
 from grader.sandbox import Case, RunOutcome, Sandbox
-from grader.scenario import Scenario
 
 
 def pass_cases(scenario: Scenario, runs: Runs) -> tuple[Case, ...]:

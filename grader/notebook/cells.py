@@ -12,7 +12,7 @@ import re
 import warnings
 from dataclasses import dataclass
 
-from grader import feedback
+from grader.feedback import voice as feedback
 
 MAX_NOTEBOOK_BYTES = 32 << 20
 WRITTEN, UNFILLED, MISSING = "written", "unfilled", "missing"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import logging
 import time
 
-from grader import feedback
-from grader.checkjson import status
+from grader.feedback import status
+from grader.feedback import voice as feedback
 from grader.notebook.cells import MISSING, UNFILLED, Found, Part
 from grader.result import NotebookPart, NotebookResult
 from grader.training.records import GradCheck

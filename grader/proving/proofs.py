@@ -19,7 +19,7 @@ import os
 import threading
 from pathlib import Path
 
-from grader.validate import Finding, prove
+from grader.proving.validate import Finding, prove
 
 log = logging.getLogger("grader")
 VERSION = "1"  # change when what a proof checks changes: every cached proof is redone
@@ -104,8 +104,8 @@ def prove_all(cache: Path, folder: Path | None = None) -> None:
     """
     from data import default_dataset
     from grader import Grader
-    from grader.exercises import discover
-    from grader.runnable import runnable
+    from grader.course import discover
+    from grader.proving.runnable import runnable
 
     catalog = runnable(discover(folder) if folder else discover())
     Proofs(catalog, Grader(default_dataset(), catalog), cache).run()

@@ -8,11 +8,8 @@ program and line, so that the rest keeps serving.
 
 from __future__ import annotations
 
-from grader.exercises import Catalog
-from grader.inputs import BadInput
-from grader.reference import ScenarioError, run_forward, synthetic_data
-from grader.scenario import Scenario
-from grader.schema import SchemaError
+from grader.course import BadInput, Catalog, Scenario, SchemaError
+from grader.grading import ScenarioError, run_forward, synthetic_data
 
 WITHDRAWN = "the scenario is withdrawn (its graph, its whole pass and its exercises)"
 

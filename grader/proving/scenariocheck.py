@@ -1,20 +1,15 @@
 """Checks of a scenario that need it to run: shape comments, alt sizes, errors at their line,
-and exercises whose `given` leaves a path to the loss uncut (used by grader/validate.py).
+and exercises whose `given` leaves a path to the loss uncut (used by grader/proving/validate.py).
 
 Each check returns (where, problem) pairs: the file and field or line, and what is wrong.
 """
 
 from __future__ import annotations
 
-import ast
-
-from grader.reference import ScenarioError, run_forward, synthetic_data
-from grader.scenario import Scenario
+from grader.course import Scenario, evaluate_shape
+from grader.grading import ScenarioError, run_forward, synthetic_data
 
 Finding = tuple[str, str]  # (where, problem)
-
-SAFE = (ast.Expression, ast.Name, ast.Constant, ast.BinOp, ast.UnaryOp, ast.Load)
-SAFE += (ast.Mult, ast.Add, ast.Sub, ast.FloorDiv, ast.Div, ast.USub)
 
 
 _CHECKED: dict[tuple[str, str], tuple[Finding, ...]] = {}
@@ -92,26 +87,6 @@ def _gradients(scenario: Scenario, run) -> list[Finding]:
             )
         found.append((f"{scenario.path}: forward.code line {stmt.line}", problem))
     return found
-
-
-def evaluate_shape(comment: str, sizes: dict) -> tuple[int, ...] | None:
-    """Return a shape comment's value with the sizes, e.g. "(n, block_size*n_embd)" -> (32, 30);
-    None when it holds anything but sizes, numbers and arithmetic."""
-    try:
-        tree = ast.parse(comment.strip() if comment.strip() != "()" else "()", mode="eval")
-    except SyntaxError:
-        return None
-    parts = tree.body.elts if isinstance(tree.body, ast.Tuple) else [tree.body]
-    shape = []
-    for part in parts:
-        expr = ast.Expression(part)
-        if not all(isinstance(n, SAFE) for n in ast.walk(expr)):
-            return None
-        names = {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
-        if not names <= set(sizes):
-            return None
-        shape.append(int(eval(compile(expr, "<shape>", "eval"), {"__builtins__": {}}, sizes)))
-    return tuple(shape)
 
 
 def given_cuts(exercise) -> list[Finding]:

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from data import default_dataset
-from grader.engine import Grader
-from grader.exercises import EXERCISES_DIR, Exercise, discover
+from grader.course import EXERCISES_DIR, Exercise, discover
+from grader.grading import Grader
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,7 @@ def zeros_answer(exercise: Exercise, grader: Grader) -> str:
 def prove(exercise: Exercise, grader: Grader) -> list[Finding]:
     """Grade the exercise's solution, starter, zeros and every listed mistake."""
     where = str(exercise.path)
-    from grader.scenariocheck import check_scenario, given_cuts
+    from grader.proving.scenariocheck import check_scenario, given_cuts
 
     declared = [*check_scenario(exercise.scenario), *given_cuts(exercise)]
     findings = [Finding(w, p) for w, p in declared]

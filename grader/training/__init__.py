@@ -25,6 +25,7 @@ _HOMES = {
     "GradCheck": "grader.training.records",
     "GradRow": "grader.result",
     "LoopAdvice": "grader.training.records",
+    "PARTS": "grader.training.section",
     "ReferenceStatus": "grader.training.records",
     "TrainingReport": "grader.training.records",
     "TrainingStatus": "grader.training.records",

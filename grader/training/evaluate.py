@@ -101,7 +101,7 @@ TIMED_STEPS = 150
 @functools.cache
 def lecture_section() -> str:
     """Return the section from the reference answers in solutions/, `dC` zeroed, to time."""
-    from grader.exercises import discover  # exercise files load only when advice is given
+    from grader.course import discover  # exercise files load only when advice is given
 
     catalog = discover()
     answers = {part: catalog.get(part).solution() for part, _ in section.PARTS}

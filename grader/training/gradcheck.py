@@ -11,10 +11,9 @@ from dataclasses import replace
 
 import torch
 
-from grader import checks, diagnose, feedback, pipeline
-from grader.cases import LECTURE
-from grader.checks import Source, Subject
-from grader.pipeline import GRADCHECK
+from grader.feedback import diagnose
+from grader.feedback import voice as feedback
+from grader.grading import GRADCHECK, LECTURE, Source, Subject, checks, pipeline
 from grader.result import FAIL, GradRow
 from grader.sandbox import Case, RunOutcome, Sandbox
 from grader.sandbox.training import GRADS, PARAMS, Program, prepare, scalars

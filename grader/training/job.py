@@ -20,7 +20,8 @@ from dataclasses import asdict, dataclass
 
 import torch
 
-from grader import feedback, rules
+from grader.course import rules
+from grader.feedback import voice as feedback
 from grader.sandbox import CaseOutcome, Limits
 from grader.sandbox.training import (
     Done,

@@ -22,7 +22,7 @@ import ast
 import functools
 from dataclasses import dataclass
 
-from grader.program import Statement
+from grader.course import Statement
 from grader.sandbox.training import Program
 
 # (first, last) line of a span of the scenario's forward pass -> the one call that computes
@@ -80,7 +80,7 @@ def course_model(catalog) -> Model:
 @functools.cache
 def lecture_model() -> Model:
     """Return the MLP of the shipped course (exercises/, read once)."""
-    from grader.exercises import discover
+    from grader.course import discover
 
     return course_model(discover())
 

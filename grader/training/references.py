@@ -22,7 +22,7 @@ from collections import deque
 from dataclasses import asdict
 from pathlib import Path
 
-from grader import feedback
+from grader.feedback import voice as feedback
 from grader.training.autograd import VERSION
 from grader.training.model import Model
 from grader.training.records import Evaluation, ReferenceStatus, TrainSettings

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from grader.exercises import Catalog, discover
+from grader.course import Catalog, discover
 from grader.sandbox import Sandbox, default_sandbox
 from grader.training import gradcheck, section
 from grader.training.job import TrainingJob

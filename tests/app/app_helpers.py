@@ -20,7 +20,7 @@ from grader import (
     TensorInfo,
     discover,
 )
-from grader.pipeline import EXERCISE, steps
+from grader.grading.pipeline import EXERCISE, steps
 
 ROOT = Path(__file__).resolve().parents[2]
 MAIN = ROOT / "app" / "main.py"
@@ -61,7 +61,7 @@ class FakeGrader:
         return dict(HEADER)
 
     def graph(self, scenario=None):
-        from grader.graph import Edge, Graph, Node
+        from grader.grading.graph import Edge, Graph, Node
 
         nodes = (Node("probs", "value", (32, 27), "(n, vocab_size)"),)
         nodes += (Node("logprobs", "value", (32, 27), "(n, vocab_size)"),)

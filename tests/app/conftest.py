@@ -11,7 +11,7 @@ import shutil
 import pytest
 
 from app import identity, services
-from grader.exercises import EXERCISES_DIR
+from grader.course.exercises import EXERCISES_DIR
 
 from .app_helpers import BROWSER, FakeGrader
 

@@ -7,7 +7,7 @@ import shutil
 import threading
 
 from app import nav, services
-from grader.exercises import EXERCISES_DIR
+from grader.course.exercises import EXERCISES_DIR
 
 from .app_helpers import main_test, nav_sections, texts
 

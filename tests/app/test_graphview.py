@@ -8,7 +8,7 @@ import re
 from app import graphview, services
 from app.storage import Attempt
 from grader import Grader
-from grader.exercises import discover
+from grader.course.exercises import discover
 
 from .app_helpers import page_test
 

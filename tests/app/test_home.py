@@ -7,7 +7,7 @@ import shutil
 from app import services
 from app.screens.home import next_exercise
 from app.storage import Attempt
-from grader.exercises import EXERCISES_DIR
+from grader.course.exercises import EXERCISES_DIR
 
 from .app_helpers import (
     SOLVED,

@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from app import services
-from grader.exercises import EXERCISES_DIR
+from grader.course.exercises import EXERCISES_DIR
 
 from .app_helpers import every_page_renders, nav_sections, page_test
 

@@ -8,7 +8,7 @@ import shutil
 import pytest
 
 from app import services
-from grader.exercises import EXERCISES_DIR, SOLUTIONS_DIR
+from grader.course.exercises import EXERCISES_DIR, SOLUTIONS_DIR
 
 from .app_helpers import every_page_renders, main_test, page_test
 

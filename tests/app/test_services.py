@@ -26,7 +26,7 @@ def test_the_training_page_needs_the_lecture_exercises_on_the_dataset_scenario()
     from dataclasses import replace
 
     from grader import discover
-    from grader.course import Course
+    from grader.course.course import Course
 
     catalog = discover()
     assert services.training_available(catalog)

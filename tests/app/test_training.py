@@ -9,7 +9,7 @@ import pytest
 from app import services, session, training_session
 from app.runstore import TrainingRun
 from app.storage import Attempt
-from grader.feedback import duration
+from grader.feedback.voice import duration
 
 from .app_helpers import page_test, submit, texts
 from .training_helpers import WRONG, FakeTrainer, ended, report

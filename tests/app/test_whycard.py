@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from grader.lecture import VIDEO
+from grader.course.lecture import VIDEO
 
 from .app_helpers import SOLVED, VALUES, page_test, submit, texts
 

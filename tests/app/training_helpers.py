@@ -7,7 +7,7 @@ records; the section and the loop text come from the real grader (plain text, no
 from __future__ import annotations
 
 from grader import Cmp
-from grader.exercises import discover
+from grader.course.exercises import discover
 from grader.training.model import lecture_model
 from grader.training.records import (
     Evaluation,

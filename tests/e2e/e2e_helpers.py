@@ -72,7 +72,7 @@ def start_server(
     folder = [str(exercises)] if exercises else []
     # The app holds back an exercise until it is proven; prove them all first, as a finished
     # first start would have, so that a test can open any exercise at once.
-    prove = [sys.executable, "-m", "grader.proofs", str(proofs), *folder]
+    prove = [sys.executable, "-m", "grader.proving.proofs", str(proofs), *folder]
     subprocess.run(prove, cwd=ROOT, check=True, timeout=600)
     port = free_port()
     env = {**os.environ, "NINJA_DATA_DIR": str(data_dir), **(settings or {})}

@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from grader.exercises import EXERCISES_DIR
+from grader.course.exercises import EXERCISES_DIR
 
 from .e2e_helpers import OUTPUT, open_page, start_server, stop_server
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 import data
-from grader.cases import Runs
-from grader.exercises import EXERCISES_DIR, discover
+from grader.course.exercises import EXERCISES_DIR, discover
+from grader.grading.cases import Runs
 
 NAMES = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "names.txt"
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import torch
 
-from grader.cases import LECTURE
+from grader.grading.cases import LECTURE
 from grader.sandbox.warmup import UID_BASE
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,8 +12,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from grader.batch import SCHEMA
-from grader.classgen import write_class
+from grader.cli.batch import SCHEMA
+from grader.cli.classgen import write_class
 
 from .test_cli import cli
 

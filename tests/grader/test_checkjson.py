@@ -13,7 +13,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from grader.checkjson import EXIT_CODES, SCHEMA
+from grader.feedback.checkjson import EXIT_CODES, SCHEMA
 
 pytestmark = pytest.mark.slow  # each test runs the CLI in a subprocess (torch, a sandbox)
 

@@ -7,9 +7,9 @@ from dataclasses import replace
 import pytest
 import torch
 
-from grader import feedback
-from grader.cases import ALT, LECTURE
-from grader.checks import (
+from grader.feedback import voice as feedback
+from grader.grading.cases import ALT, LECTURE
+from grader.grading.checks import (
     Subject,
     check_form,
     check_lecture,

@@ -277,7 +277,7 @@ def test_learner_text_cannot_paint_the_terminal_or_crash_check(tmp_path):
 
 def _whole_passes() -> list[tuple[str, int, Path]]:
     """Return (slug, gradients, reference pass) for every shipped scenario with a whole pass."""
-    from grader.exercises import discover
+    from grader.course.exercises import discover
 
     shipped = [s for s in discover().scenarios if s.whole_pass]
     files = {s.slug: ROOT / "solutions" / s.slug / "whole_pass.py" for s in shipped}

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.checkjson import EXIT_CODES, status
+from grader.feedback.checkjson import EXIT_CODES, status
 from grader.result import PassResult, Result
 
 pytestmark = pytest.mark.slow  # each test runs the CLI in a subprocess (torch, a sandbox)
@@ -241,7 +241,7 @@ def test_a_busy_grader_is_exit_3_like_a_failed_one():
 
 
 def test_validate_a_scenario_file_proves_its_folder():
-    from grader.exercises import discover
+    from grader.course.exercises import discover
 
     count = sum(e.scenario.slug == "02_layernorm" for e in discover().exercises)
     done = cli("validate", "exercises/02_layernorm/scenario.toml")

@@ -6,9 +6,9 @@ import shutil
 
 import pytest
 
-from grader.course import Course, load_course
-from grader.exercises import EXERCISES_DIR, SOLUTIONS_DIR, discover
-from grader.schema import SchemaError
+from grader.course.course import Course, load_course
+from grader.course.exercises import EXERCISES_DIR, SOLUTIONS_DIR, discover
+from grader.course.schema import SchemaError
 
 
 def test_a_folder_without_course_toml_gets_the_defaults(tmp_path):

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from grader import diagnose, feedback
+from grader.feedback import diagnose
+from grader.feedback import voice as feedback
 
 g = torch.Generator().manual_seed(0)
 REF = torch.randn((32, 27), generator=g)

@@ -8,10 +8,11 @@ from dataclasses import replace
 
 import pytest
 
-from grader import Catalog, Grader, feedback
+from grader import Catalog, Grader
+from grader.feedback import voice as feedback
+from grader.proving.validate import prove
 from grader.sandbox import Limits, Sandbox
 from grader.sandbox.verdict import message
-from grader.validate import prove
 
 
 @pytest.fixture(scope="module")
@@ -175,7 +176,7 @@ def test_each_exercise_is_proved(grader, exercise_id, catalog):
 
 def pytest_generate_tests(metafunc):
     if "exercise_id" in metafunc.fixturenames:
-        from grader.exercises import discover
+        from grader.course.exercises import discover
 
         ids = [e.id for e in discover().exercises]
         metafunc.parametrize("exercise_id", ids, ids=ids)

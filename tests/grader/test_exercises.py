@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from grader.exercises import EXERCISES_DIR, discover
+from grader.course.exercises import EXERCISES_DIR, discover
 
 ORDER = [
     "dlogprobs",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from grader import feedback
+from grader.feedback import voice as feedback
 from grader.sandbox.verdict import MESSAGES
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from grader import Grader
-from grader.graph import INPUT, OUTPUT, PARAM
+from grader.grading.graph import INPUT, OUTPUT, PARAM
 
 
 @pytest.fixture(scope="module")

@@ -140,7 +140,7 @@ HOSTILE = [
     case("reading", "solutions-via-proc",
          "import os\nprint(open('/proc/%d/cwd/solutions/01_mlp/dlogprobs.py' % os.getppid())"
          ".read())", "runs", raised("FileNotFoundError", 2)),
-    case("reading", "grader-package", "from grader.exercises import SOLUTIONS_DIR", "runs",
+    case("reading", "grader-package", "from grader.course.exercises import SOLUTIONS_DIR", "runs",
          raised("ModuleNotFoundError", 1)),
     case("reading", "etc-passwd", "print(open('/etc/passwd').read())", "runs",
          raised("FileNotFoundError", 1)),  # the new root holds only what Python needs

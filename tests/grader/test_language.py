@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 import torch
 
-import grader.exercises
+import grader.course.exercises
 from grader import Grader
-from grader.exercises import EXERCISES_DIR, discover
+from grader.course.exercises import EXERCISES_DIR, discover
+from grader.proving.scenariocheck import check_scenario, given_cuts
+from grader.proving.validate import validate
 from grader.result import FAIL
-from grader.scenariocheck import check_scenario, given_cuts
-from grader.validate import validate
 
 FIXTURE = Path(__file__).parent / "fixtures" / "language"
 SOLUTIONS = FIXTURE / "solutions"

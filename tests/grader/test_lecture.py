@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from grader.lecture import VIDEO, parse_lecture
-from grader.schema import SchemaError
+from grader.course.lecture import VIDEO, parse_lecture
+from grader.course.schema import SchemaError
 
 
 @pytest.mark.parametrize(

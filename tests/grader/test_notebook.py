@@ -14,7 +14,8 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from grader import feedback, notebook
+from grader import notebook
+from grader.feedback import voice as feedback
 from grader.notebook import MISSING, UNFILLED, WRITTEN, NotebookError
 from grader.result import Check, PassResult, Result
 from grader.training.records import GradCheck

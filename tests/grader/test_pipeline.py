@@ -6,10 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from grader import Grader, pipeline
-from grader.cases import ALT, LECTURE, RANDOM
-from grader.pipeline import EXERCISE, GRADCHECK, STEPS, WHOLE_PASS, Step
-from grader.result import FAIL, PASS, SKIPPED, Check
+from grader import Grader
+from grader.grading import pipeline
+from grader.grading.cases import ALT, LECTURE, RANDOM
+from grader.grading.pipeline import EXERCISE, GRADCHECK, STEPS, WHOLE_PASS, Step
+from grader.result import FAIL, PASS, SKIPPED, TITLES, Check
 from grader.sandbox import default_sandbox
 from grader.training.gradcheck import check as gradient_check
 from grader.training.model import lecture_model
@@ -30,7 +31,8 @@ def _toy(subject) -> Check:
 def toy(monkeypatch):
     """Declare a toy check after the lecture batch's, in the one list."""
     at = [s.kind for s in STEPS].index("lecture") + 1
-    step = Step("toy", "A toy check", _toy, LECTURE)
+    monkeypatch.setitem(TITLES, "toy", "A toy check")
+    step = Step("toy", _toy, LECTURE)
     monkeypatch.setattr(pipeline, "STEPS", STEPS[:at] + (step,) + STEPS[at:])
     return step
 
@@ -72,10 +74,10 @@ def test_a_failed_step_stops_the_later_ones_of_a_case_only():
     calls = []
 
     def fake(kind, status):
-        return Step(kind, kind, lambda s: calls.append(kind) or Check(kind, status), LECTURE)
+        return Step(kind, lambda s: calls.append(kind) or Check(kind, status), LECTURE)
 
     def whole(kind, status):
-        return Step(kind, kind, lambda s: calls.append(kind) or Check(kind, status), pipeline.RUN)
+        return Step(kind, lambda s: calls.append(kind) or Check(kind, status), pipeline.RUN)
 
     steps = (fake("a", PASS), fake("b", FAIL), fake("c", PASS))
     with pytest.MonkeyPatch.context() as mp:
@@ -121,7 +123,7 @@ def test_a_new_check_is_in_every_row_of_the_gradient_check(default_data, referen
 
 
 def test_a_check_left_out_of_a_path_is_not_run_there(grader, default_data, reference_section):
-    toy = Step("toy", "A toy check", _toy, LECTURE, paths=(EXERCISE,))
+    toy = Step("toy", _toy, LECTURE, paths=(EXERCISE,))
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(pipeline, "STEPS", (*STEPS, toy))
         assert grader.grade_pass(LECTURE_PASS).solved
@@ -134,7 +136,8 @@ def test_a_new_check_of_the_other_sizes_speaks_for_the_whole_pass(grader, monkey
         status = FAIL if subject.name == "dprobs" else PASS
         return Check("alt_toy", status, f"`{subject.name}` fails at other sizes.")
 
-    monkeypatch.setattr(pipeline, "STEPS", (*STEPS, Step("alt_toy", "Alt toy", alt_toy, ALT)))
+    monkeypatch.setitem(TITLES, "alt_toy", "Alt toy")
+    monkeypatch.setattr(pipeline, "STEPS", (*STEPS, Step("alt_toy", alt_toy, ALT)))
     result = grader.grade_pass(LECTURE_PASS)
     assert not result.solved and result.root_cause is None
     assert result.sizes_message == "`dprobs` fails at other sizes."

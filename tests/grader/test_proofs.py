@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import shutil
 
-from grader import proofs
-from grader.exercises import EXERCISES_DIR, discover
-from grader.proofs import Proofs, proof_key
+from grader.course.exercises import EXERCISES_DIR, discover
+from grader.proving import proofs
+from grader.proving.proofs import Proofs, proof_key
 
 
 def test_a_proof_is_made_once_per_content(tmp_path, monkeypatch, default_data):
@@ -44,7 +44,7 @@ def test_remembered_proofs_are_recalled_before_any_is_run(tmp_path, monkeypatch)
 
 
 def test_a_damaged_cache_is_forgotten_and_a_failure_is_reported(tmp_path, monkeypatch):
-    from grader.validate import Finding
+    from grader.proving.validate import Finding
 
     (tmp_path / "proofs.json").write_text("{not json")
     catalog = discover()

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from grader.cases import ALT, LECTURE
-from grader.reference import path_statements, run_forward, vjp
+from grader.grading.cases import ALT, LECTURE
+from grader.grading.reference import path_statements, run_forward, vjp
 
 
 def test_lecture_figures_on_names(mlp, names_dataset):
@@ -90,7 +90,7 @@ code = "y = w * w"
     [("", lambda v: torch.ones(3)), ('output_grad = "c"\n', lambda v: v["c"])],
 )
 def test_a_non_scalar_output_is_pulled_back_with_its_cotangent(tmp_path, extra, cotangent):
-    from grader.scenario import load_scenario
+    from grader.course.scenario import load_scenario
 
     (tmp_path / "01_x").mkdir()
     path = tmp_path / "01_x" / "scenario.toml"

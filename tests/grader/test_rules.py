@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from grader import rules
+from grader.course import rules
 
 
 @pytest.mark.parametrize(

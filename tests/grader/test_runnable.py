@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import shutil
 
-from grader.exercises import EXERCISES_DIR, discover
-from grader.runnable import runnable
+from grader.course.exercises import EXERCISES_DIR, discover
+from grader.proving.runnable import runnable
 
 
 def _copy(tmp_path, *slugs):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from grader.scenario import load_scenario, parse_program
-from grader.schema import SchemaError
+from grader.course.scenario import load_scenario, parse_program
+from grader.course.schema import SchemaError
 
 
 def test_forward_program_keeps_the_lecture_order_and_shapes(mlp):

@@ -6,9 +6,9 @@ import shutil
 
 import pytest
 
-from grader.exercises import EXERCISES_DIR, discover
-from grader.scenariocheck import check_scenario, evaluate_shape, given_cuts
-from grader.validate import validate
+from grader.course.exercises import EXERCISES_DIR, discover
+from grader.proving.scenariocheck import check_scenario, evaluate_shape, given_cuts
+from grader.proving.validate import validate
 
 
 @pytest.fixture

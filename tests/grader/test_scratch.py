@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from grader import Grader
-from grader.scratch import assigned_names, preview
+from grader.grading.scratch import assigned_names, preview
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from grader import Grader
-from grader.exercises import EXERCISES_DIR
+from grader.course.exercises import EXERCISES_DIR
 
 SOLUTIONS = EXERCISES_DIR.parent / "solutions"
 SHIPPED = ["03_attention", "04_wavenet"]

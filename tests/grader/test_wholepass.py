@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from grader import Grader, feedback
+from grader import Grader
+from grader.feedback import voice as feedback
 
 LECTURE_PASS = (Path(__file__).parent / "fixtures" / "lecture_pass.py").read_text()
 

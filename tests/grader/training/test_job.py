@@ -123,7 +123,7 @@ def test_the_layers_are_logged_once(default_data, reference_section, monkeypatch
 
 
 def test_loop_advice_promises_a_speed_up_only_where_one_was_measured():
-    from grader import feedback
+    from grader.feedback import voice as feedback
 
     faster = feedback.loop_advice(28, 2.8, 0.9, 500.0, 1555.0)
     assert faster.endswith("about 1,555 steps/s instead of 500 (3.1x faster).")

@@ -9,9 +9,9 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from grader.cases import ALT, LECTURE
+from grader.course.scenario import load_scenario
+from grader.grading.cases import ALT, LECTURE
 from grader.sandbox.training import PARAMS, prepare
-from grader.scenario import load_scenario
 from grader.training.evaluate import calibrate, forward
 from grader.training.model import (
     BATCH_STATS,

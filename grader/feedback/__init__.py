@@ -1,0 +1,27 @@
+"""Feedback: the one voice the learner reads, the maths that finds what to say, its renderings.
+
+    >>> from grader.feedback import voice
+    >>> voice.wrong_shape("dW1", (64, 30), (30, 64))
+
+voice.py holds every sentence (one function per kind of message); diagnose.py compares tensors
+and names the misconception a wrong answer shows; render.py writes a result as text and
+checkjson.py as the JSON of docs/check-json.md. Names are imported on first use.
+"""
+
+from __future__ import annotations
+
+from grader.lazy import lazy_names
+
+_HOMES = {
+    "GRADER_FAULT": "grader.feedback.voice",
+    "cmp_line": "grader.feedback.render",
+    "duration": "grader.feedback.voice",
+    "misconception": "grader.feedback.voice",
+    "ran": "grader.feedback.voice",
+    "reference_running": "grader.feedback.voice",
+    "speed_comparison": "grader.feedback.voice",
+    "status": "grader.feedback.checkjson",
+}
+__all__ = sorted(_HOMES)
+
+__getattr__ = lazy_names("grader.feedback", _HOMES)

@@ -1,0 +1,23 @@
+"""Proving an instructor's files: every exercise's solution passes, its starter fails, and more.
+
+    >>> from grader.proving import validate
+    >>> count, findings = validate(Path("exercises"))
+
+validate.py proves exercises (grading each one's answers); scenariocheck.py checks a scenario's
+shape comments and gradients; runnable.py withdraws scenarios that fail to run; proofs.py
+remembers proofs by the hash of their files. Names are imported on first use.
+"""
+
+from __future__ import annotations
+
+from grader.lazy import lazy_names
+
+_HOMES = {
+    "Proofs": "grader.proving.proofs",
+    "require_runnable": "grader.proving.runnable",
+    "runnable": "grader.proving.runnable",
+    "validate": "grader.proving.validate",
+}
+__all__ = sorted(_HOMES)
+
+__getattr__ = lazy_names("grader.proving", _HOMES)
