@@ -1,8 +1,10 @@
-"""The layering of docs/ARCHITECTURE.md: grader/ without Streamlit, app/ without maths or torch."""
+"""The layering of docs/rooms.md: grader/ without Streamlit, app/ without maths or torch, the
+rooms in the order pyproject.toml's import-linter contracts declare, with no import cycle."""
 
 from __future__ import annotations
 
 import ast
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -39,3 +41,122 @@ def test_grader_and_data_never_import_streamlit():
 
 def test_app_holds_no_maths():
     assert not {"torch", "numpy"} & _imports("app")
+
+
+# The rooms of docs/rooms.md: each a package whose face (`__init__.py`) declares `__all__`.
+ROOMS = ("cli", "proving", "notebook", "training", "grading", "feedback", "course", "sandbox")
+MAX_ROOT_FILES = 6
+MAX_APP_DOORS = 6
+
+
+def test_import_linter_contracts_hold(monkeypatch):
+    from importlinter.cli import lint_imports
+
+    monkeypatch.chdir(ROOT)
+    code = lint_imports(config_filename=str(ROOT / "pyproject.toml"), no_cache=True)
+    assert code == 0, "lint-imports found a broken contract (run `lint-imports` to see which)"
+
+
+def _graph():
+    """Return grimp's import graph of grader/ and app/ (imports inside functions included), with
+    the lazy faces' names (`_HOMES`, imported on first use) as imports of their homes."""
+    import grimp
+
+    graph = grimp.build_graph("grader", "app", cache_dir=None)
+    for face in ("grader", *(f"grader.{room}" for room in ROOMS)):
+        module = sys.modules.get(face) or __import__(face, fromlist=["_HOMES"])
+        for home in set(getattr(module, "_HOMES", {}).values()):
+            if home != face:
+                graph.add_import(importer=face, imported=home)
+    return graph
+
+
+def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Return the strongly connected groups of more than one node (Tarjan's algorithm)."""
+    index, low, stack, on, found = {}, {}, [], set(), []
+
+    def visit(node):
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on.add(node)
+        for nxt in edges.get(node, ()):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                top = stack.pop()
+                on.discard(top)
+                group.append(top)
+                if top == node:
+                    break
+            if len(group) > 1 or node in edges.get(node, ()):
+                found.append(sorted(group))
+
+    for node in list(edges):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def _room(module: str) -> str:
+    """Return the room a module lives in (its first two names), or the module at grader's root."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if parts[0] == "grader" and len(parts) > 2 else module
+
+
+def test_no_import_cycle_between_modules_even_inside_functions():
+    graph = _graph()
+    edges = {m: graph.find_modules_directly_imported_by(m) for m in graph.modules}
+    assert _cycles(edges) == []
+
+
+def test_no_import_cycle_between_rooms():
+    graph = _graph()
+    edges: dict[str, set[str]] = {}
+    for module in graph.modules:
+        for imported in graph.find_modules_directly_imported_by(module):
+            if _room(module) != _room(imported):
+                edges.setdefault(_room(module), set()).add(_room(imported))
+    assert _cycles(edges) == []
+
+
+def test_the_grader_root_holds_only_its_face_and_shared_words():
+    loose = sorted(p.name for p in (ROOT / "grader").glob("*.py"))
+    assert len(loose) <= MAX_ROOT_FILES, loose
+
+
+def test_every_room_has_a_face_with_a_small_all():
+    for room in ROOMS:
+        face = __import__(f"grader.{room}", fromlist=["__all__"])
+        assert 0 < len(face.__all__) <= 25, room
+
+
+def _app_doors() -> set[str]:
+    """Return every grader module that app/ imports (a name imported from a package counts as
+    that package unless it is one of its modules)."""
+    doors = set()
+    for path in (ROOT / "app").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                doors.update(a.name for a in node.names if a.name.split(".")[0] == "grader")
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "grader":
+                for alias in node.names:
+                    sub = f"{node.module}.{alias.name}"
+                    is_module = _package(node.module) and importlib.util.find_spec(sub) is not None
+                    doors.add(sub if is_module else node.module)
+    return doors
+
+
+def _package(name: str) -> bool:
+    """Return whether a module name is a package (a folder with a face)."""
+    return (ROOT / Path(*name.split(".")) / "__init__.py").is_file()
+
+
+def test_the_app_comes_in_through_at_most_six_faces():
+    doors = _app_doors()
+    assert len(doors) <= MAX_APP_DOORS, sorted(doors)
+    assert all(_package(door) for door in doors), sorted(d for d in doors if not _package(d))

@@ -14,9 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from grader import checks, diagnose, feedback
-from grader.cases import ALT, LECTURE, RANDOM
-from grader.checks import Subject
+from grader.feedback import diagnose
+from grader.feedback import voice as feedback
+from grader.grading import checks
+from grader.grading.cases import ALT, LECTURE, RANDOM
+from grader.grading.checks import Subject
 from grader.result import FAIL, PASS, TITLES, Check, GradRow
 
 EXERCISE, WHOLE_PASS, GRADCHECK = "exercise", "whole pass", "gradient check"
