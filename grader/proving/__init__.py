@@ -3,8 +3,8 @@
     >>> from grader.proving import validate
     >>> count, findings = validate(Path("exercises"))
 
-validate.py proves exercises (grading each one's answers); scenariocheck.py checks a scenario's
-shape comments and gradients; runnable.py withdraws scenarios that fail to run; proofs.py
+prover.py proves exercises (grading each one's answers); scenariocheck.py checks a scenario's
+shape comments and gradients; scenarios.py withdraws scenarios that fail to run; proofs.py
 remembers proofs by the hash of their files. Names are imported on first use.
 """
 
@@ -14,9 +14,9 @@ from grader.lazy import lazy_names
 
 _HOMES = {
     "Proofs": "grader.proving.proofs",
-    "require_runnable": "grader.proving.runnable",
-    "runnable": "grader.proving.runnable",
-    "validate": "grader.proving.validate",
+    "require_runnable": "grader.proving.scenarios",
+    "runnable": "grader.proving.scenarios",
+    "validate": "grader.proving.prover",
 }
 __all__ = sorted(_HOMES)
 

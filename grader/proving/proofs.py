@@ -1,7 +1,7 @@
 """The proofs of `validate`, run where exercises are served, and remembered by file content.
 
 An exercise is served only if its solution passes, its starter and an all-zeros answer fail and
-each listed mistake is caught with its message (grader/validate.py). Proving all of them costs
+each listed mistake is caught with its message (grader/proving/prover.py). Proving all of them costs
 seconds of sandbox time, so each result is kept in a JSON file under a key made of the bytes of
 the scenario file, the exercise file and its solution: an unchanged exercise is proven once.
 
@@ -19,7 +19,7 @@ import os
 import threading
 from pathlib import Path
 
-from grader.proving.validate import Finding, prove
+from grader.proving.prover import Finding, prove
 
 log = logging.getLogger("grader")
 VERSION = "1"  # change when what a proof checks changes: every cached proof is redone
@@ -105,7 +105,7 @@ def prove_all(cache: Path, folder: Path | None = None) -> None:
     from data import default_dataset
     from grader import Grader
     from grader.course import discover
-    from grader.proving.runnable import runnable
+    from grader.proving.scenarios import runnable
 
     catalog = runnable(discover(folder) if folder else discover())
     Proofs(catalog, Grader(default_dataset(), catalog), cache).run()

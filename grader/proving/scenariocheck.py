@@ -1,5 +1,5 @@
 """Checks of a scenario that need it to run: shape comments, alt sizes, errors at their line,
-and exercises whose `given` leaves a path to the loss uncut (used by grader/proving/validate.py).
+and exercises whose `given` leaves a path to the loss uncut (used by grader/proving/prover.py).
 
 Each check returns (where, problem) pairs: the file and field or line, and what is wrong.
 """

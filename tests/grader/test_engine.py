@@ -10,7 +10,7 @@ import pytest
 
 from grader import Catalog, Grader
 from grader.feedback import voice as feedback
-from grader.proving.validate import prove
+from grader.proving.prover import prove
 from grader.sandbox import Limits, Sandbox
 from grader.sandbox.verdict import message
 

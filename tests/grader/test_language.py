@@ -13,8 +13,8 @@ import torch
 import grader.course.exercises
 from grader import Grader
 from grader.course.exercises import EXERCISES_DIR, discover
+from grader.proving.prover import validate
 from grader.proving.scenariocheck import check_scenario, given_cuts
-from grader.proving.validate import validate
 from grader.result import FAIL
 
 FIXTURE = Path(__file__).parent / "fixtures" / "language"

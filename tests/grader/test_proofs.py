@@ -44,7 +44,7 @@ def test_remembered_proofs_are_recalled_before_any_is_run(tmp_path, monkeypatch)
 
 
 def test_a_damaged_cache_is_forgotten_and_a_failure_is_reported(tmp_path, monkeypatch):
-    from grader.proving.validate import Finding
+    from grader.proving.prover import Finding
 
     (tmp_path / "proofs.json").write_text("{not json")
     catalog = discover()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 
 from grader.course.exercises import EXERCISES_DIR, discover
-from grader.proving.runnable import runnable
+from grader.proving.scenarios import runnable
 
 
 def _copy(tmp_path, *slugs):

@@ -7,8 +7,8 @@ import shutil
 import pytest
 
 from grader.course.exercises import EXERCISES_DIR, discover
+from grader.proving.prover import validate
 from grader.proving.scenariocheck import check_scenario, evaluate_shape, given_cuts
-from grader.proving.validate import validate
 
 
 @pytest.fixture
