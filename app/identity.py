@@ -29,11 +29,11 @@ UNSAVED_KEY = "identity:unsaved"
 MAX_AGE = 400 * 24 * 3600  # the longest a browser keeps a cookie (Chromium caps it at 400 days)
 
 
-def current() -> str:
-    """Return this browser's identity: the one its cookie proves, else a new one to save."""
+def current(key: bytes) -> str:
+    """Return this browser's identity: the one its cookie proves (signed with `key`, the
+    installation's secret), else a new one to save."""
     known = st.session_state.get(SESSION_KEY)
     if known is None:
-        key = secret()
         known = verify(browser_cookie(), key)
         if known is None:
             known = secrets.token_hex(16)
@@ -58,13 +58,6 @@ def save_cookie() -> None:
 def browser_cookie() -> str | None:
     """Return the identity cookie this browser sent when the session opened, if any."""
     return st.context.cookies.get(COOKIE)
-
-
-def secret() -> bytes:
-    """Return the signing secret of this installation (app/services.py keeps it per data dir)."""
-    from app import services
-
-    return services.identity_secret()
 
 
 def sign(identity: str, key: bytes) -> str:

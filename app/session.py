@@ -16,7 +16,7 @@ def profile() -> Profile:
     """Return this browser's profile: the one picked, else its last used, else a new one."""
     chosen = st.session_state.get(PROFILE_KEY)
     if chosen is None:
-        store, owner = services.store(), identity.current()
+        store, owner = services.store(), _identity()
         chosen = (
             store.last_profile(owner)
             or next(iter(store.profiles(owner)), None)
@@ -29,7 +29,7 @@ def profile() -> Profile:
 
 def profiles() -> list[Profile]:
     """Return the profiles of this browser's identity, oldest first."""
-    return services.store().profiles(identity.current())
+    return services.store().profiles(_identity())
 
 
 def switch_profile(chosen: Profile) -> None:
@@ -40,7 +40,7 @@ def switch_profile(chosen: Profile) -> None:
 
 def new_profile(name: str) -> Profile:
     """Return this browser's profile called name, creating it if new."""
-    return services.store().add_profile(name, identity.current())
+    return services.store().add_profile(name, _identity())
 
 
 def dataset_source() -> str:
@@ -73,3 +73,8 @@ def trainer():
         st.warning(f"{err} Using the embedded default dataset instead.")
         use_dataset(services.DEFAULT_SOURCE)
         return services.trainer(services.DEFAULT_SOURCE)
+
+
+def _identity() -> str:
+    """Return this browser's identity, proven with the installation's secret."""
+    return identity.current(services.identity_secret())
