@@ -61,19 +61,6 @@ def start(trainer, code: str, settings):
     return checked
 
 
-def stop() -> None:
-    """Stop the profile's run, if one is going."""
-    job = current()
-    if job is not None:
-        job.stop()
-
-
-def session_alive() -> Callable[[], bool]:
-    """Return a check that this browser session is still connected to the server."""
-    sid = _session_id()
-    return lambda: _connected(sid)
-
-
 def _session_id() -> str:
     """Return this browser session's id ("" without a server, as in tests)."""
     from streamlit.runtime.scriptrunner import get_script_run_ctx

@@ -107,10 +107,6 @@ class Exercise:
         """Return the reference answer's code."""
         return self.solution_path.read_text(encoding="utf-8")
 
-    def given_names(self) -> tuple[str, ...]:
-        """Return the variable names of the upstream gradients the learner receives."""
-        return tuple(f"d{name}" for name in self.given)
-
 
 @dataclass(frozen=True)
 class Catalog:

@@ -112,13 +112,6 @@ def _dotted(node: ast.AST) -> str:
     return ".".join([node.id, *reversed(parts)]) if isinstance(node, ast.Name) else ""
 
 
-def assigned_names(tree: ast.Module) -> set[str]:
-    """Return every name the code assigns at any level."""
-    return {
-        n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
-    }
-
-
 def statements_changing(tree: ast.Module, name: str) -> str:
     """Return the source of the top-level statements that assign or change `name` in place
     (`name = ...`, `name += ...`, `name[...] = ...`, `name.add_(...)`, loops doing so)."""

@@ -28,10 +28,6 @@ def test_the_saver_writes_to_the_profiles_store(app_env):
     assert store.training_runs(Profile(me.id + 1, "nobody")) == []
 
 
-def test_without_a_server_the_session_counts_as_alive():
-    assert training_session.session_alive()() is True
-
-
 def test_starting_again_stops_the_run_before(app_env, monkeypatch):
     state: dict = {}
     monkeypatch.setattr(training_session.st, "session_state", state)
