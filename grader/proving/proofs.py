@@ -100,7 +100,7 @@ def prove_all(cache: Path, folder: Path | None = None) -> None:
     """Prove every exercise of a course folder into `cache`, as a finished first start would.
 
     For the browser tests and the app benchmark, which open exercises at once.
-    `python -m grader.proofs CACHE [FOLDER]` runs it in a process of its own.
+    `python -m grader.proving.proofs CACHE [FOLDER]` runs it in a process of its own.
     """
     from data import default_dataset
     from grader import Grader

@@ -23,7 +23,7 @@ SOLUTIONS = FIXTURE / "solutions"
 
 @pytest.fixture(autouse=True)
 def fixture_solutions(monkeypatch):
-    monkeypatch.setattr(grader.exercises, "SOLUTIONS_DIR", SOLUTIONS)
+    monkeypatch.setattr(grader.course.exercises, "SOLUTIONS_DIR", SOLUTIONS)
 
 
 @pytest.fixture
@@ -244,6 +244,6 @@ def test_the_readme_worked_example_validates(tmp_path, monkeypatch):
     solutions = tmp_path / "solutions" / "05_residual"
     solutions.mkdir(parents=True)
     (solutions / "db.py").write_text("s = torch.sigmoid(b)\ndb = du_1 * a * s * (1 - s) + du\n")
-    monkeypatch.setattr(grader.exercises, "SOLUTIONS_DIR", tmp_path / "solutions")
+    monkeypatch.setattr(grader.course.exercises, "SOLUTIONS_DIR", tmp_path / "solutions")
     assert discover(folder.parent).get("db").given == ("u_1", "u")  # as the README says
     assert validate(folder) == (1, [])
