@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import os
-import select
 import socket
 import subprocess
 import sys
@@ -15,7 +14,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from .codec import read_stream
-from .protocol import ProtocolError, recv_packet, send_packet, wait_ready, write_frame
+from .protocol import receive_control, send_packet, write_frame
 from .records import Case, Limits
 
 logger = logging.getLogger("grader.sandbox")
@@ -95,17 +94,8 @@ class ZygoteClient:
 
     def receive(self, deadline: float) -> dict:
         """Return the next control packet from the zygote."""
-        try:
-            wait_ready(self.sock.fileno(), select.POLLIN, deadline)
-            message = recv_packet(self.sock)
-        except (OSError, ProtocolError) as e:
-            raise ZygoteFailure(f"zygote {self.proc.pid}: {e!r}") from e
-        if message is None:
-            raise ZygoteFailure(f"zygote {self.proc.pid} exited ({self.proc.poll()})")
-        header, fds = message
-        for fd in fds:
-            os.close(fd)
-        return header
+        who = f"zygote {self.proc.pid}"
+        return receive_control(self.sock, deadline, who, ZygoteFailure, self.proc.poll)
 
     def run(self, job: tuple[dict, list], cases: Sequence[Case], limits: Limits) -> tuple:
         """Run one job in a fresh worker; return the zygote's exit report and the stream.

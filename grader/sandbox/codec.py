@@ -94,7 +94,7 @@ def accept(stream: Stream, frame: Frame, cases: Sequence[Case], limits: Limits) 
     if stream.done or stream.internal is not None:
         raise ValueError(f"frame {kind!r} after the end of the run")
     if kind == "internal":
-        stream.internal = _text(frame.header.get("log"), MAX_LOG)
+        stream.internal = inert_text(frame.header.get("log"), MAX_LOG)
     elif not stream.ready:
         if kind != "ready" or frame.header != {"kind": "ready"} or frame.blobs:
             raise ValueError(f"expected a ready frame, got {kind!r}")
@@ -120,7 +120,7 @@ def decode_case(frame: Frame, case: Case, stream: Stream, limits: Limits) -> Cas
     if stream.tensor_bytes > limits.result_bytes:
         raise ValueError("returned tensors exceed result_bytes")
     outs = {n: _returned(n, problems, tensors) for n in case.outputs}
-    stdout = _text(header["stdout"], limits.output_bytes + NOTE_SLACK)
+    stdout = inert_text(header["stdout"], limits.output_bytes + NOTE_SLACK)
     return CaseOutcome(case.name, _error(header["error"]), outs, stdout)
 
 
@@ -139,7 +139,7 @@ def _returned(name: str, problems: dict, tensors: dict[str, torch.Tensor]) -> Re
     if name not in problems:
         return Returned(name, None, "is not defined")
     _keys(problems[name], {"problem"}, f"output {name!r}")
-    return Returned(name, None, _text(problems[name]["problem"], MAX_PROBLEM))
+    return Returned(name, None, inert_text(problems[name]["problem"], MAX_PROBLEM))
 
 
 def _error(entry: object) -> LearnerError | None:
@@ -150,8 +150,8 @@ def _error(entry: object) -> LearnerError | None:
     line = entry["line"]
     if line is not None and (type(line) is not int or line < 0):
         raise ValueError("error line is not a line number")
-    text = (_text(entry[k], n) for k, n in (("type", MAX_TYPE), ("message", MAX_MESSAGE)))
-    return LearnerError(*text, line, _text(entry["traceback"], MAX_TRACEBACK))
+    text = (inert_text(entry[k], n) for k, n in (("type", MAX_TYPE), ("message", MAX_MESSAGE)))
+    return LearnerError(*text, line, inert_text(entry["traceback"], MAX_TRACEBACK))
 
 
 def _keys(entry: object, keys: set[str], what: str) -> None:
@@ -160,7 +160,7 @@ def _keys(entry: object, keys: set[str], what: str) -> None:
         raise ValueError(f"{what} has the wrong keys")
 
 
-def _text(value: object, limit: int) -> str:
+def inert_text(value: object, limit: int) -> str:
     """Return value, made inert and cut to limit, if it is a string; else raise ValueError."""
     if not isinstance(value, str):
         raise ValueError(f"expected a string, got {type(value).__name__}")

@@ -17,7 +17,7 @@ import os
 import select
 import socket
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 BLOB_SIZES = "blob_sizes"
@@ -88,6 +88,27 @@ def wait_ready(fd: int, events: int, deadline: float | None) -> None:
     timeout = None if deadline is None else max(0.0, deadline - time.monotonic()) * 1000
     if not poller.poll(timeout):
         raise TimeoutError("peer did not answer in time")
+
+
+def receive_control(
+    sock: socket.socket, deadline: float, who: str, failure: type, status: Callable
+) -> dict:
+    """Return a child's next control packet (closing any fds it carried), or raise `failure`
+    naming `who` (e.g. "zygote 4242"): it did not answer by the deadline, spoke garbage, or
+    exited (with `status()`, its exit status, e.g. "zygote 4242 exited (-9)")."""
+    try:
+        wait_ready(sock.fileno(), select.POLLIN, deadline)
+        message = recv_packet(sock)
+    except TimeoutError:
+        raise failure(f"{who} did not answer in time") from None
+    except (OSError, ProtocolError) as e:
+        raise failure(f"{who}: {e!r}") from e
+    if message is None:
+        raise failure(f"{who} exited ({status()})")
+    header, fds = message
+    for fd in fds:
+        os.close(fd)
+    return header
 
 
 class FrameReader:

@@ -16,6 +16,7 @@ import os
 import sys
 import threading
 import traceback
+from collections.abc import Callable
 
 import torch
 import torch.nn.functional as F
@@ -78,6 +79,17 @@ class Capture(io.TextIOBase):
 
 def serve(payload: Frame, out: int) -> int:
     """Run every case of the job in payload, streaming frames to out; return the exit code."""
+
+    def work(job: dict, blobs: tuple, capture: Capture) -> None:
+        run_cases(job, blobs, capture, out)
+        write_frame(out, {"kind": "done"})
+
+    return serve_job(payload, out, work)
+
+
+def serve_job(payload: Frame, out: int, work: Callable[[dict, tuple, Capture], None]) -> int:
+    """Run `work(job, blobs, capture)` as a worker does: prints captured, autograd refused, a
+    ready frame first and the stream closed last; return the exit code."""
     job = payload.header
     capture = Capture(job["output_bytes"])
     sys.stdout = sys.stderr = capture
@@ -85,8 +97,7 @@ def serve(payload: Frame, out: int) -> int:
     forbid_autograd()
     try:
         write_frame(out, {"kind": "ready"})
-        run_cases(job, payload.blobs, capture, out)
-        write_frame(out, {"kind": "done"})
+        work(job, payload.blobs, capture)
         os.close(out)  # the parent sees the end of the stream now, not after the exit
     except OSError:
         return EXIT_NO_RESULT

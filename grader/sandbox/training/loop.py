@@ -23,8 +23,6 @@ import builtins
 import functools
 import linecache
 import math
-import os
-import sys
 import time
 from array import array
 from collections.abc import Callable
@@ -34,10 +32,9 @@ from types import CodeType
 import torch
 import torch.nn.functional as F
 
-from ..confine import EXIT_MEMORY, EXIT_NO_RESULT
 from ..protocol import Frame, write_frame
 from ..tensorwire import unpack, views
-from ..worker import FILENAME, STOPS, Capture, forbid_autograd, learner_error, problem_with
+from ..worker import FILENAME, STOPS, Capture, learner_error, problem_with, serve_job
 
 PARAMS = ("C", "W1", "b1", "W2", "b2", "bngain", "bnbias")
 GRADS = tuple(f"d{name}" for name in PARAMS)
@@ -177,20 +174,12 @@ def compile_section(source: str):
 
 def serve(payload: Frame, out: int) -> int:
     """Run one training job from payload, streaming frames to out; return the exit code."""
-    job = payload.header
-    capture = Capture(job["output_bytes"])
-    sys.stdout = sys.stderr = capture
-    forbid_autograd()
-    try:
-        write_frame(out, {"kind": "ready"})
-        ended, ns = _run(job, payload.blobs, out)
+
+    def work(job: dict, blobs: tuple, capture: Capture) -> None:
+        ended, ns = _run(job, blobs, out)
         _finish(out, ended, ns, capture)
-        os.close(out)  # the parent sees the end of the stream now, not after the exit
-    except OSError:
-        return EXIT_NO_RESULT
-    except MemoryError:
-        return EXIT_MEMORY
-    return 0
+
+    return serve_job(payload, out, work)
 
 
 def _run(job: dict, blobs: tuple, out: int) -> tuple[Ended, dict]:

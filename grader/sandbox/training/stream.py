@@ -23,7 +23,7 @@ import time
 from dataclasses import asdict
 
 from .. import client
-from ..protocol import Frame, FrameReader, ProtocolError, recv_packet, send_packet, write_frame
+from ..protocol import Frame, FrameReader, receive_control, send_packet, write_frame
 from ..records import Limits
 
 FRAME_TIMEOUT = 30.0  # seconds for a frame to arrive whole once it has begun
@@ -124,20 +124,8 @@ class StreamRun:
 
     def _receive(self, deadline: float) -> dict:
         """Return the next control packet from the trainer."""
-        try:
-            ready = select.poll()
-            ready.register(self.sock.fileno(), select.POLLIN)
-            if not ready.poll(max(0.0, deadline - time.monotonic()) * 1000):
-                raise StreamFailure(f"trainer {self.pid} did not answer in time")
-            message = recv_packet(self.sock)
-        except (OSError, ProtocolError) as e:
-            raise StreamFailure(f"trainer {self.pid}: {e!r}") from e
-        if message is None:
-            raise StreamFailure(f"trainer {self.pid} exited ({self.proc.poll()})")
-        header, fds = message
-        for fd in fds:
-            os.close(fd)
-        return header
+        who = f"trainer {self.pid}"
+        return receive_control(self.sock, deadline, who, StreamFailure, self.proc.poll)
 
 
 def _feed(fd: int, job: tuple[dict, list], deadline: float) -> None:

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import torch
 
-from ..clean import inert
 from ..codec import _error as decode_error  # the same wire form as a grading worker's errors
+from ..codec import inert_text
 from ..protocol import Frame
 from ..records import LearnerError
 from ..tensorwire import unpack
@@ -103,7 +103,7 @@ class TrainStream:
         if kind == "internal":
             _keys(frame, {"kind", "log"})
             self.done = True
-            return Internal(_text(frame.header["log"], MAX_LOG))
+            return Internal(inert_text(frame.header["log"], MAX_LOG))
         if not self.ready:
             if kind != "ready" or frame.header != {"kind": "ready"} or frame.blobs:
                 raise ValueError(f"expected a ready frame, got {kind!r}")
@@ -116,7 +116,7 @@ class TrainStream:
         if kind == "done" and self.ended:
             _keys(frame, {"kind", "stdout"})
             self.done = True
-            return Done(_text(frame.header["stdout"], self.output_bytes + 200))
+            return Done(inert_text(frame.header["stdout"], self.output_bytes + 200))
         if self.ended:
             raise ValueError(f"frame {kind!r} after the run ended")
         if kind == "metrics":
@@ -149,7 +149,7 @@ class TrainStream:
             raise ValueError(f"bad failed frame at step {head['step']!r}")
         self.ended = True
         error = decode_error(head["error"])
-        return Failed(self.step, head["reason"], error, _text(head["detail"], MAX_DETAIL))
+        return Failed(self.step, head["reason"], error, inert_text(head["detail"], MAX_DETAIL))
 
     def _params(self, frame: Frame) -> Params:
         """Check the parameters: every step done, exactly the expected names, dtype and shapes."""
@@ -177,10 +177,3 @@ def _keys(frame: Frame, keys: set[str], blobs: int | None = 0) -> None:
     """Raise ValueError unless the frame has exactly these keys and this many blobs (or any)."""
     if set(frame.header) != keys or blobs not in (None, len(frame.blobs)):
         raise ValueError(f"frame {frame.header.get('kind')!r} has the wrong keys or blobs")
-
-
-def _text(value: object, limit: int) -> str:
-    """Return value, made inert and cut to limit, if it is a string; else raise ValueError."""
-    if not isinstance(value, str):
-        raise ValueError(f"expected a string, got {type(value).__name__}")
-    return inert(value[:limit])
