@@ -149,9 +149,14 @@ def show_pass_feedback(rows) -> None:
 
 
 def pass_table(result) -> pd.io.formats.style.Styler:
-    """Return the cmp table, one row per gradient, the first wrong one (the root) highlighted."""
-    frame = pd.DataFrame([_pass_row(row) for row in result.rows])
-    root = result.root_cause
+    """Return the whole pass's cmp table, the first wrong gradient (the root) highlighted."""
+    return cmp_table(result.rows, result.root_cause)
+
+
+def cmp_table(rows, root: str | None, shapes: bool = False) -> pd.io.formats.style.Styler:
+    """Return the lecture's cmp table, one row per gradient (led by its shape, if asked), the
+    row of `root` highlighted."""
+    frame = pd.DataFrame([_cmp_row(row, shapes) for row in rows])
 
     def highlight(row: pd.Series) -> list[str]:
         return [ROOT_STYLE if row["gradient"] == root else ""] * len(row)
@@ -159,10 +164,11 @@ def pass_table(result) -> pd.io.formats.style.Styler:
     return frame.style.apply(highlight, axis=1).format({"maxdiff": "{:.1e}"}, na_rep="")
 
 
-def _pass_row(row) -> dict:
-    """Return one table row of a whole pass."""
+def _cmp_row(row, shapes: bool) -> dict:
+    """Return one gradient's row: (shape,) gradient, mark, exact, approximate, maxdiff, feedback."""
     cmp = row.cmp
     return {
+        **({"shape": str(row.shape)} if shapes else {}),
         "gradient": row.name,
         "": "✓" if row.status == "pass" else "✗",
         "exact": cmp.exact if cmp else None,

@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from app.plots import loss_curves_figure
-from app.results import ROOT_STYLE, show_error, show_stdout
+from app.results import cmp_table, show_error, show_stdout
 
 LECTURE = "The lecture reached train 2.0705 / val 2.1099 (names.txt, 200,000 steps)."
 STATE_ICONS = {"finished": ":material/check_circle:", "stopped": ":material/stop_circle:"}
@@ -28,27 +28,8 @@ def show_check(check) -> None:
 
 
 def check_table(check) -> pd.io.formats.style.Styler:
-    """Return one row per parameter, the root cause highlighted."""
-    frame = pd.DataFrame([_check_row(row) for row in check.rows])
-
-    def highlight(row: pd.Series) -> list[str]:
-        return [ROOT_STYLE if row["gradient"] == check.root_cause else ""] * len(row)
-
-    return frame.style.apply(highlight, axis=1).format({"maxdiff": "{:.1e}"}, na_rep="")
-
-
-def _check_row(row) -> dict:
-    """Return one parameter's line: shape, exact, approximate, maxdiff and feedback."""
-    cmp = row.cmp
-    return {
-        "shape": str(row.shape),
-        "gradient": row.name,
-        "": "✓" if row.status == "pass" else "✗",
-        "exact": cmp.exact if cmp else None,
-        "approximate": cmp.approx if cmp else None,
-        "maxdiff": cmp.maxdiff if cmp else None,
-        "feedback": row.message.replace("`", ""),
-    }
+    """Return one row per parameter, led by its shape, the root cause highlighted."""
+    return cmp_table(check.rows, check.root_cause, shapes=True)
 
 
 def show_progress(status) -> None:
