@@ -14,8 +14,8 @@ from dataclasses import dataclass, replace
 
 import torch
 
-from grader.course import rules
 from grader.feedback import voice as feedback
+from grader.grading import checks
 from grader.grading.cases import LECTURE, Prepared
 from grader.result import LearnerError
 from grader.sandbox import RunOutcome, Sandbox
@@ -57,25 +57,19 @@ def assigned_names(tree: ast.Module) -> tuple[str, ...]:
 def run_scratch(prepared: Prepared, sandbox: Sandbox, code: str) -> ScratchResult:
     """Run the code on the lecture batch's inputs and describe every tensor it assigned."""
     start = time.perf_counter()
-    tree = rules.parse(code)
-    if isinstance(tree, rules.Problem):
-        return ScratchResult(False, _parse_message(tree))
-    problem = rules.autograd_use(tree)
-    if problem:
-        message = feedback.uses_autograd(problem.what, problem.line, problem.dynamic)
-        return ScratchResult(False, message)
-    names = assigned_names(tree)
+    source = checks.screen(code)  # the same screening as every grading path
+    if source.unparsed is not None:
+        return ScratchResult(False, checks.parse_message(source.unparsed))
+    if source.autograd is not None:
+        problem = source.autograd
+        return ScratchResult(
+            False, feedback.uses_autograd(problem.what, problem.line, problem.dynamic)
+        )
+    names = assigned_names(source.tree)
     case = replace(prepared.case(LECTURE), outputs=names)
     outcome = sandbox.run(code, [case])
     result = _describe(outcome, names)
     return replace(result, elapsed=time.perf_counter() - start)
-
-
-def _parse_message(problem: rules.Problem) -> str:
-    """Say why code that does not parse cannot run."""
-    if problem.line is None:
-        return feedback.unreadable(problem.what)
-    return feedback.syntax_error(problem.what, problem.line, problem.column)
 
 
 def _describe(outcome: RunOutcome, names: tuple[str, ...]) -> ScratchResult:
