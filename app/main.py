@@ -1,10 +1,18 @@
-"""The app: set the page, titled by the course, and the navigation (`streamlit run app/main.py`)."""
+"""The app's frame (`streamlit run app/main.py`): the page set and titled by the course, the
+navigation, and what every page shares around its screen: the safety guard and the sidebar."""
 
 import streamlit as st
 
-from app import nav, services  # the project is installed (editable) by scripts/setup
+from app import nav, safety, services, sidebar, visits  # installed (editable) by scripts/setup
 
 # An icon of our own: without one, Streamlit fetches each page's Material icon from a public
 # font server to use as the favicon, and nothing may leave the machine.
 st.set_page_config(page_title=services.course_title(), page_icon="🥷", layout="wide")
-st.navigation(nav.sections(), expanded=True).run()
+page = st.navigation(nav.sections(), expanded=True)
+visits.start(page.url_path)
+safety.guard()
+sidebar.show()
+try:
+    page.run()
+finally:
+    services.start_background()  # after the first page is drawn, so that it does not wait

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from app import graphview, nav, results, scratchpad, services, session, whycard, workbench
+from app import graphview, links, results, scratchpad, services, session, whycard, workbench
 from app.storage import SOLVED
 
 REVEAL_CONFIRM = "reveal:confirm"
@@ -201,6 +201,6 @@ def _show_solution(exercise_id: str) -> None:
 
 def _next(exercise_id: str) -> None:
     """Offer the next exercise in teaching order, then the whole pass or Home."""
-    label, target = nav.next_after(exercise_id)
+    label, target = links.next_after(exercise_id)
     if st.button(label, icon=":material/arrow_forward:", key=f"next:{exercise_id}"):
         st.switch_page(target)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app import datasets, graphview, nav, services, session
+from app import datasets, graphview, links, services, session
 from app.storage import ATTEMPTED, SOLVED
 
 ICONS = {SOLVED: ":material/check_circle:", ATTEMPTED: ":material/pending:"}
@@ -36,7 +36,7 @@ def render() -> None:
         _scenario_map(catalog, scenario, statuses)
     if training:
         st.subheader("Exercise 4: train the MLP")
-        st.page_link(nav.page(nav.TRAINING), label="Train the MLP with your own backward pass")
+        st.page_link(links.page(links.TRAINING), label="Train the MLP with your own backward pass")
     lecture = next((s for s in catalog.scenarios if s.uses_dataset), None)
     if lecture is not None:
         st.header("Dataset")
@@ -69,7 +69,7 @@ def _continue(catalog, statuses: dict[str, str], training: bool) -> None:
     if st.button(
         f"{label}: {target}", type="primary", icon=":material/play_arrow:", key="home:continue"
     ):
-        st.switch_page(nav.exercise_page(target))
+        st.switch_page(links.exercise_page(target))
 
 
 def next_exercise(catalog, progress, statuses: dict[str, str]) -> str | None:
@@ -113,9 +113,9 @@ def _scenario_map(catalog, scenario, statuses: dict[str, str]) -> None:
 
 def _whole_pass_link(catalog, scenario, statuses: dict[str, str]) -> None:
     """Link to the scenario's whole-pass page, marked with its status."""
-    icon = ICONS.get(statuses.get(nav.whole_pass_id(scenario.slug)), UNTOUCHED)
+    icon = ICONS.get(statuses.get(links.whole_pass_id(scenario.slug)), UNTOUCHED)
     label = f"**The whole pass:** all {len(scenario.whole_pass)} gradients in one program"
-    st.page_link(nav.whole_pass_page(scenario.slug, catalog), label=label, icon=icon)
+    st.page_link(links.whole_pass_page(scenario.slug, catalog), label=label, icon=icon)
 
 
 def _forward_lines(scenario, exercises, statuses: dict[str, str]) -> None:
@@ -137,4 +137,4 @@ def _forward_lines(scenario, exercises, statuses: dict[str, str]) -> None:
 def _link(exercise, statuses: dict[str, str], text: str) -> None:
     """Link to an exercise, marked with its status."""
     icon = ICONS.get(statuses.get(exercise.id), UNTOUCHED)
-    st.page_link(nav.exercise_page(exercise.id), label=text, icon=icon)
+    st.page_link(links.exercise_page(exercise.id), label=text, icon=icon)

@@ -8,7 +8,7 @@ from collections import Counter
 import pandas as pd
 import streamlit as st
 
-from app import nav, services, session
+from app import links, services, session
 from grader.feedback import misconception
 
 CONFIRM_KEY = "progress:confirm_reset"
@@ -96,7 +96,7 @@ def _suggestion(profile) -> None:
     exercise_id, why = found
     st.subheader("Suggested practice")
     st.markdown(why)
-    st.page_link(nav.exercise_page(exercise_id), label=f"Practise it on {exercise_id}")
+    st.page_link(links.exercise_page(exercise_id), label=f"Practise it on {exercise_id}")
 
 
 def history_table(attempts, first_pass: str = "") -> pd.DataFrame:
@@ -122,10 +122,10 @@ def history_table(attempts, first_pass: str = "") -> pd.DataFrame:
 
 def _url(key: str, first_pass: str) -> str:
     """Return the url path of an exercise or of a whole pass (recorded as whole_pass:<slug>)."""
-    if not key.startswith(f"{nav.WHOLE_PASS}:"):
+    if not key.startswith(f"{links.WHOLE_PASS}:"):
         return key
     slug = key.split(":", 1)[1]
-    return nav.WHOLE_PASS if slug == first_pass else f"{nav.WHOLE_PASS}_{slug}"
+    return links.WHOLE_PASS if slug == first_pass else f"{links.WHOLE_PASS}_{slug}"
 
 
 def _history(profile) -> None:
@@ -167,7 +167,7 @@ def _training_runs(profile) -> None:
     )
     st.dataframe(table, hide_index=True, width="stretch")
     if services.training_available(services.catalog()):  # a course may have no training page
-        st.page_link(nav.page(nav.TRAINING), label="Open the training page to see their curves")
+        st.page_link(links.page(links.TRAINING), label="Open the training page to see their curves")
 
 
 def progress_table(catalog, progress) -> pd.DataFrame:
@@ -175,7 +175,7 @@ def progress_table(catalog, progress) -> pd.DataFrame:
     by_id = {p.exercise_id: p for p in progress}
     rows = [(e.id, e.title) for e in catalog.exercises]
     rows += [
-        (nav.whole_pass_id(s.slug), f"Whole pass: {s.title}")
+        (links.whole_pass_id(s.slug), f"Whole pass: {s.title}")
         for s in catalog.scenarios
         if s.whole_pass
     ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app import datasets, nav, notebook_view, results, services, session, workbench
+from app import datasets, links, notebook_view, results, services, session, workbench
 from app.storage import SOLVED
 from grader import notebook
 from grader.training import TrainSettings
@@ -47,7 +47,7 @@ def render(slug: str) -> None:
     """Render the whole-pass page of one scenario."""
     scenario = services.catalog().scenario(slug)
     grader = session.grader()
-    key = nav.whole_pass_id(slug)
+    key = links.whole_pass_id(slug)
     st.title(f"The whole pass: all {len(scenario.whole_pass)} gradients")
     _status(key)
     st.markdown(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
-from app import nav, services
+from app import links, services
 
 from .app_helpers import BROWSER, SOLVED, main_test, submit, texts
 
@@ -25,7 +25,7 @@ def test_home_is_the_first_page_and_every_exercise_has_a_page(fake):
 def test_sections_follow_the_exercise_groups_and_end_with_training(fake):
     sections = list(_sections())
     assert sections[1] == "Exercise 1: backprop step by step"
-    assert sections[-1] == nav.TRAINING_SECTION
+    assert sections[-1] == links.TRAINING_SECTION
 
 
 def test_the_navigation_names_exercises_by_their_titles(fake):
@@ -115,7 +115,7 @@ def test_after_the_last_exercise_comes_its_whole_pass_or_home(fake):
 
         import streamlit as st
 
-        from app import nav, services
+        from app import links, services
 
         catalog = services.catalog()
         mlp = tuple(e for e in catalog.exercises if e.scenario.slug == "01_mlp")
@@ -124,7 +124,7 @@ def test_after_the_last_exercise_comes_its_whole_pass_or_home(fake):
         cases.append(("dx_ln_fused", replace(catalog, exercises=first_two)))
         cases.append((catalog.exercises[-1].id, catalog))
         for exercise_id, within in cases:
-            label, target = nav.next_after(exercise_id, within)
+            label, target = links.next_after(exercise_id, within)
             st.text(f"{exercise_id} -> {label} -> /{target.url_path}")
 
     at = AppTest.from_function(script).run()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from app import nav, services
+from app import links, services
 from app.screens.whole_pass import starter
 
 from .app_helpers import SOLVED, page_test, submit, texts
@@ -44,7 +44,7 @@ def test_a_right_pass_is_recorded_as_solved(fake):
     at = submit(page_test("01_mlp", page="whole_pass").run(), f"{SOLVED}\n")
     assert at.success[0].value == "All 26 gradients are right."
     profile = services.store().profiles()[0]
-    assert services.store().statuses(profile) == {nav.whole_pass_id("01_mlp"): "solved"}
+    assert services.store().statuses(profile) == {links.whole_pass_id("01_mlp"): "solved"}
 
 
 def test_starter_keeps_the_shape_comments():
@@ -66,14 +66,14 @@ def test_the_pass_starts_from_the_learners_solved_answers(fake):
         profile, Attempt("dlogits_fused", "dlogits = 2", True, "", 0, 1, "default")
     )
     at = page_test("01_mlp", page="whole_pass").run()
-    button = at.button(key=f"{nav.whole_pass_id('01_mlp')}:prefill")
+    button = at.button(key=f"{links.whole_pass_id('01_mlp')}:prefill")
     assert button.label == "Start from my 1 solved answers"
     at = button.click().run()
     lines = at.text_area[0].value.splitlines()
     assert lines[2:4] == mine.splitlines(), "the last solved attempt, not the failed one"
     assert lines[4] == "dprobs = ...  # (n, vocab_size)", "an unsolved gradient stays to write"
     assert "dlogits = ...  # (n, vocab_size)" in lines, "the fused exercise is not a step"
-    assert store.draft(profile, nav.whole_pass_id("01_mlp")) == at.text_area[0].value
+    assert store.draft(profile, links.whole_pass_id("01_mlp")) == at.text_area[0].value
 
 
 class FakeTrainer:
@@ -97,7 +97,7 @@ def _upload(monkeypatch, notebook_bytes: bytes, name: str = "mine.ipynb"):
     trainer = FakeTrainer()
     monkeypatch.setattr(services, "trainer", lambda source: trainer)
     at = page_test("01_mlp", page="whole_pass").run()
-    key = nav.whole_pass_id("01_mlp")
+    key = links.whole_pass_id("01_mlp")
     at.file_uploader(key=f"{key}:notebook").set_value((name, notebook_bytes, "application/json"))
     return at.run(), trainer
 
