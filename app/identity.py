@@ -4,8 +4,9 @@ On a first visit the server draws a random identity and the page stores it in th
 `ninja_learner`, as `<identity>.<HMAC-SHA256 of it>` under a secret drawn once and kept in the
 data directory (`identity.key`, mode 0600). Every later visit sends the cookie with its first
 request; a cookie whose signature does not match is refused, not trusted, and the browser gets a
-new identity. Profiles belong to an identity (app/profiles.py), so two browsers on one machine
-never see or switch each other's work. The cookie is set by a script on the page: no request.
+new identity. Profiles belong to an identity (app/storage/profiles.py), so two browsers on one
+machine never see or switch each other's work. The cookie is set by a script on the page: no
+request.
 
     >>> secret = b"k" * 32
     >>> verify(sign("3f2a", secret), secret)

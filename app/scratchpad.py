@@ -5,7 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from app import results, services, session
+from app import services, session
+from app.views import results
 
 PLACEHOLDER = "x = counts * dprobs\nprint(x.shape)"
 

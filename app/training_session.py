@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 import streamlit as st
 
 from app import services, session
-from app.runstore import TrainingRun
+from app.storage import TrainingRun
 
 JOB_KEY = "training:job"
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from app import graphview, links, results, scratchpad, services, session, whycard, workbench
+from app import links, scratchpad, services, session, whycard, workbench
 from app.storage import SOLVED
+from app.views import graphview, results
 
 REVEAL_CONFIRM = "reveal:confirm"
 ROLES = {"forward": "forward value", "given": "given (upstream)", "answer": "you write this"}

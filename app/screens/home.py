@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app import datasets, graphview, links, services, session
+from app import datasets, links, services, session
 from app.storage import ATTEMPTED, SOLVED
+from app.views import graphview
 
 ICONS = {SOLVED: ":material/check_circle:", ATTEMPTED: ":material/pending:"}
 UNTOUCHED = ":material/radio_button_unchecked:"

@@ -12,7 +12,8 @@ from dataclasses import asdict, fields
 
 import streamlit as st
 
-from app import services, session, training_session, training_view, whycard, workbench
+from app import services, session, training_session, whycard, workbench
+from app.views import training_view
 from grader import TRAINING
 
 KEY = "training"

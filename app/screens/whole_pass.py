@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app import datasets, links, notebook_view, results, services, session, workbench
+from app import datasets, links, services, session, workbench
 from app.storage import SOLVED
+from app.views import notebook_view, results
 from grader import notebook
 from grader.training import TrainSettings
 

@@ -19,12 +19,12 @@ from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.profiles import SCHEMA as PROFILES_SCHEMA
-from app.profiles import Profile, Profiles, StorageError, migrate
-from app.runstore import SCHEMA as RUNS_SCHEMA
-from app.runstore import TrainingRuns
-from app.submissions import SCHEMA as SUBMISSIONS_SCHEMA
-from app.submissions import Submissions, add_tickets, insert_attempt, upsert_draft
+from app.storage.profiles import SCHEMA as PROFILES_SCHEMA
+from app.storage.profiles import Profile, Profiles, StorageError, migrate
+from app.storage.runstore import SCHEMA as RUNS_SCHEMA
+from app.storage.runstore import TrainingRuns
+from app.storage.submissions import SCHEMA as SUBMISSIONS_SCHEMA
+from app.storage.submissions import Submissions, add_tickets, insert_attempt, upsert_draft
 
 __all__ = ["Profile", "StorageError", "Store", "open_store"]
 

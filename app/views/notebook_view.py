@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app import results, training_view
+from app.views import results, training_view
 from grader import PassResult, Result
 
 BADGES = {  # a part's status -> (label, icon, colour)

@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pandas as pd
 import streamlit as st
 
-from app.plots import heatmap_figure
+from app.views.plots import heatmap_figure
 
 MARKS = {
     "pass": ":green[✓]",

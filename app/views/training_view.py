@@ -7,8 +7,8 @@ import time
 import pandas as pd
 import streamlit as st
 
-from app.plots import loss_curves_figure
-from app.results import cmp_table, show_error, show_stdout
+from app.views.plots import loss_curves_figure
+from app.views.results import cmp_table, show_error, show_stdout
 
 LECTURE = "The lecture reached train 2.0705 / val 2.1099 (names.txt, 200,000 steps)."
 STATE_ICONS = {"finished": ":material/check_circle:", "stopped": ":material/stop_circle:"}

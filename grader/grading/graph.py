@@ -1,7 +1,7 @@
 """A scenario's forward pass as a graph: one node per tensor, one edge per use, with shapes.
 
-Plain data for the app to draw (app/graphview.py): generated from the scenario's statements, so
-an instructor's scenario gets its graph too.
+Plain data for the app to draw (app/views/graphview.py): generated from the scenario's statements,
+so an instructor's scenario gets its graph too.
 """
 
 from __future__ import annotations

@@ -8,8 +8,9 @@ import time
 import pytest
 import streamlit as st
 
-from app import results, services
+from app import services
 from app.storage import Profile
+from app.views import results
 from app.workbench import Submission
 
 from .app_helpers import RAISES, RANDOM_ONLY, SHAPE, SOLVED, VALUES, page_test, submit, texts

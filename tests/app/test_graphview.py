@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import re
 
-from app import graphview, services
+from app import services
 from app.storage import Attempt
+from app.views import graphview
 from grader import Grader
 from grader.course.exercises import discover
 

@@ -118,7 +118,7 @@ def test_a_bad_course_file_is_listed_and_the_defaults_serve(fake, tmp_path, monk
 
 
 def test_runs_kept_from_another_course_link_to_no_training_page(fake, tmp_path, monkeypatch):
-    from app.runstore import TrainingRun
+    from app.storage import TrainingRun
 
     _course(tmp_path, monkeypatch, 'title = "LayerNorm by hand"\n')
     page_test(page="progress").run()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.plots import heatmap_figure
+from app.views.plots import heatmap_figure
 from grader import Heatmap
 
 
@@ -54,7 +54,7 @@ def heat_axes(figure):
 
 
 def test_loss_curves_share_one_plot_with_steps_on_the_x_axis():
-    from app.plots import loss_curves_figure
+    from app.views.plots import loss_curves_figure
 
     figure = loss_curves_figure(
         {"your backward pass": (0.5, 0.4, 0.3), "autograd": (0.5, 0.41)}, 1000
@@ -67,7 +67,7 @@ def test_loss_curves_share_one_plot_with_steps_on_the_x_axis():
 
 
 def test_the_learners_curve_is_drawn_on_top_and_autograds_dashed_beneath():
-    from app.plots import loss_curves_figure
+    from app.views.plots import loss_curves_figure
 
     ax = loss_curves_figure({"your backward pass": (0.5, 0.4), "autograd": (0.5, 0.4)}, 1).axes[0]
     yours, autograd = ax.get_lines()
@@ -77,7 +77,7 @@ def test_the_learners_curve_is_drawn_on_top_and_autograds_dashed_beneath():
 
 
 def test_one_curve_needs_no_legend_and_an_empty_one_is_skipped():
-    from app.plots import loss_curves_figure
+    from app.views.plots import loss_curves_figure
 
     ax = loss_curves_figure({"yours": (0.5,), "autograd": ()}, 1).axes[0]
     assert len(ax.get_lines()) == 1

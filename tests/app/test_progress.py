@@ -119,7 +119,7 @@ def test_the_history_links_every_attempt_newest_first(fake):
 
 
 def test_finished_training_runs_are_listed(fake):
-    from app.runstore import TrainingRun
+    from app.storage import TrainingRun
 
     page_test(page="progress").run()
     store = services.store()

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.runstore import TrainingRun
-from app.storage import open_store
+from app.storage import TrainingRun, open_store
 
 
 @pytest.fixture

@@ -7,8 +7,7 @@ import json
 import pytest
 
 from app import services, session, training_session
-from app.runstore import TrainingRun
-from app.storage import Attempt
+from app.storage import Attempt, TrainingRun
 from grader.feedback.voice import duration
 
 from .app_helpers import page_test, submit, texts

@@ -1,0 +1,25 @@
+"""The progress store, behind one URL (SQLite or PostgreSQL): what the pages keep and read.
+
+    >>> from app.storage import open_store
+    >>> store = open_store("sqlite:///var/progress.db")
+    >>> store.statuses(profile)  # {exercise id: SOLVED or ATTEMPTED}
+
+store.py is the Store (drafts, attempts, hints, reveals) and its schema; profiles.py the
+learner profiles of a browser's identity; submissions.py the submissions recorded before
+grading; runstore.py Exercise 4's finished training runs.
+"""
+
+from app.storage.profiles import Profile, StorageError
+from app.storage.runstore import TrainingRun
+from app.storage.store import ATTEMPTED, SOLVED, Attempt, Store, open_store
+
+__all__ = [
+    "ATTEMPTED",
+    "SOLVED",
+    "Attempt",
+    "Profile",
+    "StorageError",
+    "Store",
+    "TrainingRun",
+    "open_store",
+]
