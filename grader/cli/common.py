@@ -1,0 +1,61 @@
+"""What every verb shares: the exit codes, printing, the dataset, a sandbox started on demand."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+from grader.course import BadInput
+
+SOLVED, NOT_SOLVED, BAD_INPUT, GRADER_FAILED = 0, 1, 2, 3
+CODES = "exit codes: 0 solved, 1 not solved, 2 bad input (nothing graded), 3 grader failed or busy"
+BUSY = "the grader is busy; try again in a moment"
+FAULT = "the grader failed; this is not a problem with your code"
+
+
+def print_json(payload: dict) -> None:
+    """Print one JSON document (ASCII only, so nothing in it can paint the terminal)."""
+    emit(json.dumps(payload, indent=2))
+
+
+def emit(text: str) -> None:
+    """Print a line on stdout; a reader that has gone (`| head`) changes no exit code."""
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+def load_dataset(args):
+    """Load the dataset; a dataset that cannot be used is bad input."""
+    import data
+
+    try:
+        return data.load_dataset(args.data, cache_dir=args.cache)
+    except data.DatasetError as err:
+        raise BadInput(str(err)) from None
+
+
+class OnDemand:
+    """A one-slot sandbox started by the first run.
+
+    An answer refused before it runs (it does not parse, it uses autograd) starts no zygote, so
+    none is stopped half-started, which used to log a false "sandbox layer zygote: unavailable".
+    """
+
+    def __init__(self):
+        self._sandbox = None
+
+    def run(self, code, cases, limits=None):
+        """Run code in the sandbox, starting it first if needed."""
+        if self._sandbox is None:
+            from grader.sandbox import Sandbox
+
+            self._sandbox = Sandbox(slots=1)
+        return self._sandbox.run(code, cases, limits)
+
+    def close(self) -> None:
+        """Stop the sandbox if it was started."""
+        if self._sandbox is not None:
+            self._sandbox.close()

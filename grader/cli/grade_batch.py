@@ -1,0 +1,27 @@
+"""`grade-batch`: grade a class into a gradebook (the work is in batch.py)."""
+
+from __future__ import annotations
+
+from grader.cli import batch, inputs
+from grader.cli.common import GRADER_FAILED, SOLVED, emit, load_dataset
+from grader.course import discover
+
+
+def add_arguments(parser) -> None:
+    """Add the arguments of `grade-batch`."""
+    batch.add_arguments(parser)
+
+
+def run(args) -> int:
+    """Grade a class and write the gradebook; 3 if the grader failed on an item, else 0."""
+    catalog = discover(*inputs.course_folder(args.exercises))
+    items, refused = batch.collect(
+        args.folder, catalog, inputs.scenario(catalog, args.scenario).slug
+    )
+    from grader.proving import require_runnable  # runs the scenarios: torch, after the inputs
+
+    require_runnable(batch.scenarios_of(items, catalog))
+    rows, paths, seconds = batch.run(catalog, load_dataset(args), items, refused, args)
+    for line in batch.summary(rows, paths, seconds):
+        emit(line)
+    return GRADER_FAILED if any(r.status == "grader_failed" for r in rows) else SOLVED
