@@ -156,7 +156,7 @@ def test_the_doc_documents_every_key_and_status():
     assert "(check-json.schema.json)" in doc
 
 
-def test_the_readme_links_the_doc_from_its_command_line_section():
-    readme = (ROOT / "README.md").read_text()
-    section = readme.split("## The command line", 1)[1].split("\n## ", 1)[0]
-    assert "(docs/check-json.md)" in section
+def test_the_command_line_doc_links_the_json_doc_from_its_check_section():
+    doc = (ROOT / "docs" / "cli.md").read_text()
+    section = doc.split("## `check`", 1)[1].split("\n## ", 1)[0]
+    assert "(check-json.md)" in section

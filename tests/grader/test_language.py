@@ -231,8 +231,8 @@ def test_an_unknown_dtype_is_refused(folder):
     assert error.where.endswith("07_dab.toml: dtype") and "float32, float64" in error.problem
 
 
-def test_the_readme_worked_example_validates(tmp_path, monkeypatch):
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+def test_the_authoring_docs_worked_example_validates(tmp_path, monkeypatch):
+    readme = (Path(__file__).resolve().parents[2] / "docs" / "authoring.md").read_text()
     start = readme.index('title = "A residual stack"')
     folder = tmp_path / "exercises" / "05_residual"
     folder.mkdir(parents=True)
@@ -245,5 +245,5 @@ def test_the_readme_worked_example_validates(tmp_path, monkeypatch):
     solutions.mkdir(parents=True)
     (solutions / "db.py").write_text("s = torch.sigmoid(b)\ndb = du_1 * a * s * (1 - s) + du\n")
     monkeypatch.setattr(grader.course.exercises, "SOLUTIONS_DIR", tmp_path / "solutions")
-    assert discover(folder.parent).get("db").given == ("u_1", "u")  # as the README says
+    assert discover(folder.parent).get("db").given == ("u_1", "u")  # as the doc says
     assert validate(folder) == (1, [])
