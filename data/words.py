@@ -59,17 +59,17 @@ def _read(
     """Return (bytes, label for messages, file name) for a path or uploaded bytes."""
     if isinstance(source, bytes):
         label = f"`{filename}`" if filename else "The file"
-        _check_size(len(source), label, max_bytes)
+        check_size(len(source), label, max_bytes)
         return source, label, filename
     path = Path(source)
     label = f"`{path.name}`"
     if not path.is_file():
         raise DatasetError(f"{label} does not exist or is not a file: {path}.")
-    _check_size(path.stat().st_size, label, max_bytes)
+    check_size(path.stat().st_size, label, max_bytes)
     return path.read_bytes()[: max_bytes + 1], label, path.name
 
 
-def _check_size(size: int, label: str, max_bytes: int) -> None:
+def check_size(size: int, label: str, max_bytes: int) -> None:
     """Raise DatasetError if a file is empty or larger than max_bytes."""
     if size == 0:
         raise DatasetError(f"{label} is empty. Hint: put one word per line.")
