@@ -11,6 +11,8 @@ from data.clean import CleanReport, clean_lines
 from data.errors import DatasetError
 
 MAX_BYTES = 20_000_000
+MAX_WORD_CHARS = 100  # a line (or CSV value) longer than this is not a word; names are under 20
+SHOWN_COLUMNS = 20  # columns named in a message
 MIN_WORDS = 10
 MIN_CHARS = 2
 BINARY_SHARE = 0.3
@@ -48,6 +50,7 @@ def load_words(
     text = _decode(raw, label)
     is_csv = column is not None or Path(name or "").suffix.lower() in CSV_SUFFIXES
     lines = _csv_column(text, column, label) if is_csv else text.splitlines()
+    _check_lengths(lines, label, "row" if is_csv else "line")
     words, report = clean_lines(lines)
     _check_words(words, label, min_words)
     return WordList(words, report)
@@ -116,6 +119,20 @@ def _check_text(text: str, label: str) -> None:
         raise DatasetError(f"{label} is empty. Hint: put one word per line.")
 
 
+def _check_lengths(lines: list[str], label: str, unit: str) -> None:
+    """Raise DatasetError if a line (or CSV value) is longer than any word: MAX_WORD_CHARS."""
+    longest = max(lines, key=len, default="")
+    if len(longest) <= MAX_WORD_CHARS:
+        return
+    longest = max(lines, key=lambda line: len(line.strip()))
+    if len(longest.strip()) > MAX_WORD_CHARS:
+        number = lines.index(longest) + 1
+        raise DatasetError(
+            f"{label} has a word of {len(longest.strip()):,} characters on {unit} {number}; "
+            f"the limit is {MAX_WORD_CHARS} characters. Hint: put one word per line."
+        )
+
+
 def _csv_column(text: str, column: str | None, label: str) -> list[str]:
     """Return the values of one column of CSV text (by header name; default the first)."""
     try:
@@ -140,8 +157,9 @@ def _column_index(header: list[str], column: str | None, label: str) -> int:
         return header.index(column.strip())
     if column.strip().lower() in lowered:
         return lowered.index(column.strip().lower())
-    got = ", ".join(f"`{h}`" for h in header)
-    raise DatasetError(f"{label} has no column `{column}`: got columns {got}.")
+    got = ", ".join(f"`{h}`" for h in header[:SHOWN_COLUMNS])
+    more = f" and {len(header) - SHOWN_COLUMNS:,} more" if len(header) > SHOWN_COLUMNS else ""
+    raise DatasetError(f"{label} has no column `{column}`: got columns {got}{more}.")
 
 
 def _check_words(words: tuple[str, ...], label: str, min_words: int) -> None:
