@@ -106,6 +106,7 @@ def _upload() -> None:
         "Word list: one word per line, or a CSV file with a header row",
         type=["txt", "csv", "tsv"],
         key="dataset:upload",
+        max_upload_size=3,  # MiB: a little over data.upload's cap, so its refusal is shown
     )
     column = st.text_input("CSV column (default: the first)", key="dataset:column", max_chars=100)
     if upload is None:
