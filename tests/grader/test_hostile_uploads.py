@@ -219,9 +219,10 @@ def test_the_suite_passes_as_an_ordinary_user():
     if subprocess.run(["id", "ninjatest"], capture_output=True).returncode != 0:
         subprocess.run(["useradd", "--create-home", "ninjatest"], check=True)
     become = ["setpriv", "--reuid=ninjatest", "--regid=ninjatest", "--clear-groups", "--"]
-    probe = [*become, sys.executable, "-c", f"open({str(ROOT / 'grader' / '__init__.py')!r})"]
-    if subprocess.run(probe, capture_output=True).returncode != 0:
-        pytest.skip(f"ninjatest cannot run {sys.executable} or read {ROOT}")
+    spawn = "import subprocess, sys; subprocess.run([sys.executable, '-c', ''], check=True)"
+    opened = f"open({str(ROOT / 'grader' / '__init__.py')!r}); {spawn}"
+    if subprocess.run([*become, sys.executable, "-c", opened], capture_output=True).returncode:
+        pytest.skip(f"ninjatest cannot read {ROOT} or start {sys.executable} from a child")
     env = {"PATH": os.defpath, "HOME": "/home/ninjatest", "PYTHONDONTWRITEBYTECODE": "1"}
     me = str(Path(__file__).relative_to(ROOT))
     command = [*become, sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", me]
