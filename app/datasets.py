@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-from collections import Counter
 from pathlib import Path
 
 import streamlit as st
@@ -78,7 +77,7 @@ def _names(current: str) -> None:
         if not _download(cache):
             return
     words = data.cached_names(cache).read_text(encoding="utf-8").split()
-    preview(tuple(words))  # used verbatim, as in the lecture
+    preview(data.preview(tuple(words)))  # used verbatim, as in the lecture
     _offer(services.NAMES_SOURCE, current)
 
 
@@ -102,31 +101,44 @@ def _download(cache: Path) -> bool:
 
 
 def _upload() -> None:
-    """Clean an uploaded word list, show what cleaning did, and offer to use it."""
-    import data
-
+    """Clean an uploaded word list (in a child process), show what cleaning did, offer it."""
     upload = st.file_uploader(
         "Word list: one word per line, or a CSV file with a header row",
         type=["txt", "csv", "tsv"],
         key="dataset:upload",
+        max_upload_size=3,  # MiB: a little over data.upload's cap, so its refusal is shown
     )
-    column = st.text_input("CSV column (default: the first)", key="dataset:column") or None
+    column = st.text_input("CSV column (default: the first)", key="dataset:column", max_chars=100)
     if upload is None:
         return
-    try:
-        words = data.load_words(upload.getvalue(), filename=upload.name, column=column)
-    except data.DatasetError as err:
-        st.error(err.message)
+    read = _read(upload, column or None)
+    if isinstance(read, str):
+        st.error(read)
         return
-    preview(words.words, words.report)
+    preview(read.preview)
     if st.button("Use this word list", key="dataset:use:upload", type="primary"):
-        session.use_dataset(services.UPLOAD_PREFIX + str(_save(words.words, upload.name)))
+        session.use_dataset(services.UPLOAD_PREFIX + str(_save(read.text, upload.name)))
         st.rerun()
 
 
-def _save(words: tuple[str, ...], filename: str) -> Path:
+def _read(upload, column: str | None):
+    """Return the upload read (data.Upload) or why not (str), read once per file and column."""
+    import data
+
+    key = (upload.file_id, column)
+    kept = st.session_state.get("dataset:read")
+    if kept is None or kept[0] != key:
+        try:
+            read = data.read_upload(upload.getvalue(), upload.name, column)
+        except data.DatasetError as err:
+            read = err.message
+        kept = (key, read)
+        st.session_state["dataset:read"] = kept
+    return kept[1]
+
+
+def _save(text: str, filename: str) -> Path:
     """Keep the cleaned words under the data directory; return the file's path."""
-    text = "\n".join(words) + "\n"
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
     path = services.config().uploads_dir / digest / f"{Path(filename).stem or 'words'}.txt"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -134,19 +146,27 @@ def _save(words: tuple[str, ...], filename: str) -> Path:
     return path
 
 
-def preview(words: tuple[str, ...], report=None) -> None:
-    """Show the words after cleaning: counts, a length histogram and the changes made."""
+def preview(shown) -> None:
+    """Show a word list's preview (data.Preview): counts, word lengths, the changes made."""
     import pandas as pd  # imported here: Home's first render should not wait for it
 
-    chars = sorted(set("".join(words)))
     st.markdown(
-        f"**{len(words):,} words**, {len(chars)} distinct characters "
-        f"(`{''.join(chars)}`), e.g. {', '.join(words[:5])}."
+        f"**{shown.words:,} words**, {len(shown.chars)} distinct characters "
+        f"(`{shown.chars}`), e.g. {', '.join(shown.first)}."
     )
-    lengths = Counter(len(w) for w in words)
-    counts = {n: lengths.get(n, 0) for n in range(1, max(lengths) + 1)}
-    frame = pd.DataFrame({"words": counts}).rename_axis("length")
-    st.bar_chart(frame, height=160, x_label="word length", y_label="words")
+    labels = [str(a) if a == b else f"{a}-{b}" for a, b, _ in shown.lengths]
+    counts = [n for _, _, n in shown.lengths]
+    frame = pd.DataFrame({"length": labels, "words": counts})
+    st.bar_chart(
+        frame,
+        x="length",
+        y="words",
+        height=160,
+        x_label="word length",
+        y_label="words",
+        sort=False,
+    )
+    report = shown.report
     if report is not None:
         for line in report.describe() or ["Cleaning changed nothing."]:
             st.markdown(f"- {line}")

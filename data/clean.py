@@ -8,6 +8,7 @@ from dataclasses import dataclass
 TOKEN = "_"
 MAX_EXAMPLES = 10
 NOT_LETTERS = re.compile(r"[^a-z]+")
+CLEAN = re.compile(r"[a-z]+")  # a line that cleaning leaves as it is (most lines)
 # Letters that NFKD does not decompose into a base letter plus combining marks.
 EXTRA_ASCII = str.maketrans(
     {"ß": "ss", "æ": "ae", "œ": "oe", "ø": "o", "ł": "l", "đ": "d", "ð": "d", "þ": "th", "ı": "i"}
@@ -40,6 +41,8 @@ class CleanReport:
 
 def strip_accents(text: str) -> str:
     """Return text with accents removed: NFKD, drop combining marks, spell out ß, æ, ø, …."""
+    if text.isascii():  # nothing to decompose: most word lists, and fast
+        return text
     decomposed = unicodedata.normalize("NFKD", text)
     bare = "".join(c for c in decomposed if not unicodedata.combining(c))
     return bare.translate(EXTRA_ASCII)
@@ -51,21 +54,22 @@ def clean_lines(lines: Iterable[str]) -> tuple[tuple[str, ...], CleanReport]:
     counts = dict.fromkeys(("read", "lower", "accents", "mapped", "empty", "dupes"), 0)
     examples: dict[str, str] = {}
     for raw in lines:
-        word = _count_changes(raw.strip(), counts)
+        line = raw.strip()
+        word = line if CLEAN.fullmatch(line) else _count_changes(line, counts)
+        counts["read"] += 1
         if not word:
             counts["empty"] += 1
         elif word in words:
             counts["dupes"] += 1
         else:
             words[word] = None
-        if word != raw.strip() and raw.strip() and len(examples) < MAX_EXAMPLES:
-            examples.setdefault(raw.strip(), word)
+        if word != line and line and len(examples) < MAX_EXAMPLES:
+            examples.setdefault(line, word)
     return tuple(words), _report(counts, examples)
 
 
 def _count_changes(line: str, counts: dict[str, int]) -> str:
     """Return the cleaned line, adding each kind of change to counts."""
-    counts["read"] += 1
     lower = line.lower()
     ascii_text = strip_accents(lower)
     counts["lower"] += lower != line

@@ -3,7 +3,7 @@
 import csv
 import io
 import math
-import unicodedata
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -11,11 +11,15 @@ from data.clean import CleanReport, clean_lines
 from data.errors import DatasetError
 
 MAX_BYTES = 20_000_000
+MAX_WORD_CHARS = 100  # a line (or CSV value) longer than this is not a word; names are under 20
+SHOWN_COLUMNS = 20  # columns named in a message
 MIN_WORDS = 10
 MIN_CHARS = 2
 BINARY_SHARE = 0.3
 CSV_SUFFIXES = (".csv", ".tsv")
 UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+# Control characters that are not white space (str.isspace), and the replacement character.
+ODD = re.compile("[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f\ufffd]")
 
 
 @dataclass(frozen=True)
@@ -48,6 +52,7 @@ def load_words(
     text = _decode(raw, label)
     is_csv = column is not None or Path(name or "").suffix.lower() in CSV_SUFFIXES
     lines = _csv_column(text, column, label) if is_csv else text.splitlines()
+    _check_lengths(lines, label, "row" if is_csv else "line")
     words, report = clean_lines(lines)
     _check_words(words, label, min_words)
     return WordList(words, report)
@@ -59,17 +64,17 @@ def _read(
     """Return (bytes, label for messages, file name) for a path or uploaded bytes."""
     if isinstance(source, bytes):
         label = f"`{filename}`" if filename else "The file"
-        _check_size(len(source), label, max_bytes)
+        check_size(len(source), label, max_bytes)
         return source, label, filename
     path = Path(source)
     label = f"`{path.name}`"
     if not path.is_file():
         raise DatasetError(f"{label} does not exist or is not a file: {path}.")
-    _check_size(path.stat().st_size, label, max_bytes)
+    check_size(path.stat().st_size, label, max_bytes)
     return path.read_bytes()[: max_bytes + 1], label, path.name
 
 
-def _check_size(size: int, label: str, max_bytes: int) -> None:
+def check_size(size: int, label: str, max_bytes: int) -> None:
     """Raise DatasetError if a file is empty or larger than max_bytes."""
     if size == 0:
         raise DatasetError(f"{label} is empty. Hint: put one word per line.")
@@ -108,12 +113,26 @@ def _decode(raw: bytes, label: str) -> str:
 
 def _check_text(text: str, label: str) -> None:
     """Raise DatasetError if text is mostly control or undecodable characters."""
-    odd = sum(c == "\ufffd" or (unicodedata.category(c) == "Cc" and not c.isspace()) for c in text)
+    odd = len(ODD.findall(text))
     if odd > BINARY_SHARE * len(text):
         share = round(100 * odd / len(text))
         raise DatasetError(f"{label} looks binary, not text: {share}% of it is not printable.")
     if not text.strip():
         raise DatasetError(f"{label} is empty. Hint: put one word per line.")
+
+
+def _check_lengths(lines: list[str], label: str, unit: str) -> None:
+    """Raise DatasetError if a line (or CSV value) is longer than any word: MAX_WORD_CHARS."""
+    longest = max(lines, key=len, default="")
+    if len(longest) <= MAX_WORD_CHARS:
+        return
+    longest = max(lines, key=lambda line: len(line.strip()))
+    if len(longest.strip()) > MAX_WORD_CHARS:
+        number = lines.index(longest) + 1
+        raise DatasetError(
+            f"{label} has a word of {len(longest.strip()):,} characters on {unit} {number}; "
+            f"the limit is {MAX_WORD_CHARS} characters. Hint: put one word per line."
+        )
 
 
 def _csv_column(text: str, column: str | None, label: str) -> list[str]:
@@ -140,8 +159,9 @@ def _column_index(header: list[str], column: str | None, label: str) -> int:
         return header.index(column.strip())
     if column.strip().lower() in lowered:
         return lowered.index(column.strip().lower())
-    got = ", ".join(f"`{h}`" for h in header)
-    raise DatasetError(f"{label} has no column `{column}`: got columns {got}.")
+    got = ", ".join(f"`{h}`" for h in header[:SHOWN_COLUMNS])
+    more = f" and {len(header) - SHOWN_COLUMNS:,} more" if len(header) > SHOWN_COLUMNS else ""
+    raise DatasetError(f"{label} has no column `{column}`: got columns {got}{more}.")
 
 
 def _check_words(words: tuple[str, ...], label: str, min_words: int) -> None:

@@ -492,6 +492,29 @@ def notebook_too_large(name: str, limit_mib: int) -> str:
     return f"`{name}` is larger than {limit_mib} MiB; clear its outputs and try again."
 
 
+def notebook_too_deep(name: str, levels: int, limit: int) -> str:
+    return f"`{name}` nests its JSON {levels:,} levels deep; the limit is {limit}."
+
+
+def notebook_too_many_cells(name: str, count: int, limit: int) -> str:
+    return f"`{name}` has {count:,} cells; the limit is {limit:,}."
+
+
+def notebook_cell_too_long(name: str, cell: int, chars: int, limit: int) -> str:
+    return (
+        f"Cell {cell} of `{name}` holds {chars:,} characters of code; "
+        f"the limit is {limit:,} per cell."
+    )
+
+
+def notebook_too_much_code(name: str, chars: int, limit: int) -> str:
+    return f"`{name}` holds {chars:,} characters of code; the limit is {limit:,}."
+
+
+def notebook_over_reader_limit(name: str, limit: str) -> str:
+    return f"`{name}` could not be read within {limit}; it is too costly to grade."
+
+
 def notebook_not_lecture(name: str) -> str:
     return (
         f"`{name}` is not the lecture's notebook: none of its code cells has the lecture's "

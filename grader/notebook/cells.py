@@ -1,7 +1,9 @@
 """Read a notebook with nbformat and find the lecture's four exercises in it, by content.
 
 Only nbformat and the standard library load here (no torch), so the CLI refuses a bad notebook
-at once. Cells are text: nothing is executed.
+at once. Cells are text: nothing is executed. The caps of `limits` come first, then JSON once,
+then nbformat on what is read (outputs and metadata emptied), then each candidate cell is
+parsed as Python once. `reader.read` runs this in a child process with a memory cap.
 """
 
 from __future__ import annotations
@@ -13,8 +15,8 @@ import warnings
 from dataclasses import dataclass
 
 from grader.feedback import voice as feedback
+from grader.notebook.limits import NotebookError, check_cells, check_raw
 
-MAX_NOTEBOOK_BYTES = 32 << 20
 WRITTEN, UNFILLED, MISSING = "written", "unfilled", "missing"
 TITLES = {
     1: "Exercise 1 (the whole pass)",
@@ -37,10 +39,9 @@ LECTURE_NAMES = (
     "hprebn",
     "embcat",
 )
-
-
-class NotebookError(ValueError):
-    """A notebook that cannot be graded; the message says why, in the feedback voice."""
+# A name a line assigns, read without Python's parser (possessive: linear on any line).
+ASSIGNED_LINE = re.compile(r"^[ \t]*+(d\w++)[^=\n#]*+=", re.M)
+NEVER_READ = (("outputs", list), ("metadata", dict), ("attachments", dict))
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,16 @@ class Found:
     parts: tuple[Part, ...]
 
 
+@dataclass(frozen=True)
+class Cell:
+    """A code cell: its position (1-based, among all cells), its text, and the names it
+    assigns (-> whether only blanks), parsed once and only if it may hold an exercise."""
+
+    index: int
+    source: str
+    assigned: dict[str, bool]
+
+
 def read(raw: bytes, name: str) -> Found:
     """Return the notebook's four exercises, found by content; NotebookError when unusable."""
     cells = code_cells(parse(raw, name))
@@ -81,34 +92,87 @@ def read(raw: bytes, name: str) -> Found:
 
 
 def parse(raw: bytes, name: str):
-    """Return the notebook as nbformat 4, validated against nbformat's own schema."""
+    """Return the notebook as nbformat 4, validated against nbformat's own schema.
+
+    The caps come before JSON and before nbformat; outputs, metadata and the text of
+    non-code cells are emptied before nbformat sees them (they are never read).
+    """
     import nbformat
 
-    if len(raw) > MAX_NOTEBOOK_BYTES:
-        raise NotebookError(feedback.notebook_too_large(name, MAX_NOTEBOOK_BYTES >> 20))
+    check_raw(raw, name)
+    data = _json(raw, name)
+    check_cells(data, name)
     try:
-        text = raw.decode("utf-8-sig")
-        data = json.loads(text)
+        with warnings.catch_warnings():  # a cell without an id (nbformat < 4.5) is fine here
+            warnings.simplefilter("ignore")
+            notebook = nbformat.convert(_versioned(nbformat, _slim(data)), 4)
+            nbformat.validate(notebook)
+    except nbformat.ValidationError as err:
+        raise NotebookError(feedback.notebook_malformed(name, _short(err.message))) from None
+    except nbformat.NBFormatError as err:
+        raise NotebookError(feedback.notebook_malformed(name, _short(str(err)))) from None
+    except MemoryError:  # the reader's cap, not a fault of the notebook's form
+        raise
+    except Exception:  # nbformat's converters raise whatever the damaged JSON makes them
+        detail = "its cells cannot be read"
+        raise NotebookError(feedback.notebook_malformed(name, detail)) from None
+    return notebook
+
+
+def _json(raw: bytes, name: str) -> dict:
+    """Return the file's JSON object (it must name an `nbformat` version); parsed once."""
+    try:
+        data = json.loads(raw.decode("utf-8-sig"))
     except UnicodeDecodeError:
         raise NotebookError(feedback.notebook_not_json(name, "it is not UTF-8 text")) from None
     except json.JSONDecodeError as err:
         detail = f"{err.msg} at line {err.lineno}, column {err.colno}"
         raise NotebookError(feedback.notebook_not_json(name, detail)) from None
+    except (ValueError, RecursionError) as err:  # an integer of over 4,300 digits, say
+        raise NotebookError(feedback.notebook_not_json(name, _short(str(err)))) from None
     if not isinstance(data, dict) or not isinstance(data.get("nbformat"), int):
         raise NotebookError(feedback.notebook_malformed(name, "it has no `nbformat` version"))
-    try:
-        with warnings.catch_warnings():  # a cell without an id (nbformat < 4.5) is fine here
-            warnings.simplefilter("ignore")
-            notebook = nbformat.convert(nbformat.reader.reads(text), 4)
-            nbformat.validate(notebook)
-    except nbformat.ValidationError as err:
-        raise NotebookError(feedback.notebook_malformed(name, _short(err.message))) from None
-    except nbformat.reader.NBFormatError as err:
-        raise NotebookError(feedback.notebook_malformed(name, _short(str(err)))) from None
-    except Exception:  # nbformat's converters raise whatever the damaged JSON makes them
-        detail = "its cells cannot be read"
-        raise NotebookError(feedback.notebook_malformed(name, detail)) from None
-    return notebook
+    return data
+
+
+def _versioned(nbformat, data: dict):
+    """Return the notebook of its own nbformat version, as nbformat.reads would."""
+    major, minor = nbformat.reader.get_version(data)
+    if major not in nbformat.versions:
+        raise nbformat.NBFormatError(f"nbformat version {major} is not one nbformat reads")
+    return nbformat.versions[major].to_notebook_json(data, minor=minor)
+
+
+def _slim(data: dict) -> dict:
+    """Return the notebook with its outputs, metadata and non-code text emptied."""
+    slim = {**data, **_emptied(data)}
+    if isinstance(data.get("cells"), list):
+        slim["cells"] = [_slim_cell(c) for c in data["cells"]]
+    if isinstance(data.get("worksheets"), list):
+        slim["worksheets"] = [_slim_sheet(w) for w in data["worksheets"]]
+    return slim
+
+
+def _slim_sheet(sheet):
+    """Return a worksheet (nbformat 2 and 3) with its cells slimmed."""
+    if not isinstance(sheet, dict) or not isinstance(sheet.get("cells"), list):
+        return sheet
+    return {**sheet, **_emptied(sheet), "cells": [_slim_cell(c) for c in sheet["cells"]]}
+
+
+def _slim_cell(cell):
+    """Return a cell with outputs and metadata emptied, and no text unless it is code."""
+    if not isinstance(cell, dict):
+        return cell
+    slim = {**cell, **_emptied(cell)}
+    if cell.get("cell_type") != "code" and isinstance(cell.get("source"), str | list):
+        slim["source"] = ""
+    return slim
+
+
+def _emptied(part: dict) -> dict:
+    """Return the never-read keys of a notebook part, each emptied if it has the right type."""
+    return {key: kind() for key, kind in NEVER_READ if isinstance(part.get(key), kind)}
 
 
 def _short(text: str, limit: int = 160) -> str:
@@ -134,31 +198,44 @@ def _without_magics(source: str) -> str:
 
 def find(cells: list[tuple[int, str]]) -> tuple[Part, ...]:
     """Return the four exercises: Exercise 4's loop first, then 1, then 2 and 3 among the rest."""
-    fourth = _best(4, [(i, _section(s)) for i, s in cells if MARKER.search(s)])
-    rest = [(i, s) for i, s in cells if i != fourth.cell]
-    first = _best(1, [(i, s) for i, s in rest if _mentions(s, TARGETS[1])])
-    rest = [(i, s) for i, s in rest if i != first.cell]
-    second = _best(2, [(i, s) for i, s in rest if _mentions(s, TARGETS[2])])
-    third = _best(3, [(i, s) for i, s in rest if _mentions(s, TARGETS[3])])
+    parsed = [Cell(i, s, _assigned(s) if _may_hold_exercise(s) else {}) for i, s in cells]
+    fourth = _best(4, [_loop_section(c) for c in parsed if MARKER.search(c.source)])
+    rest = [c for c in parsed if c.index != fourth.cell]
+    first = _best(1, [c for c in rest if _mentions(c, TARGETS[1])])
+    rest = [c for c in rest if c.index != first.cell]
+    second = _best(2, [c for c in rest if _mentions(c, TARGETS[2])])
+    third = _best(3, [c for c in rest if _mentions(c, TARGETS[3])])
     return first, second, third, fourth
 
 
-def _mentions(source: str, target: str) -> bool:
+def _may_hold_exercise(source: str) -> bool:
+    """Return whether a cell names an exercise's gradient or has a cmp line (else never parsed)."""
+    return "cmp(" in source or any(target in source for target in TARGETS.values())
+
+
+def _loop_section(cell: Cell) -> Cell:
+    """Return Exercise 4's section of a loop cell, as a cell of its own (parsed once)."""
+    section = _section(cell.source)
+    return Cell(cell.index, section, _assigned(section))
+
+
+def _mentions(cell: Cell, target: str) -> bool:
     """Return whether a cell assigns `target` or holds the lecture's cmp line for it."""
     forward = target[1:]
-    return target in _assigned(source) or bool(re.search(rf"cmp\(\s*['\"]{forward}['\"]", source))
+    cmp_line = re.search(rf"cmp\(\s*['\"]{forward}['\"]", cell.source)
+    return target in cell.assigned or bool(cmp_line)
 
 
-def _best(number: int, candidates: list[tuple[int, str]]) -> Part:
+def _best(number: int, candidates: list[Cell]) -> Part:
     """Return the last written candidate cell, else the last blank one, else a missing part."""
-    parts = [Part(number, i, code, _state(code)) for i, code in candidates]
+    parts = [Part(number, c.index, c.source, _state(c.assigned)) for c in candidates]
     written = [p for p in parts if p.state == WRITTEN]
     return (written or parts or [Part(number)])[-1]
 
 
-def _state(code: str) -> str:
+def _state(assigned: dict[str, bool]) -> str:
     """Return WRITTEN when the code assigns a value to some name, else UNFILLED."""
-    return WRITTEN if any(not blank for blank in _assigned(code).values()) else UNFILLED
+    return WRITTEN if any(not blank for blank in assigned.values()) else UNFILLED
 
 
 def _assigned(source: str) -> dict[str, bool]:
@@ -169,7 +246,7 @@ def _assigned(source: str) -> dict[str, bool]:
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
-        return {name: False for name in re.findall(r"^\s*(d\w+)[^=\n#]*=", source, re.M)}
+        return {name: False for name in ASSIGNED_LINE.findall(source)}
     found: dict[str, bool] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):

@@ -17,6 +17,9 @@ BIRDS = b"Name,Family\nBlack-capped Chickadee,Paridae\nBlue Jay,Corvidae\n" + b"
     f"Bird {chr(97 + i)}{chr(98 + i)},X\n".encode() for i in range(12)
 )
 
+# Ten names and one enormous word: before the word cap, a preview with 500,000 bars.
+NAMES_AND_A_WORD = b"anna\nbob\ncarl\ndora\nemil\nfay\ngus\nhal\nivy\njo\n" + b"x" * 500_000
+
 
 def _home():
     return page_test(page="home").run()
@@ -56,6 +59,7 @@ def test_an_upload_is_shown_cleaned_before_it_is_used(fake, app_env):
         ("photo.txt", b"\x89PNG\x00\x00\x1a" * 50, "looks binary"),
         ("same.txt", b"a\n" * 10 + b"aa\n" * 10, "too few"),
         ("huge.txt", b"x" * 20_000_001, "is too large"),
+        ("word.txt", NAMES_AND_A_WORD, "a word of 500,000 characters on line 11; the limit is 100"),
         ("latin1.txt", "zoë\n".encode("latin-1") * 20, "`latin1.txt` is not UTF-8: byte 0xEB"),
         ("utf16.txt", "anna\nbob\n".encode("utf-16"), "is UTF-16, not UTF-8"),
         (
