@@ -9,18 +9,25 @@ from grader import checks, diagnose, feedback, pipeline
 from grader.cases import ALT, LECTURE, Runs
 from grader.checks import Subject
 from grader.pipeline import WHOLE_PASS
+from grader.reference import ForwardRun
 from grader.result import FAIL, GradRow, PassResult
 from grader.sandbox import Case, RunOutcome, Sandbox
 from grader.scenario import Scenario
 
 
-def pass_cases(scenario: Scenario, runs: Runs) -> tuple[Case, ...]:
+def forward_runs(scenario: Scenario, runs: Runs, seed: int | None = None) -> dict[str, ForwardRun]:
+    """Return the pass's two forward runs: the lecture batch (its numbers are shown, so it is
+    computed once) and the other sizes on data and parameters drawn afresh for this
+    submission from `seed` (default: a new secret one), never shown before grading."""
+    return {LECTURE: runs.get(scenario, LECTURE), ALT: runs.fresh(scenario, ALT, seed)}
+
+
+def pass_cases(scenario: Scenario, forward: dict[str, ForwardRun]) -> tuple[Case, ...]:
     """Return the lecture batch and another configuration, with every forward value in scope
     (and the cotangent `d<output>` of a non-scalar output)."""
     outputs = tuple(f"d{name}" for name in scenario.whole_pass)
     cases = []
-    for config in (LECTURE, ALT):
-        run = runs.get(scenario, config)
+    for config, run in forward.items():
         tensors = dict(run.values)
         if run.values[scenario.output].dim() > 0:
             tensors[f"d{scenario.output}"] = run.grads[scenario.output]
@@ -46,18 +53,22 @@ def _loss(scenario: Scenario, run) -> float:
     return float(out) if out.dim() == 0 else float((out * run.grads[scenario.output]).sum())
 
 
-def grade_pass(scenario: Scenario, runs: Runs, sandbox: Sandbox, code: str) -> PassResult:
-    """Run the learner's whole pass once per configuration and compare every gradient."""
+def grade_pass(
+    scenario: Scenario, runs: Runs, sandbox: Sandbox, code: str, seed: int | None = None
+) -> PassResult:
+    """Run the learner's whole pass once per configuration and compare every gradient (the
+    other sizes drawn afresh from `seed`, a new secret one by default)."""
     info = header(scenario, runs)
-    cases = pass_cases(scenario, runs)
+    forward = forward_runs(scenario, runs, seed)
+    cases = pass_cases(scenario, forward)
     outcome = sandbox.run(code, cases)
     failed = pipeline.failure(pipeline.run(WHOLE_PASS, Subject("", outcome=outcome), pipeline.RUN))
     if failed is not None:
         error, busy = checks.learner_error(outcome), outcome.status == "busy"
         return PassResult(False, info, (), None, failed.message, error, _stdout(outcome), busy=busy)
-    subjects = [_subject(scenario, runs, cases, outcome, t) for t in scenario.whole_pass]
+    subjects = [_subject(scenario, forward, cases, outcome, t) for t in scenario.whole_pass]
     rows = tuple(pipeline.gradient_row(WHOLE_PASS, s) for s in subjects)
-    lecture = runs.get(scenario, LECTURE)
+    lecture = forward[LECTURE]
     slips = tuple(r.name for r in rows if _shape_only(r.name, outcome, lecture))
     tree = _tree(code)
     aliased = _alias_note(rows, tree)
@@ -233,18 +244,38 @@ def _stdout(outcome: RunOutcome) -> str:
 
 
 def _subject(
-    scenario: Scenario, runs: Runs, cases: tuple[Case, ...], outcome: RunOutcome, target: str
+    scenario: Scenario,
+    forward: dict[str, ForwardRun],
+    cases: tuple[Case, ...],
+    outcome: RunOutcome,
+    target: str,
 ) -> Subject:
-    """Return one gradient of the pass as the checks read it: a row of the cmp table."""
-    configs = (LECTURE, ALT)
+    """Return one gradient of the pass as the checks read it: a row of the cmp table.
+
+    The other sizes are drawn afresh (a drawn case's tolerance), and judge no gradient that is
+    only float noise there (`dlogit_maxes`): its values would pass or fail by the draw. Such a
+    gradient is judged on the lecture batch and, as an exercise, on random upstream gradients
+    (Grader._hidden_branches)."""
+    judged = {
+        c: run for c, run in forward.items() if c == LECTURE or not _silent(scenario, run, target)
+    }
     return Subject(
         f"d{target}",
         outcome=outcome,
         cases={c.name: c for c in cases},
-        expected={c: runs.get(scenario, c).grads[target] for c in configs},
-        sizes={c: runs.get(scenario, c).sizes for c in configs},
+        expected={c: run.grads[target] for c, run in judged.items()},
+        sizes={c: run.sizes for c, run in judged.items()},
+        drawn=frozenset({ALT}),
         row=True,
     )
+
+
+def _silent(scenario: Scenario, run: ForwardRun, target: str) -> bool:
+    """Return whether a gradient is no larger than the float noise of its consumers' gradients."""
+    grad = run.grads[target]
+    upstream = {c: run.grads[c] for c in scenario.consumers(target) if c in run.grads}
+    noise = diagnose.noise_level({}, upstream, grad.dtype)
+    return bool(grad.numel()) and float(grad.abs().max()) <= noise
 
 
 def _other_cases(subjects: list[Subject]) -> str:
@@ -252,7 +283,7 @@ def _other_cases(subjects: list[Subject]) -> str:
     for need in pipeline.PROVIDES[WHOLE_PASS]:
         if need in (pipeline.RUN, LECTURE):
             continue
-        for subject in subjects:
+        for subject in (s for s in subjects if need in s.expected):
             failed = pipeline.failure(pipeline.run(WHOLE_PASS, subject, need))
             if failed is not None:
                 return f"{failed.message} {failed.hint}".strip()
