@@ -16,7 +16,7 @@ import os
 import sys
 from pathlib import Path
 
-from grader import checkjson, inputs
+from grader import checkjson, inputs, safetext
 from grader.exercises import discover
 from grader.inputs import BadInput
 
@@ -31,6 +31,10 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str):
         raise BadInput(f"{message} (see `{self.prog} --help`)")
+
+    def _print_message(self, message: str, file=None) -> None:
+        """Print help and usage inert, like every other line."""
+        super()._print_message(safetext.shown(message) if message else message, file)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -52,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _fail(message: str, code: int, argv: list[str], args) -> int:
     """Print one `error:` line (and, for `check --json`, the JSON refusal); return code."""
-    print(f"error: {message}", file=sys.stderr)
+    _say(f"error: {message}")
     if argv[:1] == ["check"] and "--json" in argv:
         state = "bad_input" if code == BAD_INPUT else "grader_failed"
         _print_json(checkjson.refusal(message, _subject(args, argv), state))
@@ -107,16 +111,23 @@ def _log_to_stderr(traceback: bool) -> None:
     if root.handlers:  # someone (a test runner, an embedding program) already chose
         return
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(message)s") if traceback else _Brief())
+    handler.setFormatter(_Inert("%(message)s") if traceback else _Brief())
     root.addHandler(handler)
     root.setLevel(logging.WARNING)
 
 
-class _Brief(logging.Formatter):
-    """Format a log record as its message alone, without a traceback."""
+class _Inert(logging.Formatter):
+    """Format a log record, traceback included, shown inert."""
 
     def format(self, record: logging.LogRecord) -> str:
-        return record.getMessage()
+        return safetext.shown(super().format(record))
+
+
+class _Brief(logging.Formatter):
+    """Format a log record as its message alone, without a traceback, shown inert."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return safetext.shown(record.getMessage())
 
 
 def _check(args) -> int:
@@ -173,14 +184,12 @@ def _show(result, args, scenario) -> int:
 
 def _print(payload: dict, args, text) -> int:
     """Print the JSON payload, or `text()`; say so on stderr if the grader failed or is busy."""
-    from grader.sandbox.clean import inert
-
     if args.json:
         _print_json(payload)
     else:
-        _emit(inert(text()))
+        _emit(text())
     if payload["status"] in ("grader_failed", "busy"):
-        print(f"error: {FAULT if payload['status'] == 'grader_failed' else BUSY}", file=sys.stderr)
+        _say(f"error: {FAULT if payload['status'] == 'grader_failed' else BUSY}")
     return payload["exit_code"]
 
 
@@ -210,16 +219,23 @@ def _flag(argv: list[str], name: str) -> str | None:
 
 
 def _print_json(payload: dict) -> None:
-    """Print one JSON document (ASCII only, so nothing in it can paint the terminal)."""
-    _emit(json.dumps(payload, indent=2))
+    """Print one JSON document (ASCII only, DEL escaped too: nothing in it paints a terminal,
+    and the neutraliser leaves it as it is)."""
+    _emit(json.dumps(payload, indent=2).replace("\x7f", "\\u007f"))
 
 
 def _emit(text: str) -> None:
-    """Print a line on stdout; a reader that has gone (`| head`) changes no exit code."""
+    """Print a line on stdout, shown inert; a reader that has gone (`| head`) changes no exit
+    code."""
     try:
-        print(text, flush=True)
+        print(safetext.shown(text), flush=True)
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+def _say(text: str) -> None:
+    """Print a line on stderr, shown inert."""
+    print(safetext.shown(text), file=sys.stderr, flush=True)
 
 
 def _dataset(args):
@@ -302,7 +318,7 @@ def _list(args) -> int:
     for exercise in catalog.exercises:
         _emit(f"{exercise.id:18} {exercise.scenario.slug:14} {exercise.title}")
     for error in catalog.errors:
-        print(f"error: {error}", file=sys.stderr)
+        _say(f"error: {error}")
     return SOLVED if not catalog.errors else NOT_SOLVED
 
 
@@ -342,7 +358,7 @@ def _download_names(args) -> int:
 
     def progress(done: int, total: int | None) -> None:
         of = f" of {total:,}" if total else ""
-        print(f"\r{done:,}{of} bytes", end="", file=sys.stderr, flush=True)
+        print("\r" + safetext.shown(f"{done:,}{of} bytes"), end="", file=sys.stderr, flush=True)
 
     try:
         path = data.download_names(
