@@ -92,7 +92,7 @@ def _learner(folder: Path, learner: str, ids: set, slugs: set, default: str) -> 
     try:
         entries = classfolder.listing(folder, (learner,))
     except classfolder.Refused as err:
-        return [_refused(learner, folder, (learner,), f"the folder: {err}")]
+        return [_refused(learner, folder, (learner,), str(err))]
     found = []
     for entry in entries:
         where = (learner, entry.name)

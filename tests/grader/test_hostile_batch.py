@@ -19,7 +19,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from .test_batch import DOCS
+from .test_batch import BOOK, DOCS
 from .test_cli import LECTURE_PASS, ROOT, cli
 
 pytestmark = pytest.mark.slow  # grades a class through the CLI
@@ -100,6 +100,15 @@ def test_the_book_is_written_whatever_the_class_holds(graded):
 def test_the_book_validates_against_the_schema(graded):
     schema = json.loads((DOCS / "gradebook.schema.json").read_text())
     jsonschema.Draft202012Validator(schema).validate(graded[2])
+
+
+@pytest.mark.parametrize("key", ["learner", "item", "summary", "file"])
+def test_the_schema_refuses_a_control_character_in_a_text(key):
+    schema = json.loads((DOCS / "gradebook.schema.json").read_text())
+    item = dict(BOOK["learners"][0]["items"][0], **{key: "ada\x1b[2J"})
+    book = dict(BOOK, learners=[dict(BOOK["learners"][0], items=[item])])
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.Draft202012Validator(schema).validate(book)
 
 
 def test_honest_learners_are_graded(graded):
