@@ -73,7 +73,11 @@ def grade_pass(
     tree = _tree(code)
     aliased = _alias_note(rows, tree)
     root = next((r.name for r in rows if r.status == FAIL and r.name not in slips), None)
-    sizes_message = _other_cases(subjects) if root is None and not slips else ""
+    sizes_message = ""
+    if root is None and not slips:
+        sizes_message = _other_cases(subjects) or _noise_cases(
+            scenario, runs, sandbox, code, subjects
+        )
     solved = root is None and not slips and not sizes_message
     notes = tuple(_slip_note(name, outcome, lecture, code) for name in slips)
     if aliased:
@@ -253,9 +257,8 @@ def _subject(
     """Return one gradient of the pass as the checks read it: a row of the cmp table.
 
     The other sizes are drawn afresh (a drawn case's tolerance), and judge no gradient that is
-    only float noise there (`dlogit_maxes`): its values would pass or fail by the draw. Such a
-    gradient is judged on the lecture batch and, as an exercise, on random upstream gradients
-    (Grader._hidden_branches)."""
+    only float noise there (`dlogit_maxes`, `db1`): its values would pass or fail by the draw.
+    Such a gradient is judged on the scenario's own other sizes instead (`_noise_cases`)."""
     judged = {
         c: run for c, run in forward.items() if c == LECTURE or not _silent(scenario, run, target)
     }
@@ -276,6 +279,29 @@ def _silent(scenario: Scenario, run: ForwardRun, target: str) -> bool:
     upstream = {c: run.grads[c] for c in scenario.consumers(target) if c in run.grads}
     noise = diagnose.noise_level({}, upstream, grad.dtype)
     return bool(grad.numel()) and float(grad.abs().max()) <= noise
+
+
+def _noise_cases(
+    scenario: Scenario, runs: Runs, sandbox: Sandbox, code: str, subjects: list[Subject]
+) -> str:
+    """Judge the gradients that are float noise on the drawn other sizes on the scenario's own
+    other sizes (one more run, for a pass otherwise solved), as every gradient was judged
+    before the draw: all zeros are right there by coincidence only; return the first failure."""
+    noise = [s.name for s in subjects if ALT not in s.expected]
+    if not noise:
+        return ""
+    run = runs.get(scenario, ALT)
+    cases = pass_cases(scenario, {ALT: run})
+    outcome = sandbox.run(code, cases)
+    if outcome.status != "ok":
+        return outcome.message
+    for name in noise:
+        expected, sizes = {ALT: run.grads[name[1:]]}, {ALT: run.sizes}
+        subject = Subject(name, outcome=outcome, expected=expected, sizes=sizes, row=True)
+        failed = pipeline.failure(pipeline.run(WHOLE_PASS, subject, ALT))
+        if failed is not None:
+            return f"{failed.message} {failed.hint}".strip()
+    return ""
 
 
 def _other_cases(subjects: list[Subject]) -> str:

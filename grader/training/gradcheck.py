@@ -96,15 +96,20 @@ def judge(outcome: RunOutcome, expected: dict, n: int, source: Source, case: Cas
     if failed is not None:
         error = checks.learner_error(outcome)
         return GradCheck(False, (), None, failed.message, error, stdout)
-    rows = tuple(_row(run, name, expected[name], n) for name in GRADS)
+    noise = diagnose.noise_level({}, expected, next(iter(expected.values())).dtype)
+    rows = tuple(_row(run, name, expected[name], n, noise) for name in GRADS)
     wrong = {r.name for r in rows if r.status == FAIL}
     root = next((f"d{p}" for p in BACKWARD_ORDER if f"d{p}" in wrong), None)
     message = feedback.training_check_root(root) if root else feedback.training_check_passed()
     return GradCheck(root is None, rows, root, message, stdout=stdout)
 
 
-def _row(run: Subject, name: str, expected: torch.Tensor, n: int) -> GradRow:
-    """Compare one gradient with autograd's, the lecture's cmp line named by its shape."""
+def _row(run: Subject, name: str, expected: torch.Tensor, n: int, noise: float) -> GradRow:
+    """Compare one gradient with autograd's, the lecture's cmp line named by its shape.
+
+    The batch is drawn afresh, so the tolerance is a drawn case's (it grows with round-off of
+    the largest value), and a gradient that is only float noise of the step (`db1`, cancelled
+    by batchnorm) cannot decide: `noise` is the round-off of the step's largest gradient."""
     shape = tuple(expected.shape)
 
     def hint(case: str, got: torch.Tensor | None) -> str:
@@ -113,5 +118,13 @@ def _row(run: Subject, name: str, expected: torch.Tensor, n: int) -> GradRow:
             return ""
         return diagnose.value_hint(got, expected, [], [], name[1:], n)
 
-    subject = replace(run, name=name, expected={LECTURE: expected}, row=True, hint=hint)
+    subject = replace(
+        run,
+        name=name,
+        expected={LECTURE: expected},
+        row=True,
+        hint=hint,
+        base=diagnose.tolerance(expected, drawn=True),
+        noise=lambda: noise,
+    )
     return pipeline.gradient_row(GRADCHECK, subject, label=str(shape), shape=shape)
