@@ -105,7 +105,8 @@ def test_the_book_validates_against_the_schema(graded):
 @pytest.mark.parametrize("key", ["learner", "item", "summary", "file"])
 def test_the_schema_refuses_a_control_character_in_a_text(key):
     schema = json.loads((DOCS / "gradebook.schema.json").read_text())
-    item = dict(BOOK["learners"][0]["items"][0], **{key: "ada\x1b[2J"})
+    item = dict(BOOK["learners"][0]["items"][0], kind="exercise", item="dlogprobs")
+    item[key] = "ada\x1b[2J"
     book = dict(BOOK, learners=[dict(BOOK["learners"][0], items=[item])])
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.Draft202012Validator(schema).validate(book)
