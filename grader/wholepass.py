@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+import torch
+
 from grader import checks, diagnose, feedback, pipeline
 from grader.cases import ALT, LECTURE, Runs
 from grader.checks import Subject
@@ -75,8 +77,9 @@ def grade_pass(
     root = next((r.name for r in rows if r.status == FAIL and r.name not in slips), None)
     sizes_message = ""
     if root is None and not slips:
+        unsure = _unsure(scenario, forward[ALT], outcome, subjects)
         sizes_message = _other_cases(subjects) or _noise_cases(
-            scenario, runs, sandbox, code, subjects
+            scenario, runs, sandbox, code, unsure
         )
     solved = root is None and not slips and not sizes_message
     notes = tuple(_slip_note(name, outcome, lecture, code) for name in slips)
@@ -275,19 +278,38 @@ def _subject(
 
 def _silent(scenario: Scenario, run: ForwardRun, target: str) -> bool:
     """Return whether a gradient is no larger than the float noise of its consumers' gradients."""
-    grad = run.grads[target]
+    return _below_noise(scenario, run, target, run.grads[target])
+
+
+def _below_noise(scenario: Scenario, run: ForwardRun, target: str, t: torch.Tensor) -> bool:
+    """Return whether a tensor is no larger than the float noise of the target's consumers'
+    gradients in a run."""
     upstream = {c: run.grads[c] for c in scenario.consumers(target) if c in run.grads}
-    noise = diagnose.noise_level({}, upstream, grad.dtype)
-    return bool(grad.numel()) and float(grad.abs().max()) <= noise
+    noise = diagnose.noise_level({}, upstream, run.grads[target].dtype)
+    return bool(t.numel()) and float(t.abs().max()) <= noise
 
 
-def _noise_cases(
-    scenario: Scenario, runs: Runs, sandbox: Sandbox, code: str, subjects: list[Subject]
-) -> str:
-    """Judge the gradients that are float noise on the drawn other sizes on the scenario's own
-    other sizes (one more run, for a pass otherwise solved), as every gradient was judged
-    before the draw: all zeros are right there by coincidence only; return the first failure."""
-    noise = [s.name for s in subjects if ALT not in s.expected]
+def _unsure(
+    scenario: Scenario, run: ForwardRun, outcome: RunOutcome, subjects: list[Subject]
+) -> list[str]:
+    """Return the noise-only gradients that the drawn other sizes cannot pass: an answer there
+    that is missing, all zeros (right by coincidence only) or larger than the noise."""
+    names = [s.name for s in subjects if ALT not in s.expected]
+    return [n for n in names if not _noise_like(scenario, run, n, checks.answer(outcome, ALT, n))]
+
+
+def _noise_like(scenario: Scenario, run: ForwardRun, name: str, got: torch.Tensor | None) -> bool:
+    """Return whether an answer is float noise like the true gradient, and not all zeros."""
+    expected = run.grads[name[1:]]
+    if got is None or got.shape != expected.shape or not bool(got.any()):
+        return False
+    return _below_noise(scenario, run, name[1:], got.to(expected.dtype))
+
+
+def _noise_cases(scenario: Scenario, runs: Runs, sandbox: Sandbox, code: str, noise: list) -> str:
+    """Judge the noise-only gradients the drawn other sizes cannot pass on the scenario's own
+    other sizes (one more run), as every gradient was judged before the draw; return the
+    first failure, or ''."""
     if not noise:
         return ""
     run = runs.get(scenario, ALT)
