@@ -18,15 +18,20 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
+import re
 import secrets
 from pathlib import Path
 
 import streamlit as st
 
+from app import private
+
 COOKIE = "ninja_learner"
 KEY_FILE = "identity.key"
 SESSION_KEY = "identity"
 UNSAVED_KEY = "identity:unsaved"
+# What sign() makes: a hex identity (token_hex(16) draws 32 digits), a dot, a hex HMAC-SHA256.
+FORMAT = re.compile(r"[0-9a-f]{1,64}\.[0-9a-f]{64}")
 MAX_AGE = 400 * 24 * 3600  # the longest a browser keeps a cookie (Chromium caps it at 400 days)
 
 
@@ -67,9 +72,13 @@ def sign(identity: str, key: bytes) -> str:
 
 
 def verify(cookie: str | None, key: bytes) -> str | None:
-    """Return the identity a cookie carries if its signature is right, else None."""
-    identity, _, mac = (cookie or "").partition(".")
-    if not identity or not hmac.compare_digest(mac, _mac(identity, key)):
+    """Return the identity a cookie carries if it is in this module's own format (FORMAT) and
+    its signature is right, else None: anything else (non-ASCII, too long, not hex) is never
+    parsed further, and the browser gets a new identity."""
+    if not isinstance(cookie, str) or FORMAT.fullmatch(cookie) is None:
+        return None
+    identity, _, mac = cookie.partition(".")
+    if not hmac.compare_digest(mac, _mac(identity, key)):
         return None
     return identity
 
@@ -85,7 +94,7 @@ def load_secret(path: Path) -> bytes:
     at once agree on one secret and neither reads a half-written file.
     """
     if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private.folder(path.parent)
         draft = path.with_name(f"{path.name}.{secrets.token_hex(4)}")
         fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w") as out:

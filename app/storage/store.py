@@ -19,6 +19,7 @@ from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from app import private
 from app.storage.profiles import SCHEMA as PROFILES_SCHEMA
 from app.storage.profiles import Profile, Profiles, StorageError, migrate
 from app.storage.runstore import SCHEMA as RUNS_SCHEMA
@@ -94,7 +95,8 @@ class Store(Profiles, TrainingRuns, Submissions):
 
     def __init__(self, path: Path):
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private.folder(path.parent)
+        private.database(path)
         migrate(path)
         with self._db() as db:
             db.execute("PRAGMA journal_mode=WAL")

@@ -12,15 +12,19 @@ Items are graded in parallel on the sandbox's slots; learner code runs only in t
 from __future__ import annotations
 
 import csv
+import io
 import json
+import os
 import sys
+import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from grader.cli.inputs import BadInput, read_answer
+from grader.cli import classfolder, safetext
+from grader.cli.inputs import MAX_ANSWER_BYTES, BadInput, answer_text
 
 SCHEMA = "backprop-ninja/gradebook/1"
 WHOLE_PASS = "whole_pass"
@@ -34,7 +38,13 @@ class Item:
     learner: str
     kind: str  # "exercise" or "whole_pass"
     target: str  # the exercise id, or the scenario slug
-    file: Path
+    root: Path  # the class folder
+    parts: tuple[str, ...]  # the file's path under it, read without following a link
+
+    @property
+    def file(self) -> Path:
+        """Return the file's path, for the gradebook."""
+        return self.root.joinpath(*self.parts)
 
 
 @dataclass(frozen=True)
@@ -51,43 +61,68 @@ class Graded:
 
 
 def collect(folder: Path, catalog, default_scenario: str) -> tuple[list[Item], list[Graded]]:
-    """Return the items to grade under folder, and rows for files that cannot be graded."""
-    if not folder.is_dir():
-        raise BadInput(f"{folder} is not a folder of submissions")
+    """Return the items to grade under folder, and rows for entries that cannot be graded
+    (links, FIFOs, devices, unreadable folders, undecodable names: see classfolder.py)."""
+    try:
+        entries = classfolder.listing(folder)
+    except classfolder.Refused as err:
+        raise BadInput(f"{folder} is not a folder of submissions: {err}") from None
     ids = {e.id for e in catalog.exercises}
     slugs = {s.slug for s in catalog.scenarios if s.whole_pass}
     items, refused = [], []
-    for entry in sorted(folder.iterdir()):
+    for entry in entries:
         if entry.name.startswith("."):
             continue
-        if entry.is_file() and entry.suffix == ".py":
-            items.append(Item(entry.stem, WHOLE_PASS, default_scenario, entry))
-        elif entry.is_dir():
-            for file in sorted(p for p in entry.iterdir() if p.is_file()):
-                item = _item(entry.name, file, ids, slugs, default_scenario)
-                if item is None:
-                    refused.append(_refused(entry.name, file, "not an exercise id or whole_pass"))
-                else:
-                    items.append(item)
+        if entry.kind == classfolder.FILE and entry.name.endswith(".py"):
+            items.append(Item(entry.name[:-3], WHOLE_PASS, default_scenario, folder, (entry.name,)))
+        elif entry.kind == classfolder.FOLDER:
+            found = _learner(folder, entry.name, ids, slugs, default_scenario)
+            items += [f for f in found if isinstance(f, Item)]
+            refused += [f for f in found if isinstance(f, Graded)]
         else:
-            refused.append(_refused(entry.stem, entry, "not a .py file or a learner's folder"))
+            why = entry.why or "not a .py file or a learner's folder"
+            refused.append(_refused(Path(entry.name).stem, folder, (entry.name,), why))
     if not items and not refused:
         raise BadInput(f"{folder} holds no submissions (a .py file or a folder per learner)")
     return items, refused
 
 
-def _item(learner: str, file: Path, ids: set, slugs: set, default: str) -> Item | None:
-    """Return what a file in a learner's folder answers, from its name."""
-    if file.suffix != ".py":
+def _learner(folder: Path, learner: str, ids: set, slugs: set, default: str) -> list:
+    """Return the Items of one learner's folder, and a Graded row for each entry refused."""
+    try:
+        entries = classfolder.listing(folder, (learner,))
+    except classfolder.Refused as err:
+        return [_refused(learner, folder, (learner,), str(err))]
+    found = []
+    for entry in entries:
+        where = (learner, entry.name)
+        if entry.kind == classfolder.FILE:
+            item = _item(folder, where, ids, slugs, default)
+            why = "not an exercise id or whole_pass"
+            found.append(_refused(learner, folder, where, why) if item is None else item)
+        elif entry.kind == classfolder.FOLDER:
+            found.append(_refused(learner, folder, where, "a folder inside a learner's folder"))
+        else:
+            found.append(_refused(learner, folder, where, entry.why))
+    return found
+
+
+def _item(root: Path, where: tuple[str, str], ids: set, slugs: set, default: str) -> Item | None:
+    """Return what a file in a learner's folder answers, from its name (None: nothing)."""
+    learner, name = where
+    if not name.endswith(".py"):
         return None
-    if file.stem in ids:
-        return Item(learner, "exercise", file.stem, file)
-    if file.stem == WHOLE_PASS:
-        return Item(learner, WHOLE_PASS, default, file)
-    slug = file.stem.removeprefix(f"{WHOLE_PASS}_")
-    if file.stem.startswith(f"{WHOLE_PASS}_") and slug in slugs:
-        return Item(learner, WHOLE_PASS, slug, file)
-    return None
+    stem = name[:-3]
+    slug = stem.removeprefix(f"{WHOLE_PASS}_")
+    if stem in ids:
+        kind, target = "exercise", stem
+    elif stem == WHOLE_PASS:
+        kind, target = WHOLE_PASS, default
+    elif stem.startswith(f"{WHOLE_PASS}_") and slug in slugs:
+        kind, target = WHOLE_PASS, slug
+    else:
+        return None
+    return Item(learner, kind, target, root, where)
 
 
 def scenarios_of(items: list[Item], catalog) -> list:
@@ -97,8 +132,19 @@ def scenarios_of(items: list[Item], catalog) -> list:
     return [s for s in catalog.scenarios if s.slug in slugs]
 
 
-def _refused(learner: str, file: Path, why: str) -> Graded:
-    return Graded(learner, file.name, "unknown", False, "refused", f"Not graded: {why}.", str(file))
+def _refused(learner: str, root: Path, parts: tuple[str, ...], why: str) -> Graded:
+    """Return the row of an entry that is not graded, and why."""
+    file = str(root.joinpath(*parts))
+    return Graded(learner, parts[-1], "unknown", False, "refused", f"Not graded: {why}.", file)
+
+
+def read_item(item: Item) -> str:
+    """Return an item's code, read without following a link; BadInput if it cannot be."""
+    try:
+        raw = classfolder.read(item.root, item.parts, MAX_ANSWER_BYTES + 1)
+    except classfolder.Refused as err:
+        raise BadInput(f"Not graded: {err}.") from None
+    return answer_text(raw, str(item.file))
 
 
 def grade_all(grader, items: list[Item], slots: int, progress=None) -> list[Graded]:
@@ -121,7 +167,7 @@ def grade_one(grader, item: Item) -> Graded:
     """Grade one item; a file that cannot be read is refused, never the grader's fault."""
     label = item.target if item.kind == "exercise" else f"{WHOLE_PASS}:{item.target}"
     try:
-        code = read_answer(item.file)
+        code = read_item(item)
     except BadInput as err:
         return Graded(item.learner, label, item.kind, False, "refused", str(err), str(item.file))
     for _ in range(BUSY_RETRIES):
@@ -187,16 +233,24 @@ def run(catalog, dataset, items: list[Item], refused: list[Graded], args):
     return rows, write_gradebook(rows, args.out, info), seconds
 
 
+COLUMNS = ("learner", "item", "kind", "solved", "status", "summary", "file")
+
+
 def write_gradebook(rows: list[Graded], out: Path, info: dict) -> tuple[Path, Path]:
-    """Write <out>.csv (one row per item) and <out>.json (by learner); return both paths."""
+    """Write <out>.csv (one row per item) and <out>.json (by learner), each whole or not at
+    all (a temporary file renamed into place); return both paths.
+
+    Every text is shown inert (safetext.shown: no control character, no undecodable byte);
+    a CSV cell that a spreadsheet would read as a formula starts with a quote (safetext.cell).
+    """
     out.parent.mkdir(parents=True, exist_ok=True)
     csv_path, json_path = out.with_suffix(".csv"), out.with_suffix(".json")
-    ordered = sorted(rows, key=lambda r: (r.learner, r.item))
-    with csv_path.open("w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
-        writer.writerow(["learner", "item", "kind", "solved", "status", "summary", "file"])
-        for r in ordered:
-            writer.writerow([r.learner, r.item, r.kind, r.solved, r.status, r.summary, r.file])
+    ordered = sorted((_inert(r) for r in rows), key=lambda r: (r.learner, r.item))
+    table = io.StringIO()
+    writer = csv.writer(table)
+    writer.writerow(COLUMNS)
+    for r in ordered:
+        writer.writerow([safetext.cell(str(getattr(r, c))) for c in COLUMNS])
     learners: dict[str, list[Graded]] = {}
     for r in ordered:
         learners.setdefault(r.learner, []).append(r)
@@ -213,8 +267,30 @@ def write_gradebook(rows: list[Graded], out: Path, info: dict) -> tuple[Path, Pa
             for name, items in learners.items()
         ],
     }
-    json_path.write_text(json.dumps(book, indent=2, ensure_ascii=True), encoding="utf-8")
+    _write_whole(csv_path, table.getvalue())
+    _write_whole(json_path, json.dumps(book, indent=2, ensure_ascii=True))
     return csv_path, json_path
+
+
+def _inert(row: Graded) -> Graded:
+    """Return a row with every text shown inert."""
+    texts = ("learner", "item", "summary", "file")
+    return replace(row, **{k: safetext.shown(getattr(row, k)) for k in texts})
+
+
+def _write_whole(path: Path, text: str) -> None:
+    """Write text to path atomically: a reader sees the old file or the new one, never half
+    of one, and a link at path is replaced, never written through."""
+    fd, draft = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(draft, path)
+    except BaseException:
+        Path(draft).unlink(missing_ok=True)
+        raise
 
 
 def progress_bar(done: int, total: int, started: float, stream=sys.stderr) -> None:
@@ -223,6 +299,7 @@ def progress_bar(done: int, total: int, started: float, stream=sys.stderr) -> No
     filled = int(width * done / total) if total else width
     elapsed = time.monotonic() - started
     bar = "#" * filled + "-" * (width - filled)
-    print(f"\r[{bar}] {done}/{total} graded, {elapsed:.1f} s", end="", file=stream, flush=True)
+    line = safetext.shown(f"[{bar}] {done}/{total} graded, {elapsed:.1f} s")
+    print(f"\r{line}", end="", file=stream, flush=True)  # the bar's own return: it redraws
     if done == total:
         print(file=stream)

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import contextlib
-import sys
 from pathlib import Path
 
 from grader.cli import inputs
-from grader.cli.common import BUSY, FAULT, OnDemand, emit, load_dataset, print_json
+from grader.cli.common import BUSY, FAULT, OnDemand, emit, load_dataset, print_json, say
 from grader.course import BadInput, discover
 from grader.feedback import checkjson
 
@@ -82,14 +81,12 @@ def _show(result, args, scenario) -> int:
 
 def _print(payload: dict, args, text) -> int:
     """Print the JSON payload, or `text()`; say so on stderr if the grader failed or is busy."""
-    from grader.sandbox.clean import inert
-
     if args.json:
         print_json(payload)
     else:
-        emit(inert(text()))
+        emit(text())
     if payload["status"] in ("grader_failed", "busy"):
-        print(f"error: {FAULT if payload['status'] == 'grader_failed' else BUSY}", file=sys.stderr)
+        say(f"error: {FAULT if payload['status'] == 'grader_failed' else BUSY}")
     return payload["exit_code"]
 
 

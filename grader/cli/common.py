@@ -6,6 +6,7 @@ import json
 import os
 import sys
 
+from grader.cli import safetext
 from grader.course import BadInput
 
 SOLVED, NOT_SOLVED, BAD_INPUT, GRADER_FAILED = 0, 1, 2, 3
@@ -15,16 +16,23 @@ FAULT = "the grader failed; this is not a problem with your code"
 
 
 def print_json(payload: dict) -> None:
-    """Print one JSON document (ASCII only, so nothing in it can paint the terminal)."""
-    emit(json.dumps(payload, indent=2))
+    """Print one JSON document (ASCII only, DEL escaped too: nothing in it paints a terminal,
+    and the neutraliser leaves it as it is)."""
+    emit(json.dumps(payload, indent=2).replace("\x7f", "\\u007f"))
 
 
 def emit(text: str) -> None:
-    """Print a line on stdout; a reader that has gone (`| head`) changes no exit code."""
+    """Print a line on stdout, shown inert; a reader that has gone (`| head`) changes no exit
+    code."""
     try:
-        print(text, flush=True)
+        print(safetext.shown(text), flush=True)
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+def say(text: str) -> None:
+    """Print a line on stderr, shown inert."""
+    print(safetext.shown(text), file=sys.stderr, flush=True)
 
 
 def load_dataset(args):

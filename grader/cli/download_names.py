@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from grader.cli import safetext
 from grader.cli.common import SOLVED, emit
 from grader.course import BadInput
 
@@ -21,7 +22,7 @@ def run(args) -> int:
 
     def progress(done: int, total: int | None) -> None:
         of = f" of {total:,}" if total else ""
-        print(f"\r{done:,}{of} bytes", end="", file=sys.stderr, flush=True)
+        print("\r" + safetext.shown(f"{done:,}{of} bytes"), end="", file=sys.stderr, flush=True)
 
     try:
         path = data.download_names(

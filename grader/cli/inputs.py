@@ -67,8 +67,8 @@ def data_path(source: str | None) -> None:
 def read_answer(path: Path) -> str:
     """Return the learner's code from a file or stdin; refuse what is not a text file."""
     if str(path) == "-":
-        return _text(sys.stdin.buffer.read(MAX_ANSWER_BYTES + 1), "standard input")
-    return _text(_read(path, MAX_ANSWER_BYTES + 1, ".py"), str(path))
+        return answer_text(sys.stdin.buffer.read(MAX_ANSWER_BYTES + 1), "standard input")
+    return answer_text(_read(path, MAX_ANSWER_BYTES + 1, ".py"), str(path))
 
 
 def is_notebook(path: Path) -> bool:
@@ -104,7 +104,7 @@ def _read(path: Path, limit: int, kind: str) -> bytes:
         raise BadInput(f"cannot read {path}: {err.strerror or err}") from None
 
 
-def _text(raw: bytes, where: str) -> str:
+def answer_text(raw: bytes, where: str) -> str:
     """Decode an answer as UTF-8 Python source; refuse binary or oversized input."""
     if len(raw) > MAX_ANSWER_BYTES:
         raise BadInput(f"{where} is larger than {MAX_ANSWER_BYTES >> 20} MiB; it is not an answer")

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from grader.cli import inputs
-from grader.cli.common import NOT_SOLVED, SOLVED, emit
+from grader.cli.common import NOT_SOLVED, SOLVED, emit, say
 from grader.course import discover
 
 
@@ -24,5 +23,5 @@ def run(args) -> int:
     for exercise in catalog.exercises:
         emit(f"{exercise.id:18} {exercise.scenario.slug:14} {exercise.title}")
     for error in catalog.errors:
-        print(f"error: {error}", file=sys.stderr)
+        say(f"error: {error}")
     return SOLVED if not catalog.errors else NOT_SOLVED

@@ -12,8 +12,8 @@ import argparse
 import logging
 import sys
 
-from grader.cli import check, doctor, download_names, grade_batch, listing, validate
-from grader.cli.common import BAD_INPUT, CODES, FAULT, GRADER_FAILED, print_json
+from grader.cli import check, doctor, download_names, grade_batch, listing, safetext, validate
+from grader.cli.common import BAD_INPUT, CODES, FAULT, GRADER_FAILED, print_json, say
 from grader.course import BadInput
 from grader.feedback import checkjson
 
@@ -29,6 +29,10 @@ VERBS = (  # one module per verb: (name, module, help)
 
 class Parser(argparse.ArgumentParser):
     """An argument parser whose mistakes are one `error:` line and exit code 2."""
+
+    def _print_message(self, message: str, file=None) -> None:
+        """Print help and usage inert, like every other line."""
+        super()._print_message(safetext.shown(message) if message else message, file)
 
     def error(self, message: str):
         raise BadInput(f"{message} (see `{self.prog} --help`)")
@@ -53,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _fail(message: str, code: int, argv: list[str], args) -> int:
     """Print one `error:` line (and, for `check --json`, the JSON refusal); return code."""
-    print(f"error: {message}", file=sys.stderr)
+    say(f"error: {message}")
     if argv[:1] == ["check"] and "--json" in argv:
         state = "bad_input" if code == BAD_INPUT else "grader_failed"
         print_json(checkjson.refusal(message, check.subject(args, argv), state))
@@ -79,13 +83,20 @@ def _log_to_stderr(traceback: bool) -> None:
     if root.handlers:  # someone (a test runner, an embedding program) already chose
         return
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(message)s") if traceback else _Brief())
+    handler.setFormatter(_Inert("%(message)s") if traceback else _Brief())
     root.addHandler(handler)
     root.setLevel(logging.WARNING)
 
 
-class _Brief(logging.Formatter):
-    """Format a log record as its message alone, without a traceback."""
+class _Inert(logging.Formatter):
+    """Format a log record, traceback included, shown inert."""
 
     def format(self, record: logging.LogRecord) -> str:
-        return record.getMessage()
+        return safetext.shown(super().format(record))
+
+
+class _Brief(logging.Formatter):
+    """Format a log record as its message alone, without a traceback, shown inert."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return safetext.shown(record.getMessage())

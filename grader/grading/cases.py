@@ -50,18 +50,25 @@ class Runs:
                 self._runs[key] = self._run(scenario, config)
             return self._runs[key]
 
-    def _run(self, scenario: Scenario, config: str) -> ForwardRun:
-        """Run the scenario for one configuration."""
+    def fresh(self, scenario: Scenario, config: str, seed: int | None = None) -> ForwardRun:
+        """Return a run for `config` on data and parameters drawn from `seed` (default: a new
+        secret one), never kept: what no submission has seen before it is graded."""
+        return self._run(scenario, config, secrets.randbits(62) if seed is None else seed)
+
+    def _run(self, scenario: Scenario, config: str, seed: int | None = None) -> ForwardRun:
+        """Run the scenario for one configuration (ALT's data and parameters from `seed`, by
+        default the scenario's own)."""
         if config == LECTURE:
             sizes, data = dict(scenario.sizes), None
             if scenario.uses_dataset:
                 sizes["vocab_size"] = self.dataset.vocab_size
                 sizes["block_size"] = self.dataset.block_size
                 data = (self.dataset.Xtr, self.dataset.Ytr)
-        else:
-            sizes = dict(scenario.alt_sizes)
-            data = synthetic_data(sizes, scenario.seed) if scenario.uses_dataset else None
-        return run_forward(scenario, sizes, data)
+            return run_forward(scenario, sizes, data)
+        seed = scenario.seed if seed is None else seed
+        sizes = dict(scenario.alt_sizes)
+        data = synthetic_data(sizes, seed) if scenario.uses_dataset else None
+        return run_forward(scenario, sizes, data, seed)
 
 
 def prepare(exercise: Exercise, runs: Runs) -> Prepared:

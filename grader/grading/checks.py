@@ -135,7 +135,8 @@ def check_rules(s: Subject) -> Check:
 
 def check_form(s: Subject) -> Check:
     """Check 3: defined, a plain float tensor (of the expected dtype when the exercise sets
-    one), the exact shape, finite; a row of the cmp table asks only for a tensor of the shape."""
+    one), the exact shape, finite in every case graded; a row of the cmp table asks only for a
+    tensor of the shape."""
     name, expected = s.name, s.expected[LECTURE]
     _, returned = s.returned(LECTURE)
     if returned is None or returned.tensor is None:
@@ -151,12 +152,20 @@ def check_form(s: Subject) -> Check:
         return Check("form", FAIL, feedback.wrong_dtype(name, _dtype(got), _dtype(expected)))
     if got.shape != expected.shape:
         return _wrong_shape(s, got, expected)
-    bad = ~torch.isfinite(got)
-    if bool(bad.any()) and not s.row:
-        index = tuple(int(i) for i in bad.nonzero()[0])
-        message = feedback.not_finite(name, int(bad.sum()), index)
-        return Check("form", FAIL, message, feedback.hint_nonfinite())
+    for tensor in () if s.row else _every_case(s):
+        bad = ~torch.isfinite(tensor)
+        if bool(bad.any()):
+            index = tuple(int(i) for i in bad.nonzero()[0])
+            message = feedback.not_finite(name, int(bad.sum()), index)
+            return Check("form", FAIL, message, feedback.hint_nonfinite())
     return Check("form", PASS, feedback.form_ok(name, got.shape))
+
+
+def _every_case(s: Subject) -> list[torch.Tensor]:
+    """Return the float answers of every case graded, the lecture batch's first (a nan on a
+    random or other-sizes case is named here, before any maths reads it)."""
+    found = [answer(s.outcome, case, s.name) for case in s.expected]
+    return [t for t in found if t is not None and t.is_floating_point()]
 
 
 def _wrong_shape(s: Subject, got: torch.Tensor, expected: torch.Tensor) -> Check:

@@ -24,6 +24,7 @@ from grader.result import FAIL, PASS, TITLES, Check, GradRow
 EXERCISE, WHOLE_PASS, GRADCHECK = "exercise", "whole pass", "gradient check"
 PATHS = (EXERCISE, WHOLE_PASS, GRADCHECK)
 RUN = "run"  # the step reads the source and the run as a whole, not one case
+EACH = "each case"  # the step reads every case the path has, when the lecture batch's are run
 # What each path has to judge: Exercise 4's check runs one batch; the whole pass has no random
 # upstream gradients (its gradients hidden by a zero upstream are graded as exercises).
 PROVIDES = {
@@ -53,7 +54,7 @@ class Step:
 STEPS: tuple[Step, ...] = (
     Step("runs", checks.check_runs, RUN, "the code did not run"),
     Step("rules", checks.check_rules, RUN, "it uses autograd"),
-    Step("form", checks.check_form, LECTURE, "the answer has the wrong form"),
+    Step("form", checks.check_form, EACH, "the answer has the wrong form"),
     Step("lecture", checks.check_lecture, LECTURE),
     Step("random", checks.check_random, RANDOM),
     Step("sizes", checks.check_sizes, ALT),
@@ -62,11 +63,14 @@ STEPS: tuple[Step, ...] = (
 
 def steps(path: str, needs: str | None = None) -> tuple[Step, ...]:
     """Return the steps a path runs, in order (only those reading `needs`, if given)."""
-    return tuple(
-        s
-        for s in STEPS
-        if path in s.paths and s.needs in PROVIDES[path] and (needs is None or s.needs == needs)
-    )
+    return tuple(s for s in STEPS if path in s.paths and _reads(s, path, needs))
+
+
+def _reads(step: Step, path: str, needs: str | None) -> bool:
+    """Return whether a step runs on a path when `needs` (None: every step) is judged; a step
+    of EACH case runs first among the lecture batch's."""
+    reads = LECTURE if step.needs == EACH else step.needs
+    return reads in PROVIDES[path] and needs in (None, reads)
 
 
 def title(kind: str) -> str:
@@ -75,8 +79,8 @@ def title(kind: str) -> str:
 
 
 def beyond_lecture(kind: str) -> bool:
-    """Return whether a check reads a case other than the lecture batch (random, other sizes)."""
-    return any(s.kind == kind and s.needs not in (RUN, LECTURE) for s in STEPS)
+    """Return whether a check reads only cases other than the lecture batch (random, sizes)."""
+    return any(s.kind == kind and s.needs not in (RUN, LECTURE, EACH) for s in STEPS)
 
 
 def run(path: str, subject: Subject, needs: str | None = None) -> list[Check]:

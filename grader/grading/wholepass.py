@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+import torch
+
 from grader.course import Scenario
 from grader.feedback import diagnose
 from grader.feedback import voice as feedback
@@ -12,17 +14,24 @@ from grader.grading import checks, pipeline
 from grader.grading.cases import ALT, LECTURE, Runs
 from grader.grading.checks import Subject
 from grader.grading.pipeline import WHOLE_PASS
+from grader.grading.reference import ForwardRun
 from grader.result import FAIL, GradRow, PassResult
 from grader.sandbox import Case, RunOutcome, Sandbox
 
 
-def pass_cases(scenario: Scenario, runs: Runs) -> tuple[Case, ...]:
+def forward_runs(scenario: Scenario, runs: Runs, seed: int | None = None) -> dict[str, ForwardRun]:
+    """Return the pass's two forward runs: the lecture batch (its numbers are shown, so it is
+    computed once) and the other sizes on data and parameters drawn afresh for this
+    submission from `seed` (default: a new secret one), never shown before grading."""
+    return {LECTURE: runs.get(scenario, LECTURE), ALT: runs.fresh(scenario, ALT, seed)}
+
+
+def pass_cases(scenario: Scenario, forward: dict[str, ForwardRun]) -> tuple[Case, ...]:
     """Return the lecture batch and another configuration, with every forward value in scope
     (and the cotangent `d<output>` of a non-scalar output)."""
     outputs = tuple(f"d{name}" for name in scenario.whole_pass)
     cases = []
-    for config in (LECTURE, ALT):
-        run = runs.get(scenario, config)
+    for config, run in forward.items():
         tensors = dict(run.values)
         if run.values[scenario.output].dim() > 0:
             tensors[f"d{scenario.output}"] = run.grads[scenario.output]
@@ -48,23 +57,32 @@ def _loss(scenario: Scenario, run) -> float:
     return float(out) if out.dim() == 0 else float((out * run.grads[scenario.output]).sum())
 
 
-def grade_pass(scenario: Scenario, runs: Runs, sandbox: Sandbox, code: str) -> PassResult:
-    """Run the learner's whole pass once per configuration and compare every gradient."""
+def grade_pass(
+    scenario: Scenario, runs: Runs, sandbox: Sandbox, code: str, seed: int | None = None
+) -> PassResult:
+    """Run the learner's whole pass once per configuration and compare every gradient (the
+    other sizes drawn afresh from `seed`, a new secret one by default)."""
     info = header(scenario, runs)
-    cases = pass_cases(scenario, runs)
+    forward = forward_runs(scenario, runs, seed)
+    cases = pass_cases(scenario, forward)
     outcome = sandbox.run(code, cases)
     failed = pipeline.failure(pipeline.run(WHOLE_PASS, Subject("", outcome=outcome), pipeline.RUN))
     if failed is not None:
         error, busy = checks.learner_error(outcome), outcome.status == "busy"
         return PassResult(False, info, (), None, failed.message, error, _stdout(outcome), busy=busy)
-    subjects = [_subject(scenario, runs, cases, outcome, t) for t in scenario.whole_pass]
+    subjects = [_subject(scenario, forward, cases, outcome, t) for t in scenario.whole_pass]
     rows = tuple(pipeline.gradient_row(WHOLE_PASS, s) for s in subjects)
-    lecture = runs.get(scenario, LECTURE)
+    lecture = forward[LECTURE]
     slips = tuple(r.name for r in rows if _shape_only(r.name, outcome, lecture))
     tree = _tree(code)
     aliased = _alias_note(rows, tree)
     root = next((r.name for r in rows if r.status == FAIL and r.name not in slips), None)
-    sizes_message = _other_cases(subjects) if root is None and not slips else ""
+    sizes_message = ""
+    if root is None and not slips:
+        unsure = _unsure(scenario, forward[ALT], outcome, subjects)
+        sizes_message = _other_cases(subjects) or _noise_cases(
+            scenario, runs, sandbox, code, unsure
+        )
     solved = root is None and not slips and not sizes_message
     notes = tuple(_slip_note(name, outcome, lecture, code) for name in slips)
     if aliased:
@@ -235,18 +253,79 @@ def _stdout(outcome: RunOutcome) -> str:
 
 
 def _subject(
-    scenario: Scenario, runs: Runs, cases: tuple[Case, ...], outcome: RunOutcome, target: str
+    scenario: Scenario,
+    forward: dict[str, ForwardRun],
+    cases: tuple[Case, ...],
+    outcome: RunOutcome,
+    target: str,
 ) -> Subject:
-    """Return one gradient of the pass as the checks read it: a row of the cmp table."""
-    configs = (LECTURE, ALT)
+    """Return one gradient of the pass as the checks read it: a row of the cmp table.
+
+    The other sizes are drawn afresh (a drawn case's tolerance), and judge no gradient that is
+    only float noise there (`dlogit_maxes`, `db1`): its values would pass or fail by the draw.
+    Such a gradient is judged on the scenario's own other sizes instead (`_noise_cases`)."""
+    judged = {
+        c: run for c, run in forward.items() if c == LECTURE or not _silent(scenario, run, target)
+    }
     return Subject(
         f"d{target}",
         outcome=outcome,
         cases={c.name: c for c in cases},
-        expected={c: runs.get(scenario, c).grads[target] for c in configs},
-        sizes={c: runs.get(scenario, c).sizes for c in configs},
+        expected={c: run.grads[target] for c, run in judged.items()},
+        sizes={c: run.sizes for c, run in judged.items()},
+        drawn=frozenset({ALT}),
         row=True,
     )
+
+
+def _silent(scenario: Scenario, run: ForwardRun, target: str) -> bool:
+    """Return whether a gradient is no larger than the float noise of its consumers' gradients."""
+    return _below_noise(scenario, run, target, run.grads[target])
+
+
+def _below_noise(scenario: Scenario, run: ForwardRun, target: str, t: torch.Tensor) -> bool:
+    """Return whether a tensor is no larger than the float noise of the target's consumers'
+    gradients in a run."""
+    upstream = {c: run.grads[c] for c in scenario.consumers(target) if c in run.grads}
+    noise = diagnose.noise_level({}, upstream, run.grads[target].dtype)
+    return bool(t.numel()) and float(t.abs().max()) <= noise
+
+
+def _unsure(
+    scenario: Scenario, run: ForwardRun, outcome: RunOutcome, subjects: list[Subject]
+) -> list[str]:
+    """Return the noise-only gradients that the drawn other sizes cannot pass: an answer there
+    that is missing, all zeros (right by coincidence only) or larger than the noise."""
+    names = [s.name for s in subjects if ALT not in s.expected]
+    return [n for n in names if not _noise_like(scenario, run, n, checks.answer(outcome, ALT, n))]
+
+
+def _noise_like(scenario: Scenario, run: ForwardRun, name: str, got: torch.Tensor | None) -> bool:
+    """Return whether an answer is float noise like the true gradient, and not all zeros."""
+    expected = run.grads[name[1:]]
+    if got is None or got.shape != expected.shape or not bool(got.any()):
+        return False
+    return _below_noise(scenario, run, name[1:], got.to(expected.dtype))
+
+
+def _noise_cases(scenario: Scenario, runs: Runs, sandbox: Sandbox, code: str, noise: list) -> str:
+    """Judge the noise-only gradients the drawn other sizes cannot pass on the scenario's own
+    other sizes (one more run), as every gradient was judged before the draw; return the
+    first failure, or ''."""
+    if not noise:
+        return ""
+    run = runs.get(scenario, ALT)
+    cases = pass_cases(scenario, {ALT: run})
+    outcome = sandbox.run(code, cases)
+    if outcome.status != "ok":
+        return outcome.message
+    for name in noise:
+        expected, sizes = {ALT: run.grads[name[1:]]}, {ALT: run.sizes}
+        subject = Subject(name, outcome=outcome, expected=expected, sizes=sizes, row=True)
+        failed = pipeline.failure(pipeline.run(WHOLE_PASS, subject, ALT))
+        if failed is not None:
+            return f"{failed.message} {failed.hint}".strip()
+    return ""
 
 
 def _other_cases(subjects: list[Subject]) -> str:
@@ -254,7 +333,7 @@ def _other_cases(subjects: list[Subject]) -> str:
     for need in pipeline.PROVIDES[WHOLE_PASS]:
         if need in (pipeline.RUN, LECTURE):
             continue
-        for subject in subjects:
+        for subject in (s for s in subjects if need in s.expected):
             failed = pipeline.failure(pipeline.run(WHOLE_PASS, subject, need))
             if failed is not None:
                 return f"{failed.message} {failed.hint}".strip()

@@ -1,12 +1,14 @@
 """Exercise 4's gradient check, as the lecture's early `break`: seven gradients against autograd.
 
-The loop's first step (the same parameters and batch the training run starts from) runs here
-with autograd; the learner's section runs once in the sandbox on detached copies of its values.
-The comparison happens here, in the trusted process, one cmp line per parameter.
+A first step of the loop (the parameters the training run starts from, on a batch drawn afresh
+for each submission: see `drawn_step`) runs here with autograd; the learner's section runs once
+in the sandbox on detached copies of its values. The comparison happens here, in the trusted
+process, one cmp line per parameter.
 """
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import replace
 
 import torch
@@ -22,11 +24,18 @@ from grader.training.section import unfinished
 
 BACKWARD_ORDER = ("W2", "b2", "bngain", "bnbias", "W1", "b1", "C")
 NOT_SENT = ("Xtr", "Ytr")  # the section needs the batch, not the whole training set
+POOLED = 8  # a smaller batch is drawn from the whole training set (a pool of 2 could repeat
+# one example n times: a batch without variance)
 
 
-def first_step(program: Program, settings: dict, Xtr, Ytr) -> tuple[dict, dict]:
-    """Run the loop's first step with autograd; return its tensors and the seven gradients."""
+def first_step(
+    program: Program, settings: dict, Xtr, Ytr, batch: torch.Generator | None = None
+) -> tuple[dict, dict]:
+    """Run the loop's first step with autograd; return its tensors and the seven gradients
+    (`batch`, if given, draws the minibatch in place of the loop's own generator)."""
     ns = prepare(program, settings, Xtr, Ytr)
+    if batch is not None:
+        ns["g"] = batch
     with torch.enable_grad():
         for name in PARAMS:
             ns[name].requires_grad_(True)
@@ -40,6 +49,24 @@ def first_step(program: Program, settings: dict, Xtr, Ytr) -> tuple[dict, dict]:
     return values, {f"d{name}": ns[name].grad.detach().clone() for name in PARAMS}
 
 
+def drawn_step(
+    program: Program, settings: dict, Xtr, Ytr, seed: int | None = None
+) -> tuple[dict, dict]:
+    """Run a first step on a batch no one has seen: the run's starting parameters, and a
+    minibatch drawn with replacement, by the loop's own line, from a pool of about `n`
+    training examples picked from `seed` (default: a new secret one). Drawn from a pool that
+    small, some examples come twice or more and some not at all: a random weighting of the
+    examples in the batch's mean loss, fresh at every submission, so that gradients computed
+    offline cannot pass."""
+    g = torch.Generator().manual_seed(secrets.randbits(62) if seed is None else seed)
+    n = settings["n"]
+    if n >= POOLED:
+        size = int(torch.randint(n // 2, n + 1, (1,), generator=g))
+        pool = torch.randint(0, len(Xtr), (size,), generator=g)
+        Xtr, Ytr = Xtr[pool], Ytr[pool]
+    return first_step(program, settings, Xtr, Ytr, batch=g)
+
+
 def check(code: str, program: Program, settings: dict, Xtr, Ytr, sandbox: Sandbox) -> GradCheck:
     """Grade the learner's section on the first step; training may start only if it passes."""
     source = checks.screen(code)
@@ -49,7 +76,7 @@ def check(code: str, program: Program, settings: dict, Xtr, Ytr, sandbox: Sandbo
     missing = unfinished(source.tree)
     if missing:
         return _refused(feedback.unfinished(missing))
-    values, expected = first_step(program, settings, Xtr, Ytr)
+    values, expected = drawn_step(program, settings, Xtr, Ytr)
     case = Case(LECTURE, values, scalars(settings), GRADS)
     outcome = sandbox.run(code, [case])
     return judge(outcome, expected, settings["n"], source, case)
@@ -68,15 +95,20 @@ def judge(outcome: RunOutcome, expected: dict, n: int, source: Source, case: Cas
     if failed is not None:
         error = checks.learner_error(outcome)
         return GradCheck(False, (), None, failed.message, error, stdout)
-    rows = tuple(_row(run, name, expected[name], n) for name in GRADS)
+    noise = diagnose.noise_level({}, expected, next(iter(expected.values())).dtype)
+    rows = tuple(_row(run, name, expected[name], n, noise) for name in GRADS)
     wrong = {r.name for r in rows if r.status == FAIL}
     root = next((f"d{p}" for p in BACKWARD_ORDER if f"d{p}" in wrong), None)
     message = feedback.training_check_root(root) if root else feedback.training_check_passed()
     return GradCheck(root is None, rows, root, message, stdout=stdout)
 
 
-def _row(run: Subject, name: str, expected: torch.Tensor, n: int) -> GradRow:
-    """Compare one gradient with autograd's, the lecture's cmp line named by its shape."""
+def _row(run: Subject, name: str, expected: torch.Tensor, n: int, noise: float) -> GradRow:
+    """Compare one gradient with autograd's, the lecture's cmp line named by its shape.
+
+    The batch is drawn afresh, so the tolerance is a drawn case's (it grows with round-off of
+    the largest value), and a gradient that is only float noise of the step (`db1`, cancelled
+    by batchnorm) cannot decide: `noise` is the round-off of the step's largest gradient."""
     shape = tuple(expected.shape)
 
     def hint(case: str, got: torch.Tensor | None) -> str:
@@ -85,5 +117,13 @@ def _row(run: Subject, name: str, expected: torch.Tensor, n: int) -> GradRow:
             return ""
         return diagnose.value_hint(got, expected, [], [], name[1:], n)
 
-    subject = replace(run, name=name, expected={LECTURE: expected}, row=True, hint=hint)
+    subject = replace(
+        run,
+        name=name,
+        expected={LECTURE: expected},
+        row=True,
+        hint=hint,
+        base=diagnose.tolerance(expected, drawn=True),
+        noise=lambda: noise,
+    )
     return pipeline.gradient_row(GRADCHECK, subject, label=str(shape), shape=shape)
