@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from grader.inputs import BadInput, read_answer
+from grader.result import BUSY, GRADER_FAILED
 
 SCHEMA = "backprop-ninja/gradebook/1"
 WHOLE_PASS = "whole_pass"
@@ -134,9 +135,7 @@ def grade_one(grader, item: Item) -> Graded:
         if not result.busy:
             break
         time.sleep(0.2)
-    status = "solved" if result.solved else "not_solved"
-    if result.busy or summary.startswith("The grader failed"):
-        status = "grader_failed"
+    status = GRADER_FAILED if result.status == BUSY else result.status  # never graded, then
     return Graded(item.learner, label, item.kind, result.solved, status, summary, str(item.file))
 
 

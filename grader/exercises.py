@@ -14,6 +14,7 @@ from pathlib import Path
 
 from grader.course import Course, load_course
 from grader.lecture import LectureLink, parse_lecture
+from grader.misconceptions import IDS, LISTED_MISTAKE
 from grader.scenario import Scenario, load_scenario
 from grader.schema import SchemaError, check_keys, require
 
@@ -42,7 +43,7 @@ EXERCISE_KEYS = {
 }
 DTYPES = ("float32", "float64")
 REQUIRED = ("title", "target", "prompt", "starter", "hints")
-MISTAKE_KEYS = {"code": str, "message": str}
+MISTAKE_KEYS = {"code": str, "message": str, "misconception": str}
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,7 @@ class Mistake:
 
     code: str
     message: str
+    misconception: str = LISTED_MISTAKE  # its id in grader/misconceptions.py
 
 
 @dataclass(frozen=True)
@@ -293,8 +295,11 @@ def _mistakes(raw: list, where: str) -> list[Mistake]:
     """Read the `[[mistakes]]` tables."""
     mistakes = []
     for i, item in enumerate(raw):
-        check_keys(item, MISTAKE_KEYS, ("code", "message"), f"{where}: mistakes[{i}]")
-        mistakes.append(Mistake(item["code"].strip() + "\n", item["message"].strip()))
+        at = f"{where}: mistakes[{i}]"
+        check_keys(item, MISTAKE_KEYS, ("code", "message"), at)
+        named = item.get("misconception", LISTED_MISTAKE)
+        require(named in IDS, f"{at}: misconception", f"must be one of {', '.join(IDS)}")
+        mistakes.append(Mistake(item["code"].strip() + "\n", item["message"].strip(), named))
     return mistakes
 
 

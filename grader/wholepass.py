@@ -9,7 +9,7 @@ from grader import checks, diagnose, feedback, pipeline
 from grader.cases import ALT, LECTURE, Runs
 from grader.checks import Subject
 from grader.pipeline import WHOLE_PASS
-from grader.result import FAIL, GradRow, PassResult
+from grader.result import FAIL, Check, GradRow, PassResult
 from grader.sandbox import Case, RunOutcome, Sandbox
 from grader.scenario import Scenario
 
@@ -54,7 +54,10 @@ def grade_pass(scenario: Scenario, runs: Runs, sandbox: Sandbox, code: str) -> P
     failed = pipeline.failure(pipeline.run(WHOLE_PASS, Subject("", outcome=outcome), pipeline.RUN))
     if failed is not None:
         error, busy = checks.learner_error(outcome), outcome.status == "busy"
-        return PassResult(False, info, (), None, failed.message, error, _stdout(outcome), busy=busy)
+        facts = _facts(failed, ran=False) | {"fault": outcome.status == "internal"}
+        return PassResult(
+            False, info, (), None, failed.message, error, _stdout(outcome), busy=busy, **facts
+        )
     subjects = [_subject(scenario, runs, cases, outcome, t) for t in scenario.whole_pass]
     rows = tuple(pipeline.gradient_row(WHOLE_PASS, s) for s in subjects)
     lecture = runs.get(scenario, LECTURE)
@@ -62,7 +65,8 @@ def grade_pass(scenario: Scenario, runs: Runs, sandbox: Sandbox, code: str) -> P
     tree = _tree(code)
     aliased = _alias_note(rows, tree)
     root = next((r.name for r in rows if r.status == FAIL and r.name not in slips), None)
-    sizes_message = _other_cases(subjects) if root is None and not slips else ""
+    beyond = _other_cases(subjects) if root is None and not slips else None
+    sizes_message = f"{beyond.message} {beyond.hint}".strip() if beyond else ""
     solved = root is None and not slips and not sizes_message
     notes = tuple(_slip_note(name, outcome, lecture, code) for name in slips)
     if aliased:
@@ -84,7 +88,24 @@ def grade_pass(scenario: Scenario, runs: Runs, sandbox: Sandbox, code: str) -> P
         stdout=stdout,
         sizes_message=sizes_message,
         notes=notes,
+        **_facts(_first_failed(rows, root, slips, beyond)),
     )
+
+
+def _first_failed(rows, root: str | None, slips: tuple[str, ...], beyond: Check | None):
+    """Return the check that fails the pass: the root cause's, a shape slip's, the other sizes'."""
+    for name in (root, *slips):
+        row = next((r for r in rows if r.name == name), None)
+        if row is not None:
+            return pipeline.failure(list(row.checks))
+    return beyond
+
+
+def _facts(failed: Check | None, ran: bool = True) -> dict:
+    """Return a PassResult's facts: whether the code ran, the failed check and its id."""
+    if failed is None:
+        return {"ran": ran}
+    return {"ran": ran, "failed_check": failed.kind, "misconception": failed.misconception}
 
 
 # Lines of the lecture's own Exercise 1 cell that its `cmp` passes although the shape is wrong
@@ -247,13 +268,13 @@ def _subject(
     )
 
 
-def _other_cases(subjects: list[Subject]) -> str:
-    """Return the first failure of a gradient beyond the lecture batch (the other sizes), or ''."""
+def _other_cases(subjects: list[Subject]) -> Check | None:
+    """Return the first failure of a gradient beyond the lecture batch (the other sizes)."""
     for need in pipeline.PROVIDES[WHOLE_PASS]:
         if need in (pipeline.RUN, LECTURE):
             continue
         for subject in subjects:
             failed = pipeline.failure(pipeline.run(WHOLE_PASS, subject, need))
             if failed is not None:
-                return f"{failed.message} {failed.hint}".strip()
-    return ""
+                return failed
+    return None
