@@ -8,7 +8,7 @@ from dataclasses import replace
 import streamlit as st
 
 from app import datasets, nav, notebook_view, results, services, session, workbench
-from app.storage import SOLVED
+from app.storage import SOLVED, facts_of
 from grader import notebook
 from grader.training import TrainSettings
 
@@ -136,6 +136,9 @@ def _grade(grader, slug: str, key: str, code: str) -> None:
         result = grader.grade_pass(code, slug)
         if not result.elapsed:  # the whole-pass grader does not time itself
             result = replace(result, elapsed=time.perf_counter() - start)
-        workbench.record(key, code, result.solved, result.message, result.elapsed, result.busy)
+        facts = facts_of(result)
+        workbench.record(
+            key, code, result.solved, result.message, result.elapsed, result.busy, facts
+        )
         st.session_state[f"result:{key}"] = result
     st.rerun()  # so that the badge shows the new status
