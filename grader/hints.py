@@ -150,6 +150,7 @@ def find(
     if clues is None:
         return None
     fits = got is not None and got.shape == clues.expected.shape
+    fits = fits and bool(torch.isfinite(got).all())  # nan has no sign or factor to name
     for detector in HINTS:
         if case not in detector.cases or (detector.same_shape and not fits):
             continue
