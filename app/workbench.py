@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from app import editor, ratelimit, services, session, visits
-from app.storage import Attempt
+from app.storage import Attempt, Facts
 
 SERVER = uuid.uuid4().hex  # this server process; a submission left by another was cut off
 GRACE = 60.0  # seconds: a submission pending longer than this in this process was cut off too
@@ -112,9 +112,16 @@ def limiter() -> ratelimit.RateLimiter:
 
 
 def record(
-    key: str, code: str, solved: bool, summary: str, elapsed: float, busy: bool = False
+    key: str,
+    code: str,
+    solved: bool,
+    summary: str,
+    elapsed: float,
+    busy: bool = False,
+    facts: Facts | None = None,
 ) -> None:
-    """Record a graded submission with the time spent on it, and clear it from the queue.
+    """Record a graded submission with the time spent on it and its facts (the grader's
+    fields, `storage.facts_of(result)`), and clear it from the queue.
 
     The attempt replaces the submission recorded before grading, in one transaction. A
     submission the grader was too busy to take is not an attempt; it is only cleared.
@@ -122,8 +129,9 @@ def record(
     store, profile = services.store(), session.profile()
     attempt = None
     if not busy:
+        spent, dataset = visits.time_spent(key), session.dataset_source()
         attempt = Attempt(
-            key, code, solved, summary, elapsed, visits.time_spent(key), session.dataset_source()
+            key, code, solved, summary, elapsed, spent, dataset, 0.0, facts or Facts()
         )
     queue = st.session_state.get(f"pending:{key}") or []
     if queue and queue[0].code == code:

@@ -21,6 +21,19 @@ TITLES = {
     "sizes": "Other sizes",
 }
 
+# What a graded answer is, as every reader (the app, the gradebook, the JSON) stores it.
+SOLVED, NOT_SOLVED, BUSY, GRADER_FAILED = "solved", "not_solved", "busy", "grader_failed"
+NOT_RUN = ("runs", "rules")  # a failure of one of these: the code did not run, or was refused
+
+
+def _status(solved: bool, busy: bool, fault: bool) -> str:
+    """Return busy, grader_failed, solved or not_solved."""
+    if busy:
+        return BUSY
+    if fault:
+        return GRADER_FAILED
+    return SOLVED if solved else NOT_SOLVED
+
 
 @dataclass(frozen=True)
 class Check:
@@ -30,6 +43,7 @@ class Check:
     status: str
     message: str = ""
     hint: str = ""
+    misconception: str = ""  # the id it found (grader/misconceptions.py), "" when none
 
     @property
     def title(self) -> str:
@@ -74,21 +88,46 @@ class Result:
     elapsed: float = 0.0
     busy: bool = False  # not graded: the grader's queue was full; nothing to record
     parts: tuple[Result, ...] = field(default=())  # one per answer, for several answers
+    fault: bool = False  # the grader itself failed; says nothing about the code
+
+    @property
+    def failed(self) -> Check | None:
+        """Return the first check that failed, if one did."""
+        return next((c for c in self.checks if c.status == FAIL), None)
+
+    @property
+    def failed_check(self) -> str:
+        """Return the kind of the first check that failed, or ""."""
+        return self.failed.kind if self.failed else ""
+
+    @property
+    def misconception(self) -> str:
+        """Return the id of the misconception the first failed check found, or ""."""
+        return self.failed.misconception if self.failed else ""
+
+    @property
+    def ran(self) -> bool:
+        """Return whether the code ran and broke no rule, so its values were judged."""
+        return not (self.busy or self.fault) and self.failed_check not in NOT_RUN
+
+    @property
+    def status(self) -> str:
+        """Return solved, not_solved, busy or grader_failed."""
+        return _status(self.solved, self.busy, self.fault)
 
     def summary(self) -> str:
         """Return the first failing check's message, or the success message."""
-        failed = [c for c in self.checks if c.status == FAIL]
-        return failed[0].message if failed else self.checks[-1].message
+        return self.failed.message if self.failed else self.checks[-1].message
 
     def summary_with_hint(self) -> str:
         """Return the summary followed by the first failing check's hint, as it is recorded."""
-        failed = [c for c in self.checks if c.status == FAIL]
-        hint = failed[0].hint if failed else ""
+        hint = self.failed.hint if self.failed else ""
         return f"{self.summary()} {hint}".strip()
 
     def to_dict(self) -> dict:
         """Return the result as JSON-ready data."""
-        return asdict(self) | {"summary": self.summary()}
+        facts = {"ran": self.ran, "failed_check": self.failed_check, "status": self.status}
+        return asdict(self) | facts | {"misconception": self.misconception}
 
 
 @dataclass(frozen=True)
@@ -118,10 +157,19 @@ class PassResult:
     sizes_message: str = ""
     notes: tuple[str, ...] = field(default=())
     busy: bool = False  # not graded: the grader's queue was full; nothing to record
+    ran: bool = False  # the code ran and broke no rule, so its gradients were compared
+    failed_check: str = ""  # the kind of the check that failed first (the root cause's)
+    misconception: str = ""  # the id that check found (grader/misconceptions.py)
+    fault: bool = False  # the grader itself failed; says nothing about the code
+
+    @property
+    def status(self) -> str:
+        """Return solved, not_solved, busy or grader_failed."""
+        return _status(self.solved, self.busy, self.fault)
 
     def to_dict(self) -> dict:
         """Return the result as JSON-ready data."""
-        return asdict(self)
+        return asdict(self) | {"status": self.status}
 
 
 @dataclass(frozen=True)

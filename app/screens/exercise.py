@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from app import links, scratchpad, services, session, whycard, workbench
-from app.storage import SOLVED
+from app.storage import SOLVED, facts_of
 from app.views import graphview, results
 
 REVEAL_CONFIRM = "reveal:confirm"
@@ -107,8 +107,10 @@ def _grade(grader, exercise_id: str, code: str) -> bool:
     before = store.statuses(profile).get(exercise_id)
     with st.spinner("Grading…"):
         result = grader.grade(exercise_id, code)
-        summary = result.summary_with_hint()
-        workbench.record(exercise_id, code, result.solved, summary, result.elapsed, result.busy)
+        summary, facts = result.summary_with_hint(), facts_of(result)
+        workbench.record(
+            exercise_id, code, result.solved, summary, result.elapsed, result.busy, facts
+        )
         st.session_state[f"result:{exercise_id}"] = result
     return store.statuses(profile).get(exercise_id) != before
 
@@ -175,9 +177,7 @@ def _confirm_reveal(exercise_id: str) -> None:
 
 def real_attempts(attempts, starter: str) -> int:
     """Return how many attempts changed the starter and ran (not refused, raised or timed out)."""
-    from grader.feedback import ran
-
-    return sum(1 for a in attempts if _lines(a.code) != _lines(starter) and ran(a.summary))
+    return sum(1 for a in attempts if _lines(a.code) != _lines(starter) and a.facts.ran)
 
 
 def _lines(code: str) -> list[str]:

@@ -9,39 +9,9 @@ import pandas as pd
 import streamlit as st
 
 from app import links, services, session
-from grader.feedback import misconception
 
 CONFIRM_KEY = "progress:confirm_reset"
 HISTORY_ROWS = 50
-# Where to practise a mistake made twice: exercises that turn on the same rule, in order.
-PRACTICE = {
-    "keepdim": (
-        ("dxhat", "drstd", "dbnmeani", "dcounts_sum_inv"),
-        "a kept dim: the gradient has the shape of its variable, so sum with keepdim=True",
-    ),
-    "broadcast": (
-        ("dxhat", "drstd", "dbngain", "db2", "dcounts_sum_inv"),
-        "the broadcast rule: a sum in the forward pass is a broadcast in the backward pass, "
-        "and a broadcast is a sum",
-    ),
-    "consumer": (
-        ("dcounts", "dbndiff", "dhprebn", "dlogits"),
-        "a tensor used twice: add the gradient from every consumer",
-    ),
-    "matmul": (
-        ("dh", "dW2", "dembcat", "dW1", "dq"),
-        "matrix products: the gradient is a product with a transpose, in the order that makes "
-        "the shapes fit",
-    ),
-    "sign": (("dcounts_sum", "dbnmeani", "dlogit_maxes"), "signs: a minus comes down too"),
-    "factor": (
-        ("dbndiff2", "dhprebn", "dlogprobs"),
-        "constants: 1/n, 1/(n-1) and the 2 of a square",
-    ),
-    "sizes": (("demb", "dC", "dbndiff2"), "sizes from the tensors, never typed as numbers"),
-    "zeros": (("dlogit_maxes", "db1"), "gradients that are almost zero only on one batch"),
-    "chain": (("dprobs", "dhpreact", "dnorm_logits"), "the chain rule: local times upstream"),
-}
 
 
 def render() -> None:
@@ -70,27 +40,30 @@ def render() -> None:
     _reset(profile)
 
 
-def suggestion(attempts, statuses: dict[str, str], known: set[str]) -> tuple[str, str] | None:
-    """Return (exercise, why) to practise the mistake the learner made most, at least twice."""
+def suggestion(
+    attempts, statuses: dict[str, str], known: set[str], course
+) -> tuple[str, str] | None:
+    """Return (exercise, why) to practise the kind of mistake the learner made most, at least
+    twice: the course declares, per misconception id, where to practise (course.toml)."""
     kinds = Counter(
-        kind for a in attempts if not a.solved and (kind := misconception(a.summary)) in PRACTICE
+        practice
+        for a in attempts
+        if not a.solved and (practice := course.practice_for(a.facts.misconception))
     )
-    for kind, count in kinds.most_common():
+    for practice, count in kinds.most_common():
         if count < 2:
             break
-        exercises, rule = PRACTICE[kind]
-        open_ones = [e for e in exercises if e in known and statuses.get(e) != "solved"]
+        open_ones = [e for e in practice.exercises if e in known and statuses.get(e) != "solved"]
         if open_ones:
-            return open_ones[0], f"You made {count} mistakes about {rule}."
+            return open_ones[0], f"You made {count} mistakes about {practice.rule}."
     return None
 
 
 def _suggestion(profile) -> None:
     """Suggest an exercise from the learner's recorded mistakes."""
     store, catalog = services.store(), services.catalog()
-    found = suggestion(
-        store.attempts(profile), store.statuses(profile), {e.id for e in catalog.exercises}
-    )
+    known = {e.id for e in catalog.exercises}
+    found = suggestion(store.attempts(profile), store.statuses(profile), known, catalog.course)
     if found is None:
         return
     exercise_id, why = found

@@ -13,6 +13,7 @@ from dataclasses import asdict, fields
 import streamlit as st
 
 from app import services, session, training_session, whycard, workbench
+from app.storage import NOT_SOLVED, Facts, facts_of
 from app.views import training_view
 from grader import TRAINING
 
@@ -132,11 +133,12 @@ def _code(trainer) -> str:
 def _check(trainer, code: str, settings) -> None:
     """Check the gradients of a submitted section and keep the result to show."""
     if settings is None:
-        workbench.record(KEY, code, False, "The settings are not valid.", 0.0)
+        facts = Facts(status=NOT_SOLVED)  # nothing ran: the settings were refused
+        workbench.record(KEY, code, False, "The settings are not valid.", 0.0, facts=facts)
         return
     with st.spinner("Checking your gradients against autograd…"):
         check = trainer.check(code, settings)
-    workbench.record(KEY, code, check.passed, check.message, 0.0)
+    workbench.record(KEY, code, check.passed, check.message, 0.0, facts=facts_of(check))
     st.session_state[CHECK_KEY] = check
 
 
@@ -154,7 +156,7 @@ def _actions(trainer, settings) -> None:
         code = _code(trainer)
         with st.spinner("Checking your gradients against autograd…"):
             check = training_session.start(trainer, code, settings)
-        workbench.record(KEY, code, check.passed, check.message, 0.0)
+        workbench.record(KEY, code, check.passed, check.message, 0.0, facts=facts_of(check))
         st.session_state[CHECK_KEY] = check
         st.rerun()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app import datasets, links, services, session, workbench
-from app.storage import SOLVED
+from app.storage import SOLVED, facts_of
 from app.views import notebook_view, results
 from grader import notebook
 from grader.training import TrainSettings
@@ -131,6 +131,8 @@ def _grade(grader, slug: str, key: str, code: str) -> None:
     """Grade a whole pass, record it, and keep the result to show."""
     with st.spinner("Grading all gradients…"):
         result = grader.grade_pass(code, slug)  # timed by the grader
-        workbench.record(key, code, result.solved, result.message, result.elapsed, result.busy)
+        workbench.record(
+            key, code, result.solved, result.message, result.elapsed, result.busy, facts_of(result)
+        )
         st.session_state[f"result:{key}"] = result
     st.rerun()  # so that the badge shows the new status

@@ -11,15 +11,27 @@ grading; runstore.py Exercise 4's finished training runs.
 
 from app.storage.profiles import Profile, StorageError
 from app.storage.runstore import TrainingRun
-from app.storage.store import ATTEMPTED, SOLVED, Attempt, Store, open_store
+from app.storage.store import (
+    ATTEMPTED,
+    NOT_SOLVED,
+    SOLVED,
+    Attempt,
+    Facts,
+    Store,
+    facts_of,
+    open_store,
+)
 
 __all__ = [
     "ATTEMPTED",
+    "NOT_SOLVED",
     "SOLVED",
     "Attempt",
+    "Facts",
     "Profile",
     "StorageError",
     "Store",
     "TrainingRun",
+    "facts_of",
     "open_store",
 ]

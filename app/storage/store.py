@@ -16,10 +16,11 @@ import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from app import private
+from app.storage.migrations import GRADED, add_facts
 from app.storage.profiles import SCHEMA as PROFILES_SCHEMA
 from app.storage.profiles import Profile, Profiles, StorageError, migrate
 from app.storage.runstore import SCHEMA as RUNS_SCHEMA
@@ -27,9 +28,10 @@ from app.storage.runstore import TrainingRuns
 from app.storage.submissions import SCHEMA as SUBMISSIONS_SCHEMA
 from app.storage.submissions import Submissions, add_tickets, insert_attempt, upsert_draft
 
-__all__ = ["Profile", "StorageError", "Store", "open_store"]
+__all__ = ["Attempt", "Facts", "Profile", "StorageError", "Store", "facts_of", "open_store"]
 
-SCHEMA_VERSION = 3  # 2: profiles belong to a browser identity; 3: attempts carry a ticket
+# 2: profiles belong to a browser identity; 3: attempts carry a ticket; 4: and their facts
+SCHEMA_VERSION = 4
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS settings (
@@ -53,6 +55,25 @@ CREATE TABLE IF NOT EXISTS events (
     created_at REAL NOT NULL);
 """
 SOLVED, ATTEMPTED = "solved", "attempted"
+NOT_SOLVED = "not_solved"  # an attempt's status, as the grader says it (Facts.status)
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What a graded attempt showed, from the grader's fields: whether the code ran, the first
+    failed check, the misconception id (grader/misconceptions.py) and the status; `source` is
+    "backfilled" for a row older than these columns (read once from its text, by migrations)."""
+
+    ran: bool = False
+    failed_check: str = ""
+    misconception: str = ""
+    status: str = ""
+    source: str = GRADED
+
+
+def facts_of(result) -> Facts:
+    """Return the facts of a grader result (Result, PassResult or GradCheck), from its fields."""
+    return Facts(result.ran, result.failed_check, result.misconception, result.status)
 
 
 @dataclass(frozen=True)
@@ -67,6 +88,7 @@ class Attempt:
     time_spent: float
     dataset: str
     created_at: float = 0.0
+    facts: Facts = field(default_factory=Facts)
 
 
 @dataclass(frozen=True)
@@ -102,6 +124,7 @@ class Store(Profiles, TrainingRuns, Submissions):
             db.execute("PRAGMA journal_mode=WAL")
             db.executescript(PROFILES_SCHEMA + SCHEMA + RUNS_SCHEMA + SUBMISSIONS_SCHEMA)
             add_tickets(db)
+            add_facts(db)
             db.execute(
                 "INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
             )
@@ -154,14 +177,15 @@ class Store(Profiles, TrainingRuns, Submissions):
         """Return the profile's attempts (at one exercise, if given), oldest first."""
         query = (
             "SELECT exercise_id, code, solved, summary, elapsed, time_spent, dataset,"
-            " created_at FROM attempts WHERE profile_id = ?"
+            " created_at, ran, failed_check, misconception, status, facts"
+            " FROM attempts WHERE profile_id = ?"
         )
         args: tuple = (profile.id,)
         if exercise_id is not None:
             query, args = query + " AND exercise_id = ?", (*args, exercise_id)
         with self._db() as db:
             rows = db.execute(query + " ORDER BY id", args).fetchall()
-        return [Attempt(r[0], r[1], bool(r[2]), *r[3:]) for r in rows]
+        return [Attempt(r[0], r[1], bool(r[2]), *r[3:8], Facts(bool(r[8]), *r[9:])) for r in rows]
 
     def record_event(self, profile: Profile, exercise_id: str, kind: str) -> None:
         """Record a hint shown or a solution revealed."""

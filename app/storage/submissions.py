@@ -104,9 +104,11 @@ def upsert_draft(db: sqlite3.Connection, profile, exercise_id: str, code: str) -
 
 def insert_attempt(db: sqlite3.Connection, profile, a, ticket: str | None) -> None:
     """Insert one attempt (inside the caller's transaction); a ticket already recorded is kept."""
+    facts = a.facts
     db.execute(
         "INSERT OR IGNORE INTO attempts (profile_id, exercise_id, code, solved, summary, elapsed,"
-        " time_spent, dataset, created_at, ticket) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " time_spent, dataset, created_at, ticket, ran, failed_check, misconception, status,"
+        " facts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             profile.id,
             a.exercise_id,
@@ -118,5 +120,10 @@ def insert_attempt(db: sqlite3.Connection, profile, a, ticket: str | None) -> No
             a.dataset,
             a.created_at or time.time(),
             ticket,
+            int(facts.ran),
+            facts.failed_check,
+            facts.misconception,
+            facts.status,
+            facts.source,
         ),
     )

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from grader.cli import classfolder, safetext
 from grader.cli.inputs import MAX_ANSWER_BYTES, BadInput, answer_text
+from grader.result import BUSY, GRADER_FAILED
 
 SCHEMA = "backprop-ninja/gradebook/1"
 WHOLE_PASS = "whole_pass"
@@ -180,9 +181,7 @@ def grade_one(grader, item: Item) -> Graded:
         if not result.busy:
             break
         time.sleep(0.2)
-    status = "solved" if result.solved else "not_solved"
-    if result.busy or summary.startswith("The grader failed"):
-        status = "grader_failed"
+    status = GRADER_FAILED if result.status == BUSY else result.status  # never graded, then
     return Graded(item.learner, label, item.kind, result.solved, status, summary, str(item.file))
 
 

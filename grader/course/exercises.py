@@ -16,6 +16,7 @@ from grader.course.course import Course, load_course
 from grader.course.lecture import LectureLink, parse_lecture
 from grader.course.scenario import Scenario, load_scenario
 from grader.course.schema import SchemaError, check_keys, require
+from grader.misconceptions import IDS, LISTED_MISTAKE
 
 ROOT = Path(__file__).resolve().parents[2]
 EXERCISES_DIR = ROOT / "exercises"
@@ -44,7 +45,7 @@ DTYPES = ("float32", "float64")
 # The lecture's (atol, rtol), as torch.allclose applies them: |got - want| <= atol + rtol*|want|
 TOLERANCE = (1e-8, 1e-5)
 REQUIRED = ("title", "target", "prompt", "starter", "hints")
-MISTAKE_KEYS = {"code": str, "message": str}
+MISTAKE_KEYS = {"code": str, "message": str, "misconception": str}
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,7 @@ class Mistake:
 
     code: str
     message: str
+    misconception: str = LISTED_MISTAKE  # its id in grader/misconceptions.py
 
 
 @dataclass(frozen=True)
@@ -289,8 +291,11 @@ def _mistakes(raw: list, where: str) -> list[Mistake]:
     """Read the `[[mistakes]]` tables."""
     mistakes = []
     for i, item in enumerate(raw):
-        check_keys(item, MISTAKE_KEYS, ("code", "message"), f"{where}: mistakes[{i}]")
-        mistakes.append(Mistake(item["code"].strip() + "\n", item["message"].strip()))
+        at = f"{where}: mistakes[{i}]"
+        check_keys(item, MISTAKE_KEYS, ("code", "message"), at)
+        named = item.get("misconception", LISTED_MISTAKE)
+        require(named in IDS, f"{at}: misconception", f"must be one of {', '.join(IDS)}")
+        mistakes.append(Mistake(item["code"].strip() + "\n", item["message"].strip(), named))
     return mistakes
 
 

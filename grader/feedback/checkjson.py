@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from grader.feedback.voice import GRADER_FAULT
 from grader.result import PASS, LearnerError, NotebookPart, NotebookResult, PassResult, Result
 
 SCHEMA = "backprop-ninja/check/1"
@@ -35,12 +34,7 @@ class Subject:
 
 def status(result: Result | PassResult) -> str:
     """Return "solved", "not_solved", "grader_failed" or "busy" for a graded result."""
-    if result.busy:
-        return "busy"
-    messages = [c.message for c in getattr(result, "checks", ())]
-    if GRADER_FAULT in [*messages, getattr(result, "message", "")]:
-        return "grader_failed"
-    return "solved" if result.solved else "not_solved"
+    return result.status
 
 
 def exercise(result: Result, subject: Subject) -> dict:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable
 
 import torch
 
+from grader import misconceptions as m
 from grader.course import TOLERANCE
-from grader.feedback import voice as feedback
+from grader.misconceptions import Found
 from grader.result import Cmp, Heatmap
 
 ATOL, RTOL = TOLERANCE
@@ -92,63 +92,57 @@ def shape_hint(
     sizes: dict | None = None,
     upstream: tuple[tuple[int, ...], ...] = (),
     declared: str = "",
-) -> str:
-    """Explain a shape mismatch: a broadcast dim to sum, a dropped dim, a transpose, a reshape,
-    a sum over the wrong dim or a sum that should not be there; sizes are named where known
-    (`declared`, the target's shape comment, where they are not)."""
+) -> Found | None:
+    """Name the misconception behind a shape mismatch: a broadcast dim to sum, a dropped dim, a
+    transpose, a reshape, a sum over the wrong dim or a sum that should not be there; sizes are
+    named where known (`declared`, the target's shape comment, where they are not)."""
     g, e = tuple(got.shape), tuple(expected.shape)
     sizes = sizes or {}
     if got.numel() == expected.numel() and _squeezed(g) == _squeezed(e):
         right = alike(got.reshape(e), expected)
         if len(e) > len(g):
-            return feedback.hint_keepdim(right)
-        return feedback.hint_values_right_shape_wrong(e) if right else feedback.hint_reshape(e)
+            return Found(m.KEEPDIM_LOST, (right,))
+        return Found(m.VALUES_RIGHT_SHAPE_WRONG, (e,)) if right else Found(m.WRONG_SHAPE, (e,))
     if len(g) == len(e) == 2 and g == e[::-1] and alike(got.T, expected):
-        return feedback.hint_transpose()
+        return Found(m.TRANSPOSED)
     dims = broadcast_dims(g, e)
     if dims is not None:
         summed = got.sum(dims, keepdim=True).reshape(e)
         if alike(summed, expected):
-            return feedback.hint_sum_dims(dims, keepdim=len(e) == len(g))
-        return feedback.hint_reshape(e, named(e, sizes, declared))  # summing alone: still wrong
+            return Found(m.BROADCAST_NOT_SUMMED, (dims, len(e) == len(g)))
+        return Found(m.WRONG_SHAPE, (e, named(e, sizes, declared)))  # summing alone: still wrong
     if got.numel() == expected.numel():
-        return feedback.hint_reshape(e, named(e, sizes, declared))
+        return Found(m.WRONG_SHAPE, (e, named(e, sizes, declared)))
     wrong = wrong_sum(g, e, sizes, upstream, declared)
     if wrong:
         return wrong
     if broadcast_dims(e, g) is not None:
         padded = (1,) * (len(e) - len(g)) + g
         lost = [i for i, (a, b) in enumerate(zip(padded, e, strict=True)) if a != b]
-        return feedback.hint_broadcast_back(
-            named(e, sizes, declared), lost, [label(e[i], sizes) for i in lost]
-        )
-    return ""
+        names = [label(e[i], sizes) for i in lost]
+        return Found(m.SUMMED_NOT_BROADCAST, (named(e, sizes, declared), lost, names))
+    return None
 
 
 def wrong_sum(
     g: tuple, e: tuple, sizes: dict, upstream: tuple[tuple[int, ...], ...], declared: str = ""
-) -> str:
+) -> Found | None:
     """Name a sum over the wrong dim: both shapes keep as many sizes, all alike but one
     (`(B, C)` for `(hs, C)`: the sum went over hs, where it should have gone over B)."""
     gs, es = _squeezed(g), _squeezed(e)
     if len(gs) != len(es):
-        return ""
+        return None
     differ = [i for i, (a, b) in enumerate(zip(gs, es, strict=True)) if a != b]
     if len(differ) != 1:
-        return ""
+        return None
     kept_wrong, kept_right = gs[differ[0]], es[differ[0]]
     right = label(kept_right, sizes)
     right = (_declared_label(e, kept_right, declared) or right) if right.isdigit() else right
     full = next((u for u in upstream if kept_wrong in u and kept_right in u), None)
     if full is None:
-        return feedback.hint_wrong_sum(right, label(kept_wrong, sizes))
-    return feedback.hint_wrong_sum(
-        right,
-        label(kept_wrong, sizes),
-        full.index(kept_wrong),
-        full.index(kept_right),
-        keepdim=len(e) == len(full),
-    )
+        return Found(m.SUMMED_WRONG_DIM, (right, label(kept_wrong, sizes)))
+    dims = (full.index(kept_wrong), full.index(kept_right), len(e) == len(full))
+    return Found(m.SUMMED_WRONG_DIM, (right, label(kept_wrong, sizes), *dims))
 
 
 def _declared_label(shape: tuple, value: int, declared: str) -> str:
@@ -193,58 +187,6 @@ def broadcast_dims(got: tuple, expected: tuple) -> tuple[int, ...] | None:
         return None
     dims = tuple(i for i, (e, g) in enumerate(zip(padded, got, strict=True)) if e == 1 and g != 1)
     return dims or None
-
-
-def value_hint(
-    got: torch.Tensor,
-    expected: torch.Tensor,
-    mistakes: list[tuple[str, Callable[[], torch.Tensor | None]]],
-    partials: list[tuple[tuple[str, ...], Callable[[], torch.Tensor]]],
-    target: str,
-    n: int,
-    sizes: dict | None = None,
-) -> str:
-    """Name the misconception behind a wrong answer of the right shape, if one fits."""
-    for message, output in mistakes:
-        produced = output()
-        if produced is not None and alike(got, produced):
-            return message
-    for missing, partial in partials:
-        rest = partial()
-        if alike(got, rest):
-            return feedback.hint_missing_consumer(target, missing)
-        if len(missing) == 1:
-            branch = _branch_hint(got - rest, expected - rest, missing[0], n, sizes)
-            if branch:
-                return branch
-    if float(expected.abs().max()) < 1e-6:
-        return ""
-    if alike(-got, expected):
-        return feedback.hint_sign()
-    label_ = factor_label(got, expected, n, sizes)
-    if label_:
-        return feedback.hint_factor(label_)
-    return _masked_hint(got, expected)
-
-
-def _masked_hint(got: torch.Tensor, expected: torch.Tensor) -> str:
-    """Name an answer right everywhere but where the true gradient is exactly zero (values the
-    forward pass overwrote, as a causal mask's `masked_fill` does)."""
-    zero = expected == 0
-    stray = int((zero & (got != 0)).sum())
-    if not stray or not bool((~zero).any()) or not alike(got.masked_fill(zero, 0.0), expected):
-        return ""
-    return feedback.hint_masked(stray)
-
-
-def _branch_hint(got: torch.Tensor, expected: torch.Tensor, consumer: str, n: int, sizes) -> str:
-    """Name a wrong sign or factor on the contribution through one consumer only."""
-    if float(expected.abs().max()) < 1e-6 or alike(got, expected):
-        return ""
-    if alike(-got, expected):
-        return feedback.hint_branch_sign(consumer)
-    factor = factor_label(got, expected, n, sizes)
-    return feedback.hint_branch_factor(consumer, factor) if factor else ""
 
 
 def factor_label(
@@ -332,23 +274,25 @@ BROADCAST = re.compile(
 VIEW = re.compile(r"shape '\[([-\d, ]+)\]' is invalid for input of size (\d+)")
 
 
-def error_hint(kind: str, message: str, sizes: dict) -> str:
-    """Translate PyTorch's shape errors into the learner's sizes: a matmul, a broadcast, a view."""
+def error_hint(kind: str, message: str, sizes: dict) -> Found | None:
+    """Translate PyTorch's shape errors into the learner's sizes: a matmul, a broadcast, a view
+    (PyTorch's own message is read here: it is the learner's exception, not our sentence)."""
     if kind != "RuntimeError":
-        return ""
-    if m := MATMUL.search(message):
-        a, b, c, d = (int(x) for x in m.groups())
-        return feedback.hint_matmul(
-            named((a, b), sizes), named((c, d), sizes), label(b, sizes), label(c, sizes)
-        )
-    if m := BROADCAST.search(message):
-        a, b, dim = (int(x) for x in m.groups())
-        return feedback.hint_broadcast_clash(
-            f"{a} ({label(a, sizes)})" if label(a, sizes) != str(a) else str(a),
-            f"{b} ({label(b, sizes)})" if label(b, sizes) != str(b) else str(b),
-            dim,
-        )
-    if m := VIEW.search(message):
-        shape = tuple(int(x) for x in m.group(1).split(",") if x.strip())
-        return feedback.hint_bad_view(str(list(shape)), int(m.group(2)))
-    return ""
+        return None
+    if found := MATMUL.search(message):
+        a, b, c, d = (int(x) for x in found.groups())
+        shapes = (named((a, b), sizes), named((c, d), sizes))
+        return Found(m.MATMUL_SHAPES, (*shapes, label(b, sizes), label(c, sizes)))
+    if found := BROADCAST.search(message):
+        a, b, dim = (int(x) for x in found.groups())
+        return Found(m.BROADCAST_CLASH, (_with_label(a, sizes), _with_label(b, sizes), dim))
+    if found := VIEW.search(message):
+        shape = tuple(int(x) for x in found.group(1).split(",") if x.strip())
+        return Found(m.BAD_VIEW, (str(list(shape)), int(found.group(2))))
+    return None
+
+
+def _with_label(value: int, sizes: dict) -> str:
+    """Return a size with its name beside it, `32 (n)`, or the number alone."""
+    name = label(value, sizes)
+    return f"{value} ({name})" if name != str(value) else str(value)

@@ -6,6 +6,9 @@ The learner's variable comes first, in backticks; one present-tense sentence; ev
 
 from __future__ import annotations
 
+from grader import misconceptions as m
+from grader.misconceptions import Found
+
 GRADER_FAULT = "The grader failed; this is not a problem with your code."
 
 
@@ -80,14 +83,6 @@ WRONG = 1e-3  # a difference above this is a wrong value, not round-off
 
 def form_ok(name: str, shape) -> str:
     return f"`{name}` is a float tensor of shape {_shape(shape)} with finite values."
-
-
-def ran(summary: str) -> bool:
-    """Return whether a recorded summary judges values, so the code ran and broke no rule.
-
-    Every sentence about code that did not run, timed out or used autograd starts "Your code ".
-    """
-    return not summary.startswith(("Your code ", GRADER_FAULT))
 
 
 def runs_ok() -> str:
@@ -287,10 +282,53 @@ def hint_nonfinite() -> str:
     return "Hint: look for a division by zero or a log of zero."
 
 
+def hint_local_only() -> str:
+    return "Hint: that is only the local derivative; multiply it by the upstream gradient."
+
+
+def hint(found: Found | None) -> str:
+    """Return the hint sentence for a misconception found (its instructor's, if it has one)."""
+    if found is None:
+        return ""
+    return found.said or SENTENCES[found.misconception](*found.args)
+
+
 def _few(items: tuple[int, ...], limit: int = 6) -> str:
     """List a few indices, saying how many more there are."""
     shown = ", ".join(map(str, items[:limit]))
     return shown + (f" (+{len(items) - limit} more)" if len(items) > limit else "")
+
+
+# The sentence of each misconception id (grader/misconceptions.py), given its Found's args.
+SENTENCES = {
+    m.AUTOGRAD: hint_autograd,
+    m.UNKNOWN_NAME: hint_unknown_name,
+    m.MATMUL_SHAPES: hint_matmul,
+    m.BROADCAST_CLASH: hint_broadcast_clash,
+    m.BAD_VIEW: hint_bad_view,
+    m.NON_FINITE: hint_nonfinite,
+    m.KEEPDIM_LOST: hint_keepdim,
+    m.BROADCAST_NOT_SUMMED: hint_sum_dims,
+    m.SUMMED_WRONG_DIM: hint_wrong_sum,
+    m.SUMMED_NOT_BROADCAST: hint_broadcast_back,
+    m.WRONG_SHAPE: hint_reshape,
+    m.VALUES_RIGHT_SHAPE_WRONG: hint_values_right_shape_wrong,
+    m.TRANSPOSED: hint_transpose,
+    m.LISTED_MISTAKE: lambda: "",  # an exercise's listed mistake says its own sentence
+    m.MISSING_BRANCH: hint_missing_consumer,
+    m.BRANCH_SIGN_FLIPPED: hint_branch_sign,
+    m.BRANCH_FACTOR: hint_branch_factor,
+    m.SIGN_FLIPPED: hint_sign,
+    m.BESSEL: hint_factor,
+    m.CONSTANT_FACTOR: hint_factor,
+    m.MASK_IGNORED: hint_masked,
+    m.WRONG_VALUES: hint_where,
+    m.ALL_ZERO: hint_all_zero,
+    m.UPSTREAM_IGNORED: hint_random_only,
+    m.HARD_CODED_SIZE: hint_hard_coded,
+    m.ZERO_BY_COINCIDENCE: hint_zero_by_coincidence,
+    m.LOCAL_ONLY: hint_local_only,
+}
 
 
 def whole_pass_root(name: str) -> str:
@@ -451,30 +489,6 @@ def speed_comparison(yours: float, autograd: float) -> str:
 
 def reference_running(step: int, steps: int) -> str:
     return f"The autograd reference is training with the same settings: step {step:,} of {steps:,}."
-
-
-# Misconceptions, recognised in recorded feedback (message and hint) by the phrases above, so that
-# practice can be suggested from a learner's history. Most specific first.
-MISCONCEPTIONS = (
-    ("autograd", ("uses autograd",)),
-    ("keepdim", ("keepdim",)),
-    ("broadcast", ("summed over the wrong dim", "broadcast this tensor", "do not sum there")),
-    ("matmul", ("inner sizes", "transpose of the gradient", "use `@`")),
-    ("consumer", ("is also used by",)),
-    ("sign", ("opposite sign", "minus sign")),
-    ("factor", ("constant factor", "Bessel")),
-    ("sizes", ("hard-coded",)),
-    ("zeros", ("all zeros", "almost zero")),
-    ("chain", ("only the local derivative",)),
-)
-
-
-def misconception(text: str) -> str | None:
-    """Return the kind of mistake a recorded feedback text names, if one."""
-    for kind, phrases in MISCONCEPTIONS:
-        if any(p in text for p in phrases):
-            return kind
-    return None
 
 
 # Notebooks: the learner's own Jupyter notebook of the lecture, graded part by part.

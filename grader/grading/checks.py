@@ -5,14 +5,19 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import torch
 
+from grader import misconceptions as m
 from grader.course import Problem, rules
 from grader.feedback import diagnose
 from grader.feedback import voice as feedback
+from grader.grading import hints
 from grader.grading.cases import ALT, LECTURE, RANDOM, scope_names
-from grader.result import FAIL, INCONCLUSIVE, PASS, SKIPPED, Check, LearnerError
+from grader.grading.hints import Clues
+from grader.misconceptions import Found
+from grader.result import FAIL, INCONCLUSIVE, PASS, SKIPPED, Check, Cmp, LearnerError
 from grader.sandbox import Case, CaseOutcome, Returned, RunOutcome
 
 FLOAT_DTYPES = (torch.float32, torch.float64)
@@ -40,19 +45,15 @@ def screen(code: str) -> Source:
     return Source(tree, autograd=rules.autograd_use(tree))
 
 
-def _no_hint(case: str, got: torch.Tensor | None) -> str:
-    """Name no misconception."""
-    return ""
-
-
 @dataclass(frozen=True)
 class Subject:
     """One gradient as every check reads it: the source, the run and autograd's answers.
 
     Mappings are by case name (LECTURE, RANDOM, ALT). `row` asks for the sentences of a row of
     the lecture's cmp table (the whole pass, Exercise 4's check) rather than an exercise's
-    ticks; `hint(case, got)` names the misconception behind wrong values on a case; `noise()`
-    is the float noise under which the lecture batch cannot decide.
+    ticks; `clues` holds, by case, what the hints (hints.py) read to name the misconception
+    behind wrong values; `noise()` is the float noise under which the lecture batch cannot
+    decide. The lecture's cmp line is computed once, here, for every reader (`lecture_cmp`).
     """
 
     name: str
@@ -67,13 +68,30 @@ class Subject:
     exact_dtype: bool = False
     declared: str = ""
     upstream: tuple[tuple[int, ...], ...] = ()
-    hint: Callable[[str, torch.Tensor | None], str] = _no_hint
+    clues: Mapping[str, Clues] = field(default_factory=dict)
     noise: Callable[[], float] = lambda: 0.0
 
     def returned(self, case: str) -> tuple[CaseOutcome, Returned | None]:
         """Return a case's outcome and what the learner's code left in the gradient's name."""
         found = next(c for c in self.outcome.cases if c.name == case)
         return found, found.returned.get(self.name)
+
+    @cached_property
+    def lecture_cmp(self) -> Cmp | None:
+        """Return the lecture's cmp line for an answer of the expected shape, else None."""
+        got, expected = answer(self.outcome, LECTURE, self.name), self.expected.get(LECTURE)
+        if got is None or expected is None or got.shape != expected.shape:
+            return None
+        return diagnose.compare(self.name, got.to(expected.dtype), expected, base=self.base)
+
+    def hint(self, case: str, got: torch.Tensor | None) -> Found | None:
+        """Return the misconception the hints recognise behind wrong values on a case."""
+        return hints.find(case, got, self.clues.get(case), self.row)
+
+
+def failed(kind: str, message: str, found: Found | None = None) -> Check:
+    """Return a failed check with the hint sentence and id of the misconception found."""
+    return Check(kind, FAIL, message, feedback.hint(found), found.misconception if found else "")
 
 
 def parse_message(problem: Problem) -> str:
@@ -92,7 +110,7 @@ def learner_error(outcome: RunOutcome) -> LearnerError | None:
 
 def _autograd_at_run(outcome: RunOutcome | None) -> bool:
     """Return whether the run was stopped for reaching autograd."""
-    return outcome is not None and outcome.status == "forbidden" and "autograd" in outcome.message
+    return outcome is not None and outcome.autograd
 
 
 def check_runs(s: Subject) -> Check:
@@ -113,11 +131,11 @@ def check_runs(s: Subject) -> Check:
 def _raised(case: CaseOutcome, s: Subject) -> Check:
     """Describe the learner's exception, with the names they can use after a NameError."""
     err = case.error
-    hint = diagnose.error_hint(err.type, err.message, s.sizes.get(case.name, {}))
+    found = diagnose.error_hint(err.type, err.message, s.sizes.get(case.name, {}))
     if err.type == "NameError" and case.name in s.cases:
         missing = err.message.split("'")[1] if "'" in err.message else "?"
-        hint = feedback.hint_unknown_name(missing, scope_names(s.cases[case.name]))
-    return Check("runs", FAIL, feedback.raised(err.type, err.line), hint)
+        found = Found(m.UNKNOWN_NAME, (missing, scope_names(s.cases[case.name])))
+    return failed("runs", feedback.raised(err.type, err.line), found)
 
 
 def check_rules(s: Subject) -> Check:
@@ -127,9 +145,9 @@ def check_rules(s: Subject) -> Check:
     problem = s.source.autograd
     if problem is not None:
         message = feedback.uses_autograd(problem.what, problem.line, problem.dynamic)
-        return Check("rules", FAIL, message, feedback.hint_autograd())
+        return failed("rules", message, Found(m.AUTOGRAD))
     if _autograd_at_run(s.outcome):
-        return Check("rules", FAIL, s.outcome.message, feedback.hint_autograd())
+        return failed("rules", s.outcome.message, Found(m.AUTOGRAD))
     return Check("rules", PASS, feedback.rules_ok())
 
 
@@ -157,7 +175,7 @@ def check_form(s: Subject) -> Check:
         if bool(bad.any()):
             index = tuple(int(i) for i in bad.nonzero()[0])
             message = feedback.not_finite(name, int(bad.sum()), index)
-            return Check("form", FAIL, message, feedback.hint_nonfinite())
+            return failed("form", message, Found(m.NON_FINITE))
     return Check("form", PASS, feedback.form_ok(name, got.shape))
 
 
@@ -171,16 +189,14 @@ def _every_case(s: Subject) -> list[torch.Tensor]:
 def _wrong_shape(s: Subject, got: torch.Tensor, expected: torch.Tensor) -> Check:
     """Say the shape is wrong (an exercise names the sizes in it) and why it may be."""
     sizes = s.sizes.get(LECTURE)
-    hint = diagnose.shape_hint(got.to(expected.dtype), expected, sizes, s.upstream, s.declared)
+    found = diagnose.shape_hint(got.to(expected.dtype), expected, sizes, s.upstream, s.declared)
     shapes = ()
     if not s.row:
         shapes = (
             diagnose.named(got.shape, sizes or {}),
             diagnose.named(expected.shape, sizes or {}, s.declared),
         )
-    return Check(
-        "form", FAIL, feedback.wrong_shape(s.name, got.shape, expected.shape, *shapes), hint
-    )
+    return failed("form", feedback.wrong_shape(s.name, got.shape, expected.shape, *shapes), found)
 
 
 def _dtype(t: torch.Tensor) -> str:
@@ -206,7 +222,7 @@ def check_lecture(s: Subject) -> Check:
     name, expected = s.name, s.expected[LECTURE]
     raw = answer(s.outcome, LECTURE, name)
     got = raw.to(expected.dtype)
-    cmp = diagnose.compare(name, got, expected, base=s.base)
+    cmp = s.lecture_cmp
     if cmp.approx:
         exact = cmp.exact and not s.row  # a row says what the lecture's cmp line says
         message = feedback.exact(name) if exact else feedback.looks_good(name, cmp.maxdiff)
@@ -218,7 +234,7 @@ def check_lecture(s: Subject) -> Check:
     message = feedback.inaccurate(
         name, cmp.maxdiff, index, diagnose.tolerance(expected, base=s.base)
     )
-    return Check("lecture", FAIL, message, s.hint(LECTURE, raw))
+    return failed("lecture", message, s.hint(LECTURE, raw))
 
 
 def check_random(s: Subject) -> Check:
@@ -231,7 +247,7 @@ def check_random(s: Subject) -> Check:
             if got is None
             else feedback.wrong_shape(name, got.shape, expected.shape)
         )
-        return Check("random", FAIL, message, s.hint(RANDOM, got))
+        return failed("random", message, s.hint(RANDOM, got))
     drawn = RANDOM in s.drawn
     cmp = diagnose.compare(name, got.to(expected.dtype), expected, drawn=drawn, base=s.base)
     if cmp.approx:
@@ -239,7 +255,7 @@ def check_random(s: Subject) -> Check:
     index = diagnose.worst_index(got, expected)
     tol = diagnose.tolerance(expected, drawn=drawn, base=s.base)
     message = feedback.inaccurate(name, cmp.maxdiff, index, tol)
-    return Check("random", FAIL, message, s.hint(RANDOM, got) or feedback.hint_random_only())
+    return failed("random", message, s.hint(RANDOM, got) or Found(m.UPSTREAM_IGNORED))
 
 
 def check_sizes(s: Subject) -> Check:
@@ -248,22 +264,22 @@ def check_sizes(s: Subject) -> Check:
         return _sizes_row(s)
     name, expected, sizes = s.name, s.expected[ALT], s.sizes[ALT]
     case, returned = s.returned(ALT)
-    hint = feedback.hint_hard_coded()
+    hard_coded = Found(m.HARD_CODED_SIZE)
     if case.error is not None:
         message = feedback.raised_at(case.error.type, case.error.line, sizes)
-        return Check("sizes", FAIL, message, hint)
+        return failed("sizes", message, hard_coded)
     got = returned.tensor if returned else None
     if got is None:
-        return Check("sizes", FAIL, feedback.not_defined(name), hint)
+        return failed("sizes", feedback.not_defined(name), hard_coded)
     if got.shape != expected.shape:
-        return Check("sizes", FAIL, feedback.wrong_shape(name, got.shape, expected.shape), hint)
+        return failed("sizes", feedback.wrong_shape(name, got.shape, expected.shape), hard_coded)
     drawn = ALT in s.drawn
     cmp = diagnose.compare(name, got.to(expected.dtype), expected, drawn=drawn, base=s.base)
     if cmp.approx:
         return Check("sizes", PASS, feedback.passes_sizes(name, sizes))
     index = diagnose.worst_index(got, expected)
     tol = diagnose.tolerance(expected, drawn=drawn, base=s.base)
-    return Check("sizes", FAIL, feedback.inaccurate(name, cmp.maxdiff, index, tol), hint)
+    return failed("sizes", feedback.inaccurate(name, cmp.maxdiff, index, tol), hard_coded)
 
 
 def _sizes_row(s: Subject) -> Check:
@@ -272,18 +288,18 @@ def _sizes_row(s: Subject) -> Check:
     case, returned = s.returned(ALT)
     if case.error is not None:
         message = feedback.raised(case.error.type, case.error.line)
-        return Check("sizes", FAIL, message, feedback.hint_hard_coded())
+        return failed("sizes", message, Found(m.HARD_CODED_SIZE))
     got = returned.tensor if returned else None
     if got is None or got.shape != expected.shape or not _close(got, expected, ALT in s.drawn):
-        return Check("sizes", FAIL, feedback.wrong_with(name, sizes), _why_only_here(got, expected))
+        return failed("sizes", feedback.wrong_with(name, sizes), _why_only_here(got, expected))
     return Check("sizes", PASS, feedback.passes_sizes(name, sizes))
 
 
-def _why_only_here(got: torch.Tensor | None, expected: torch.Tensor) -> str:
-    """Return the hint for a gradient right on the lecture batch only: zeros, or sizes."""
+def _why_only_here(got: torch.Tensor | None, expected: torch.Tensor) -> Found:
+    """Name why a gradient is right on the lecture batch only: zeros, or sizes."""
     if diagnose.zero_by_coincidence(got, expected):
-        return feedback.hint_zero_by_coincidence(float(expected.abs().max()))
-    return feedback.hint_hard_coded()
+        return Found(m.ZERO_BY_COINCIDENCE, (float(expected.abs().max()),))
+    return Found(m.HARD_CODED_SIZE)
 
 
 def _close(got: torch.Tensor, expected: torch.Tensor, drawn: bool) -> bool:

@@ -15,10 +15,12 @@ from grader.feedback import voice as feedback
 from grader.grading import checks, pipeline
 from grader.grading.cases import ALT, LECTURE, RANDOM, Prepared, Runs, fresh, prepare
 from grader.grading.checks import Source, Subject
+from grader.grading.hints import Clues
 from grader.grading.pipeline import EXERCISE, WHOLE_PASS
 from grader.grading.reference import vjp
 from grader.grading.views import ExerciseView, describe
 from grader.grading.wholepass import grade_pass, header
+from grader.misconceptions import Found
 from grader.result import DECIDED_OR_OPEN, FAIL, Check, PassResult, Result
 from grader.sandbox import RunOutcome, Sandbox, default_sandbox
 
@@ -73,7 +75,7 @@ class Grader:
             result = self._grade_pass(chosen, info, code)
         except Exception:
             log.exception("grading a whole pass failed")
-            result = PassResult(False, info, (), None, feedback.GRADER_FAULT)
+            result = PassResult(False, info, (), None, feedback.GRADER_FAULT, fault=True)
         return _with_elapsed(result, time.perf_counter() - start)
 
     def _grade_pass(self, chosen, info: dict, code: str) -> PassResult:
@@ -81,7 +83,8 @@ class Grader:
         source = checks.screen(code)
         if source.refused:
             failed = pipeline.failure(pipeline.run(WHOLE_PASS, Subject("", source)))
-            return PassResult(False, info, (), None, failed.message)
+            facts = {"failed_check": failed.kind, "misconception": failed.misconception}
+            return PassResult(False, info, (), None, failed.message, **facts)
         result = grade_pass(chosen, self.runs, self.sandbox, code)
         if not result.solved:
             return result
@@ -108,7 +111,10 @@ class Grader:
             failed = next((c for c in alone.checks if c.status == FAIL), None)
             if failed is not None and pipeline.beyond_lecture(failed.kind):
                 message = feedback.whole_pass_hidden(exercise.answer, failed.hint)
-                return replace(result, solved=False, message=message, root_cause=exercise.answer)
+                facts = {"failed_check": failed.kind, "misconception": failed.misconception}
+                return replace(
+                    result, solved=False, message=message, root_cause=exercise.answer, **facts
+                )
         return result
 
     def describe(self, exercise_id: str) -> ExerciseView:
@@ -167,14 +173,15 @@ class Grader:
         if outcome.status == "busy":  # not graded: no check is made
             busy = [Check("runs", FAIL, outcome.message)]
             return _result(exercise, busy, "the grader is busy", busy=True)
-        done = pipeline.run(EXERCISE, self._subject(prepared, source, outcome))
+        subject = self._subject(prepared, source, outcome)
+        done = pipeline.run(EXERCISE, subject)
         return _result(
             exercise,
             done,
             pipeline.reason(done),
             error=checks.learner_error(outcome),
             stdout="".join(c.stdout for c in outcome.cases),
-            **_evidence(prepared, outcome, done),
+            **_evidence(prepared, subject, done),
         )
 
     def _subject(self, prepared: Prepared, source: Source, outcome: RunOutcome) -> Subject:
@@ -194,40 +201,27 @@ class Grader:
             exact_dtype=bool(exercise.dtype),
             declared=_declared_shape(exercise, run.sizes, tuple(expected.shape)),
             upstream=tuple(tuple(t.shape) for t in cotangents.values()),
-            hint=lambda case, got: self._hint(prepared, case, got),
+            clues={case: self._clues(prepared, case) for case in (LECTURE, RANDOM)},
             noise=lambda: diagnose.noise_level(run.values, cotangents, expected.dtype),
         )
 
-    def _hint(self, prepared: Prepared, case: str, got: torch.Tensor | None) -> str:
-        """Name the misconception behind an answer wrong on a case."""
-        expected = prepared.expected[LECTURE]
-        if case == LECTURE:
-            return self._value_hint(prepared, got, LECTURE) or _where_hint(got, expected)
-        return self._random_hint(prepared, got, expected) if case == RANDOM else ""
-
-    def _random_hint(self, prepared: Prepared, got, lecture_expected: torch.Tensor) -> str:
-        """Name the misconception behind an answer wrong only with random upstream gradients."""
-        if got is not None and got.numel() and not bool(got.any()):
-            return feedback.hint_all_zero(float(lecture_expected.abs().max()))
-        return self._value_hint(prepared, got, RANDOM) if _same_shape(got, prepared, RANDOM) else ""
-
-    def _value_hint(self, prepared: Prepared, got: torch.Tensor, case: str) -> str:
-        """Name the misconception behind wrong values on one case."""
+    def _clues(self, prepared: Prepared, case: str) -> Clues:
+        """Return what the hints read on one case; the sandboxed and autograd runs they may
+        need are thunks, run only for an answer wrong there."""
         exercise = prepared.exercise
-        expected = prepared.expected[case]
-        mistakes = [
-            (m.message, self._mistake_output(prepared, i, case))
-            for i, m in enumerate(exercise.mistakes)
-        ]
         run, cots = prepared.runs[case], prepared.cotangents[case]
-        partials = [
+        mistakes = tuple(
+            (Found(m.misconception, said=m.message), self._mistake_output(prepared, i, case))
+            for i, m in enumerate(exercise.mistakes)
+        )
+        partials = tuple(
             (missing, _partial(exercise, run, _only(cots, kept)))
             for kept, missing in diagnose.missing_subsets(exercise.given)
-        ]
-        n = int(run.sizes.get("n", 1))
-        return diagnose.value_hint(
-            got.to(expected.dtype), expected, mistakes, partials, exercise.target, n, run.sizes
         )
+        n = int(run.sizes.get("n", 1))
+        lecture = prepared.expected[LECTURE]
+        expected = prepared.expected[case]
+        return Clues(expected, lecture, exercise.target, n, run.sizes, mistakes, partials)
 
     def _mistake_output(self, prepared: Prepared, index: int, case: str = LECTURE):
         """Return a thunk giving the output of an instructor-listed mistake (run sandboxed).
@@ -286,20 +280,14 @@ def _same_shape(got, prepared: Prepared, case: str) -> bool:
     return got is not None and got.shape == prepared.expected[case].shape
 
 
-def _where_hint(got: torch.Tensor, expected: torch.Tensor) -> str:
-    """Say which rows and columns are wrong."""
-    rows, cols = diagnose.wrong_places(got.to(expected.dtype), expected)
-    return feedback.hint_where(rows, cols) if rows else ""
-
-
-def _evidence(prepared: Prepared, outcome: RunOutcome, done: list[Check]) -> dict:
+def _evidence(prepared: Prepared, subject: Subject, done: list[Check]) -> dict:
     """Return the lecture's cmp line once the form is right, and a heatmap of wrong values."""
     status = {c.kind: c.status for c in done}
     if status.get("form") != "pass":
         return {}
-    name, expected = prepared.exercise.answer, prepared.expected[LECTURE]
+    outcome, name, expected = subject.outcome, subject.name, prepared.expected[LECTURE]
     got = checks.answer(outcome, LECTURE, name).to(expected.dtype)
-    cmp = diagnose.compare(name, got, expected, base=prepared.exercise.tolerance)
+    cmp = subject.lecture_cmp
     heat = diagnose.heatmap(got, expected) if status.get("lecture") == FAIL else None
     rnd = checks.answer(outcome, RANDOM, name)
     if status.get("random") == FAIL and _same_shape(rnd, prepared, RANDOM):
@@ -316,7 +304,8 @@ def _result(exercise: Exercise, done: list[Check], reason: str, **extra) -> Resu
 
 def _fault(exercise: Exercise) -> Result:
     """Return the result for a failure of the grader itself."""
-    return _result(exercise, [Check("runs", FAIL, feedback.GRADER_FAULT)], "the grader failed")
+    failed = [Check("runs", FAIL, feedback.GRADER_FAULT)]
+    return _result(exercise, failed, "the grader failed", fault=True)
 
 
 def _with_elapsed(result, elapsed: float):

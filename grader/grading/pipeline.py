@@ -12,9 +12,8 @@ checks.py), its title in grader/result.py's TITLES and its sentences in the voic
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from grader.feedback import diagnose
 from grader.feedback import voice as feedback
 from grader.grading import checks
 from grader.grading.cases import ALT, LECTURE, RANDOM
@@ -120,10 +119,9 @@ def gradient_row(
     (default the gradient's name) and `shape` is shown beside the row (Exercise 4).
     """
     done = tuple(run(path, subject, LECTURE))
-    got, expected = checks.answer(subject.outcome, LECTURE, subject.name), subject.expected[LECTURE]
-    cmp = None
-    if got is not None and got.shape == expected.shape:
-        cmp = diagnose.compare(label or subject.name, got.to(expected.dtype), expected)
+    cmp = subject.lecture_cmp
+    if cmp is not None and label:
+        cmp = replace(cmp, name=label)
     failed = failure(list(done))
     if failed is not None:
         message = f"{failed.message} {failed.hint}".strip()

@@ -15,7 +15,7 @@ from grader.grading.cases import ALT, LECTURE, Runs
 from grader.grading.checks import Subject
 from grader.grading.pipeline import WHOLE_PASS
 from grader.grading.reference import ForwardRun
-from grader.result import FAIL, GradRow, PassResult
+from grader.result import FAIL, Check, GradRow, PassResult
 from grader.sandbox import Case, RunOutcome, Sandbox
 
 
@@ -69,7 +69,10 @@ def grade_pass(
     failed = pipeline.failure(pipeline.run(WHOLE_PASS, Subject("", outcome=outcome), pipeline.RUN))
     if failed is not None:
         error, busy = checks.learner_error(outcome), outcome.status == "busy"
-        return PassResult(False, info, (), None, failed.message, error, _stdout(outcome), busy=busy)
+        facts = _facts(failed, ran=False) | {"fault": outcome.status == "internal"}
+        return PassResult(
+            False, info, (), None, failed.message, error, _stdout(outcome), busy=busy, **facts
+        )
     subjects = [_subject(scenario, forward, cases, outcome, t) for t in scenario.whole_pass]
     rows = tuple(pipeline.gradient_row(WHOLE_PASS, s) for s in subjects)
     lecture = forward[LECTURE]
@@ -77,12 +80,11 @@ def grade_pass(
     tree = _tree(code)
     aliased = _alias_note(rows, tree)
     root = next((r.name for r in rows if r.status == FAIL and r.name not in slips), None)
-    sizes_message = ""
+    beyond = None
     if root is None and not slips:
         unsure = _unsure(scenario, forward[ALT], outcome, subjects)
-        sizes_message = _other_cases(subjects) or _noise_cases(
-            scenario, runs, sandbox, code, unsure
-        )
+        beyond = _other_cases(subjects) or _noise_cases(scenario, runs, sandbox, code, unsure)
+    sizes_message = f"{beyond.message} {beyond.hint}".strip() if beyond else ""
     solved = root is None and not slips and not sizes_message
     notes = tuple(_slip_note(name, outcome, lecture, code) for name in slips)
     if aliased:
@@ -104,7 +106,24 @@ def grade_pass(
         stdout=stdout,
         sizes_message=sizes_message,
         notes=notes,
+        **_facts(_first_failed(rows, root, slips, beyond)),
     )
+
+
+def _first_failed(rows, root: str | None, slips: tuple[str, ...], beyond: Check | None):
+    """Return the check that fails the pass: the root cause's, a shape slip's, the other sizes'."""
+    for name in (root, *slips):
+        row = next((r for r in rows if r.name == name), None)
+        if row is not None:
+            return pipeline.failure(list(row.checks))
+    return beyond
+
+
+def _facts(failed: Check | None, ran: bool = True) -> dict:
+    """Return a PassResult's facts: whether the code ran, the failed check and its id."""
+    if failed is None:
+        return {"ran": ran}
+    return {"ran": ran, "failed_check": failed.kind, "misconception": failed.misconception}
 
 
 # Lines of the lecture's own Exercise 1 cell that its `cmp` passes although the shape is wrong
@@ -308,33 +327,37 @@ def _noise_like(scenario: Scenario, run: ForwardRun, name: str, got: torch.Tenso
     return _below_noise(scenario, run, name[1:], got.to(expected.dtype))
 
 
-def _noise_cases(scenario: Scenario, runs: Runs, sandbox: Sandbox, code: str, noise: list) -> str:
+def _noise_cases(
+    scenario: Scenario, runs: Runs, sandbox: Sandbox, code: str, noise: list
+) -> Check | None:
     """Judge the noise-only gradients the drawn other sizes cannot pass on the scenario's own
     other sizes (one more run), as every gradient was judged before the draw; return the
-    first failure, or ''."""
+    first failure."""
     if not noise:
-        return ""
+        return None
     run = runs.get(scenario, ALT)
     cases = pass_cases(scenario, {ALT: run})
     outcome = sandbox.run(code, cases)
     if outcome.status != "ok":
-        return outcome.message
+        return pipeline.failure(
+            pipeline.run(WHOLE_PASS, Subject("", outcome=outcome), pipeline.RUN)
+        )
     for name in noise:
         expected, sizes = {ALT: run.grads[name[1:]]}, {ALT: run.sizes}
         subject = Subject(name, outcome=outcome, expected=expected, sizes=sizes, row=True)
         failed = pipeline.failure(pipeline.run(WHOLE_PASS, subject, ALT))
         if failed is not None:
-            return f"{failed.message} {failed.hint}".strip()
-    return ""
+            return failed
+    return None
 
 
-def _other_cases(subjects: list[Subject]) -> str:
-    """Return the first failure of a gradient beyond the lecture batch (the other sizes), or ''."""
+def _other_cases(subjects: list[Subject]) -> Check | None:
+    """Return the first failure of a gradient beyond the lecture batch (the other sizes)."""
     for need in pipeline.PROVIDES[WHOLE_PASS]:
         if need in (pipeline.RUN, LECTURE):
             continue
         for subject in (s for s in subjects if need in s.expected):
             failed = pipeline.failure(pipeline.run(WHOLE_PASS, subject, need))
             if failed is not None:
-                return f"{failed.message} {failed.hint}".strip()
-    return ""
+                return failed
+    return None

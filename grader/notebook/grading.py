@@ -74,13 +74,13 @@ def _exercise4(exercise4, code: str):
         return exercise4(code)
     except Exception:
         log.exception("the gradient check of a notebook failed")
-        return GradCheck(False, (), None, feedback.GRADER_FAULT)
+        return GradCheck(False, (), None, feedback.GRADER_FAULT, fault=True)
 
 
 def _status(result) -> str:
     """Return solved, not_solved, grader_failed or busy for any of the three kinds of result."""
     if hasattr(result, "passed"):  # Exercise 4's GradCheck
-        if result.message == feedback.GRADER_FAULT:
+        if result.fault:
             return "grader_failed"
         return "solved" if result.passed else "not_solved"
     return status(result)

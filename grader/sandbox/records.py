@@ -75,3 +75,4 @@ class RunOutcome:
     cases: tuple[CaseOutcome, ...]
     elapsed: float
     log: str = ""
+    autograd: bool = False  # forbidden because it reached autograd (a fact, not the message)

@@ -13,7 +13,7 @@ from .client import START_TIMEOUT, ZygoteClient, ZygoteFailure
 from .codec import encode_job
 from .layers import MissingLayers, missing, shield
 from .records import Case, Limits, RunOutcome
-from .verdict import INTERNAL, judge, message
+from .verdict import INTERNAL, judge, message, reached_autograd
 
 logger = logging.getLogger("grader.sandbox")
 DEFAULT_LIMITS = Limits()
@@ -81,7 +81,9 @@ class Sandbox:
                 zygote.restart()
                 return RunOutcome("internal", INTERNAL, (), time.monotonic() - started, repr(e))
         status, text, log = judge(report, stream, limits)
-        return RunOutcome(status, text, tuple(stream.cases), time.monotonic() - started, log)
+        autograd = reached_autograd(report, stream, limits)
+        elapsed = time.monotonic() - started
+        return RunOutcome(status, text, tuple(stream.cases), elapsed, log, autograd)
 
     def layers(self) -> dict[str, str]:
         """Return each sandbox layer -> "on" or "unavailable: why" (waits for start-up)."""

@@ -64,6 +64,11 @@ def judge(report: dict, stream: Stream, limits: Limits) -> tuple[str, str, str]:
     return status, message(status, limits, sig), log
 
 
+def reached_autograd(report: dict, stream: Stream, limits: Limits) -> bool:
+    """Return whether a run was forbidden for reaching autograd."""
+    return _status(report, stream, limits) == "autograd"
+
+
 def _status(report: dict, stream: Stream, limits: Limits) -> str:
     """Decide the status, from the most to the least certain evidence."""
     sig, cpu, killed = report.get("signal"), report.get("cpu") or 0.0, report.get("killed")

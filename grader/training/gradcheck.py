@@ -16,7 +16,8 @@ import torch
 from grader.feedback import diagnose
 from grader.feedback import voice as feedback
 from grader.grading import GRADCHECK, LECTURE, Source, Subject, checks, pipeline
-from grader.result import FAIL, GradRow
+from grader.grading.hints import Clues
+from grader.result import FAIL, Check, GradRow
 from grader.sandbox import Case, RunOutcome, Sandbox
 from grader.sandbox.training import GRADS, PARAMS, Program, prepare, scalars
 from grader.training.records import GradCheck
@@ -72,7 +73,7 @@ def check(code: str, program: Program, settings: dict, Xtr, Ytr, sandbox: Sandbo
     source = checks.screen(code)
     if source.refused:
         failed = pipeline.failure(pipeline.run(GRADCHECK, Subject("", source), pipeline.RUN))
-        return _refused(failed.message)
+        return _refused(failed.message, failed)
     missing = unfinished(source.tree)
     if missing:
         return _refused(feedback.unfinished(missing))
@@ -82,9 +83,16 @@ def check(code: str, program: Program, settings: dict, Xtr, Ytr, sandbox: Sandbo
     return judge(outcome, expected, settings["n"], source, case)
 
 
-def _refused(message: str) -> GradCheck:
+def _refused(message: str, failed: Check | None = None) -> GradCheck:
     """Return a check that failed before running the code."""
-    return GradCheck(False, (), None, message)
+    return GradCheck(False, (), None, message, **_facts(failed, ran=False))
+
+
+def _facts(failed: Check | None, ran: bool = True) -> dict:
+    """Return a GradCheck's facts: whether the code ran, the failed check and its id."""
+    if failed is None:
+        return {"ran": ran}
+    return {"ran": ran, "failed_check": failed.kind, "misconception": failed.misconception}
 
 
 def judge(outcome: RunOutcome, expected: dict, n: int, source: Source, case: Case) -> GradCheck:
@@ -94,13 +102,15 @@ def judge(outcome: RunOutcome, expected: dict, n: int, source: Source, case: Cas
     failed = pipeline.failure(pipeline.run(GRADCHECK, run, pipeline.RUN))
     if failed is not None:
         error = checks.learner_error(outcome)
-        return GradCheck(False, (), None, failed.message, error, stdout)
+        facts = _facts(failed, ran=False) | {"fault": outcome.status == "internal"}
+        return GradCheck(False, (), None, failed.message, error, stdout, **facts)
     noise = diagnose.noise_level({}, expected, next(iter(expected.values())).dtype)
     rows = tuple(_row(run, name, expected[name], n, noise) for name in GRADS)
     wrong = {r.name for r in rows if r.status == FAIL}
     root = next((f"d{p}" for p in BACKWARD_ORDER if f"d{p}" in wrong), None)
     message = feedback.training_check_root(root) if root else feedback.training_check_passed()
-    return GradCheck(root is None, rows, root, message, stdout=stdout)
+    failed = next((pipeline.failure(list(r.checks)) for r in rows if r.name == root), None)
+    return GradCheck(root is None, rows, root, message, stdout=stdout, **_facts(failed))
 
 
 def _row(run: Subject, name: str, expected: torch.Tensor, n: int, noise: float) -> GradRow:
@@ -110,19 +120,13 @@ def _row(run: Subject, name: str, expected: torch.Tensor, n: int, noise: float) 
     the largest value), and a gradient that is only float noise of the step (`db1`, cancelled
     by batchnorm) cannot decide: `noise` is the round-off of the step's largest gradient."""
     shape = tuple(expected.shape)
-
-    def hint(case: str, got: torch.Tensor | None) -> str:
-        got = got.to(expected.dtype)
-        if not n or not bool(torch.isfinite(got).all()):  # nan has no sign or factor to name
-            return ""
-        return diagnose.value_hint(got, expected, [], [], name[1:], n)
-
+    clues = {LECTURE: Clues(expected, expected, name[1:], n)}  # a sign or a factor, named
     subject = replace(
         run,
         name=name,
         expected={LECTURE: expected},
         row=True,
-        hint=hint,
+        clues=clues,
         base=diagnose.tolerance(expected, drawn=True),
         noise=lambda: noise,
     )

@@ -202,9 +202,8 @@ class TrainingJob:
             return self._finished(ending)
         if ending.failed is not None:
             return self._failed(ending)
-        verdict = self._verdict(exit_report)
-        fault = str(exit_report) if verdict == feedback.GRADER_FAULT else ""
-        return self._report_of("failed", verdict, log_text=fault)
+        verdict, internal = self._verdict(exit_report)
+        return self._report_of("failed", verdict, log_text=str(exit_report) if internal else "")
 
     def _finished(self, ending: _Ending) -> TrainingReport:
         """Evaluate the returned parameters here, and measure a dC loop against index_add_."""
@@ -239,13 +238,15 @@ class TrainingJob:
         text = feedback.training_raised(err.type, err.line, failed.step)
         return self._report_of("failed", text, stdout=ending.stdout, error=err)
 
-    def _verdict(self, exit_report: dict) -> str:
-        """Say why the worker ended without a word: a limit, a crash or a forbidden call."""
+    def _verdict(self, exit_report: dict) -> tuple[str, bool]:
+        """Say why the worker ended without a word: a limit, a crash or a forbidden call; and
+        whether it was the grader's own fault."""
         status, text, _ = judge(exit_report, Stream(ready=True), self.limits)
         if status in ("cpu_limit", "wall_limit"):
             limit = self.limits.cpu_seconds if status == "cpu_limit" else self.limits.wall_seconds
-            return feedback.training_too_slow(limit, self._rate(), self.settings.steps)
-        return feedback.GRADER_FAULT if status == "internal" else text
+            return feedback.training_too_slow(limit, self._rate(), self.settings.steps), False
+        internal = status == "internal"
+        return (feedback.GRADER_FAULT if internal else text), internal
 
     def _rate(self) -> float:
         """Return the run's steps/s so far, by the worker's own clock."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field, fields
 
-from grader.result import GradRow, LearnerError
+from grader.result import GRADER_FAILED, NOT_SOLVED, SOLVED, GradRow, LearnerError
 
 CURVE_POINTS = 200  # the lecture plots 200 means of 1,000 steps each
 LIMITS = {  # field: (smallest, largest)
@@ -76,6 +76,15 @@ class GradCheck:
     message: str
     error: LearnerError | None = None
     stdout: str = ""
+    ran: bool = False  # the code ran and broke no rule, so its gradients were compared
+    failed_check: str = ""  # the kind of the check that failed first (the root cause's)
+    misconception: str = ""  # the id that check found (grader/misconceptions.py)
+    fault: bool = False  # the grader itself failed; says nothing about the code
+
+    @property
+    def status(self) -> str:
+        """Return solved, not_solved or grader_failed."""
+        return GRADER_FAILED if self.fault else SOLVED if self.passed else NOT_SOLVED
 
 
 @dataclass(frozen=True)

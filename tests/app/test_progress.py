@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 
 import pandas as pd
 
 from app import services
 from app.screens.progress import csv_text, progress_table
-from app.storage import Attempt
+from app.storage import Attempt, Facts
+from grader.course import Course, Practice
 
 from .app_helpers import page_test
 
@@ -71,9 +73,7 @@ def test_reset_asks_first_then_deletes(fake):
     assert at.dataframe[0].value["attempts"].sum() == 0
 
 
-KEEPDIM = (
-    "`dbngain` has the wrong shape: got (64,), expected (1, 64). Hint: ... sum with keepdim=True."
-)
+KEEPDIM = Facts(True, "form", "keepdim_lost", "not_solved")  # the sentence says nothing here
 
 
 def test_two_keepdim_mistakes_suggest_practising_the_broadcast_rule(fake):
@@ -81,7 +81,8 @@ def test_two_keepdim_mistakes_suggest_practising_the_broadcast_rule(fake):
     store = services.store()
     profile = store.profiles()[0]
     for exercise in ("dbngain", "dbnbias"):
-        store.record_attempt(profile, Attempt(exercise, "x", False, KEEPDIM, 0.01, 5.0, "default"))
+        attempt = Attempt(exercise, "x", False, "said anyhow", 0.01, 5.0, "default", facts=KEEPDIM)
+        store.record_attempt(profile, attempt)
     at = page_test(page="progress").run()
     assert not at.exception
     assert any("2 mistakes about a kept dim" in m.value for m in at.markdown)
@@ -92,9 +93,43 @@ def test_two_keepdim_mistakes_suggest_practising_the_broadcast_rule(fake):
 def test_one_mistake_suggests_nothing_yet():
     from app.screens.progress import suggestion
 
-    one = [Attempt("dbngain", "x", False, KEEPDIM, 0.0, 1.0, "default")]
-    assert suggestion(one, {}, {"dxhat"}) is None
-    assert suggestion(one * 2, {"dxhat": "solved"}, {"dxhat", "drstd"})[0] == "drstd"
+    course = services.catalog().course
+    one = [Attempt("dbngain", "x", False, "", 0.0, 1.0, "default", facts=KEEPDIM)]
+    assert suggestion(one, {}, {"dxhat"}, course) is None
+    assert suggestion(one * 2, {"dxhat": "solved"}, {"dxhat", "drstd"}, course)[0] == "drstd"
+
+
+def _mistakes(*ids: str) -> list[Attempt]:
+    """Return one unsolved attempt per misconception id, with no sentence at all."""
+    return [Attempt("dh", "x", False, "", 0.0, 1.0, "d", facts=Facts(True, "", i)) for i in ids]
+
+
+def test_the_suggestion_is_the_courses_practice_for_the_id_made_most():
+    from app.screens.progress import suggestion
+
+    course = Course(
+        practice=(
+            Practice(("sign_flipped",), ("a", "b"), "signs"),
+            Practice(("bessel", "constant_factor"), ("c",), "constants"),
+        )
+    )
+    attempts = _mistakes("sign_flipped", "bessel", "constant_factor", "sign_flipped", "bessel")
+    assert suggestion(attempts, {}, {"a", "b", "c"}, course) == (
+        "c",
+        "You made 3 mistakes about constants.",
+    )
+    assert suggestion(attempts, {"c": "solved"}, {"a", "b", "c"}, course)[0] == "a"
+    assert suggestion(attempts, {}, {"a", "b", "c"}, Course()) is None, "a course may declare none"
+    solved = [replace(a, solved=True) for a in attempts]
+    assert suggestion(solved, {}, {"a", "b", "c"}, course) is None
+
+
+def test_the_shipped_course_declares_where_to_practise_what_progress_suggested_before():
+    course = services.catalog().course
+    rules = {i: p.rule for p in course.practice for i in p.misconceptions}
+    assert "kept dim" in rules["keepdim_lost"] and "minus" in rules["sign_flipped"]
+    assert course.practice_for("keepdim_lost").exercises[0] == "dxhat"
+    assert course.practice_for("listed_mistake") is None
 
 
 def test_the_history_links_every_attempt_newest_first(fake):

@@ -19,6 +19,8 @@ from grader.grading.checks import (
     learner_error,
     screen,
 )
+from grader.grading.hints import Clues
+from grader.misconceptions import LISTED_MISTAKE, Found
 from grader.result import FAIL, INCONCLUSIVE, PASS, SKIPPED
 from grader.sandbox import CaseOutcome, LearnerError, Returned, RunOutcome
 
@@ -84,12 +86,15 @@ def test_lecture_says_exact_as_a_tick_and_the_cmp_line_as_a_row():
     assert row.status == PASS and row.message == feedback.looks_good("dx", 0.0)
 
 
-def test_lecture_asks_the_subject_for_its_hint_only_when_wrong():
+def test_lecture_reads_the_clues_only_when_wrong_and_carries_the_id_found():
     asked = []
-    hint = lambda case, got: asked.append(case) or "Hint: mine."  # noqa: E731
-    assert check_lecture(_subject(EXPECTED.clone(), hint=hint)).status == PASS and asked == []
-    wrong = check_lecture(_subject(EXPECTED * 2, hint=hint))
+    mine = Found(LISTED_MISTAKE, said="Hint: mine.")
+    listed = ((mine, lambda: asked.append(LECTURE) or EXPECTED * 2),)
+    clues = {LECTURE: Clues(EXPECTED, EXPECTED, "x", 2, {}, listed)}
+    assert check_lecture(_subject(EXPECTED.clone(), clues=clues)).status == PASS and asked == []
+    wrong = check_lecture(_subject(EXPECTED * 2, clues=clues))
     assert wrong.status == FAIL and wrong.hint == "Hint: mine." and asked == [LECTURE]
+    assert wrong.misconception == LISTED_MISTAKE
     assert wrong.message.startswith("`dx` has wrong values: max abs diff 4.0e+00 at (1, 1)")
 
 
@@ -123,7 +128,8 @@ def test_the_run_checks_read_the_source_then_the_run():
     assert check_rules(unparsed).status == SKIPPED
     static = _subject(None, source=screen("loss.backward()"))
     assert check_runs(static).status == SKIPPED and check_rules(static).status == FAIL
-    caught = _subject(None, outcome=_outcome(None, status="forbidden", message="uses autograd"))
+    forbidden = replace(_outcome(None, status="forbidden", message="uses autograd"), autograd=True)
+    caught = _subject(None, outcome=forbidden)
     assert check_runs(caught).status == SKIPPED and check_rules(caught).message == "uses autograd"
     timeout = _subject(None, outcome=_outcome(None, status="timeout", message="too slow"))
     assert check_runs(timeout).message == "too slow" and check_rules(timeout).status == PASS

@@ -31,7 +31,11 @@ def test_every_key_is_read(tmp_path):
 @pytest.mark.parametrize(
     "text, where, problem",
     [
-        ('colour = "red"\n', "course.toml: colour", "unknown key (known keys: intro, title, "),
+        (
+            'colour = "red"\n',
+            "course.toml: colour",
+            "unknown key (known keys: intro, practice, title, ",
+        ),
         ("training = 1\n", "course.toml: training", "must be true or false, got int"),
         ('title = "  "\n', "course.toml: title", "must not be empty"),
         ("title = \n", "course.toml", "is not valid TOML"),

@@ -7,6 +7,10 @@ import torch
 
 from grader.feedback import diagnose
 from grader.feedback import voice as feedback
+from grader.grading import hints
+from grader.grading.cases import LECTURE
+from grader.grading.hints import Clues
+from grader.misconceptions import LISTED_MISTAKE, Found
 
 g = torch.Generator().manual_seed(0)
 REF = torch.randn((32, 27), generator=g)
@@ -36,11 +40,14 @@ VEC = torch.randn((27,), generator=g)
     ],
 )
 def test_shape_hint(case, got, expected, hint):
-    assert diagnose.shape_hint(got, expected) == hint, case
+    assert feedback.hint(diagnose.shape_hint(got, expected)) == hint, case
 
 
 def _hint(got, expected=REF, mistakes=(), partials=(), n=32):
-    return diagnose.value_hint(got, expected, list(mistakes), list(partials), "counts", n)
+    """Return the sentence the value hints give (those a row of the cmp table reads too)."""
+    listed = tuple((Found(LISTED_MISTAKE, said=said), output) for said, output in mistakes)
+    clues = Clues(expected, expected, "counts", n, {}, listed, tuple(partials))
+    return feedback.hint(hints.find(LECTURE, got, clues, row=True))
 
 
 @pytest.mark.parametrize(
@@ -83,7 +90,7 @@ def test_a_size_left_unnamed_is_named_by_the_shape_comment():
     assert diagnose.named((12, 20), sizes, "(2*n_embd, n_hidden)") == "(2*n_embd, n_hidden)"
     assert diagnose.named((32, 6), sizes, "(batch, width)") == "(n, n_embd)"  # named already
     hint = diagnose.wrong_sum((32, 20), (12, 20), sizes, (), "(2*n_embd, n_hidden)")
-    assert hint == feedback.hint_wrong_sum("2*n_embd", "n")
+    assert feedback.hint(hint) == feedback.hint_wrong_sum("2*n_embd", "n")
 
 
 def test_value_hint_stays_quiet_on_tiny_gradients():
@@ -187,7 +194,7 @@ SIZES = {"n": 32, "n_embd": 10, "n_hidden": 64, "block_size": 3, "vocab_size": 2
     ],
 )
 def test_shape_hints_name_the_sizes(case, got, expected, upstream, hint):
-    assert diagnose.shape_hint(got, expected, SIZES, upstream) == hint, case
+    assert feedback.hint(diagnose.shape_hint(got, expected, SIZES, upstream)) == hint, case
 
 
 def test_named_shapes_and_labels():
@@ -219,8 +226,8 @@ def test_named_shapes_and_labels():
     ],
 )
 def test_pytorch_shape_errors_are_translated(message, expected):
-    assert diagnose.error_hint("RuntimeError", message, SIZES) == expected
-    assert diagnose.error_hint("ValueError", message, SIZES) == ""
+    assert feedback.hint(diagnose.error_hint("RuntimeError", message, SIZES)) == expected
+    assert diagnose.error_hint("ValueError", message, SIZES) is None
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 from dataclasses import replace
 
 import pytest
@@ -13,6 +12,8 @@ from grader.feedback import voice as feedback
 from grader.proving.prover import prove
 from grader.sandbox import Limits, Sandbox
 from grader.sandbox.verdict import message
+
+from .order_helpers import after_launch
 
 
 @pytest.fixture(scope="module")
@@ -124,11 +125,43 @@ def test_feedback_names_the_problem(plain, case, exercise, code, kind, text):
     assert text in f"{failed.message} {failed.hint}", _text(result)
 
 
+# the misconception id each FEEDBACK case carries as a field ("" where none is named)
+IDS = {
+    "unknown name": "unknown_name",
+    "unknown name, modules": "unknown_name",
+    "autograd": "autograd",
+    "no keepdim": "keepdim_lost",
+    "no sum": "broadcast_not_summed",
+    "bias not summed": "broadcast_not_summed",
+    "transpose": "transposed",
+    "non-finite": "non_finite",
+    "sign": "sign_flipped",
+    "missing consumer": "missing_branch",
+    "bessel": "bessel",
+    "hard-coded n": "hard_coded_size",
+    "hard-coded size raises": "hard_coded_size",
+    "hard-coded shape": "hard_coded_size",
+    "coincidence": "all_zero",
+}
+RAN = {"syntax": False, "exception": False, "unknown name": False, "autograd": False}
+
+
+@pytest.mark.parametrize(
+    ("case", "exercise", "code", "kind", "text"), FEEDBACK, ids=[row[0] for row in FEEDBACK]
+)
+def test_the_result_says_its_facts_as_fields(plain, case, exercise, code, kind, text):
+    result = plain.grade(exercise, code)
+    assert (result.failed_check, result.misconception) == (kind, IDS.get(case, "")), _text(result)
+    assert result.ran is RAN.get(case.split(",")[0], True)
+    assert result.status == "not_solved" and result.to_dict()["misconception"] == IDS.get(case, "")
+
+
 def test_instructor_mistakes_speak_first(grader, plain):
     code = "dbndiff2 = 1.0 / n * torch.ones_like(bndiff2) * dbnvar"
     listed = grader.grade("dbndiff2", code)
     (mistake,) = [m for m in grader.catalog.get("dbndiff2").mistakes if "Bessel" in m.message]
     assert mistake.message in _text(listed)
+    assert listed.misconception == mistake.misconception == "bessel", "declared in its file"
     assert feedback.hint_factor("(n-1)/n") in _text(plain.grade("dbndiff2", code))
 
 
@@ -188,10 +221,12 @@ def test_a_full_queue_is_busy_not_a_verdict(default_data, catalog):
     answer = catalog.get("dlogprobs").solution()
     grader.prepared(catalog.get("dlogprobs"))
     box.layers()
+    started = threading.Event()
+    after_launch(box._zygotes[0], started.set)
     slow = threading.Thread(target=grader.grade, args=("dlogprobs", "import time\ntime.sleep(2)"))
     try:
         slow.start()
-        time.sleep(0.5)
+        assert started.wait(60), "the slow answer never started"
         busy, whole = grader.grade("dlogprobs", answer), grader.grade_pass(answer)
         slow.join()
         after = grader.grade("dlogprobs", answer)

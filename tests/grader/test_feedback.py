@@ -1,31 +1,28 @@
-"""Which recorded summaries say that the code ran: the rule behind offering a reveal."""
+"""One sentence per misconception id: every hint kind has an id, every id a sentence."""
 
 from __future__ import annotations
 
-import pytest
+import inspect
 
 from grader.feedback import voice as feedback
-from grader.sandbox.verdict import MESSAGES
+from grader.misconceptions import IDS, LISTED_MISTAKE, Found
 
 
-@pytest.mark.parametrize(
-    ("case", "summary", "ran"),
-    [
-        ("values", feedback.inaccurate("dh", 0.1, (0, 1), (1e-8, 1e-5)), True),
-        ("shape", feedback.wrong_shape("dh", (32,), (32, 64)), True),
-        ("not a tensor", feedback.not_defined("dh"), True),
-        ("solved", feedback.looks_good("dh", 1e-9), True),
-        ("raised", feedback.raised("ZeroDivisionError", 2), False),
-        ("syntax", feedback.syntax_error("invalid syntax", 1, 4), False),
-        ("autograd", feedback.uses_autograd(".backward", 3), False),
-        ("unreadable", feedback.unreadable("it is not text"), False),
-        ("grader fault", feedback.GRADER_FAULT, False),
-    ],
-)
-def test_a_summary_says_whether_the_code_ran(case, summary, ran):
-    assert feedback.ran(summary) is ran
+def test_every_hint_kind_is_the_sentence_of_an_id():
+    kinds = {
+        f
+        for name, f in inspect.getmembers(feedback, inspect.isfunction)
+        if name.startswith("hint_")
+    }
+    assert kinds <= set(feedback.SENTENCES.values()), "a hint_* function no id names"
 
 
-@pytest.mark.parametrize("status", ["cpu_limit", "wall_limit", "memory_limit", "crashed"])
-def test_the_sandbox_limits_are_runs_that_did_not_run_through(status):
-    assert not feedback.ran(MESSAGES[status])
+def test_every_id_has_a_sentence_and_no_sentence_a_stray_id():
+    assert set(feedback.SENTENCES) == set(IDS)
+
+
+def test_a_found_misconception_is_said_by_its_function_or_in_the_instructors_words():
+    assert feedback.hint(Found("sign_flipped")) == feedback.hint_sign()
+    assert feedback.hint(Found("bessel", ("n/(n-1)",))) == feedback.hint_factor("n/(n-1)")
+    assert feedback.hint(Found(LISTED_MISTAKE, said="Hint: mine.")) == "Hint: mine."
+    assert feedback.hint(None) == ""

@@ -25,6 +25,7 @@ def test_the_lecture_cell_passes_all_26(grader):
     assert result.rows[0].name == "dlogprobs" and result.rows[-1].name == "dC"
     assert result.message == feedback.whole_pass_solved(26)
     assert 0 < result.elapsed < 60
+    assert (result.ran, result.failed_check, result.status) == (True, "", "solved")
 
 
 def test_the_solutions_chained_in_backward_order_pass(grader, catalog, mlp):
@@ -41,6 +42,8 @@ def test_the_first_wrong_gradient_is_the_root_cause(grader):
     assert result.message == feedback.whole_pass_root("dcounts")
     statuses = {r.name: r.status for r in result.rows}
     assert statuses["dprobs"] == "pass" and statuses["dnorm_logits"] == "fail"
+    facts = (result.ran, result.failed_check, result.misconception, result.status)
+    assert facts == (True, "lecture", "", "not_solved"), "the root cause's check, as fields"
 
 
 def test_the_lectures_dropped_keepdim_is_named(grader):
@@ -49,6 +52,7 @@ def test_the_lectures_dropped_keepdim_is_named(grader):
     assert result.root_cause is None, "right values in a broadcastable shape are not a root"
     row = next(r for r in result.rows if r.name == "dbnmeani")
     assert "got (64,), expected (1, 64)" in row.message and "keepdim=True" in row.message
+    assert (result.failed_check, result.misconception) == ("form", "keepdim_lost")
 
 
 def test_hard_coded_sizes_fail_the_other_configuration(grader):
@@ -57,6 +61,7 @@ def test_hard_coded_sizes_fail_the_other_configuration(grader):
     assert not result.solved and result.root_cause is None
     assert "dlogprobs" in result.sizes_message
     assert feedback.hint_hard_coded() in result.sizes_message
+    assert (result.failed_check, result.misconception) == ("sizes", "hard_coded_size")
 
 
 def test_zeros_right_by_coincidence_are_not_blamed_on_sizes(grader):
@@ -68,11 +73,13 @@ def test_zeros_right_by_coincidence_are_not_blamed_on_sizes(grader):
     assert result.sizes_message.startswith("`dlogit_maxes` is wrong with n=")
     assert "zeros pass on one batch by coincidence" in result.sizes_message
     assert feedback.hint_hard_coded() not in result.sizes_message
+    assert result.misconception == "zero_by_coincidence"
 
 
 def test_an_exception_stops_the_pass_with_its_line(grader):
     result = grader.grade_pass("dlogprobs = torch.zeros_like(logprobs)\nboom()\n")
     assert not result.solved and result.error.line == 2 and result.error.type == "NameError"
+    assert (result.ran, result.failed_check) == (False, "runs")
 
 
 def test_header_shows_the_lecture_figures(names_dataset, catalog):
@@ -164,3 +171,4 @@ def test_a_branch_hidden_by_a_zero_gradient_fails_the_pass(grader, dlogits_line)
     assert all(r.status == "pass" for r in result.rows), "the values alone cannot tell"
     assert not result.solved and result.root_cause == "dlogits"
     assert "only because one of its upstream gradients is almost zero" in result.message
+    assert result.failed_check == "random" and result.ran

@@ -15,6 +15,7 @@ from grader.sandbox import Case, Limits, Sandbox
 from grader.sandbox.protocol import send_packet
 from grader.sandbox.warmup import UID_BASE
 
+from ..order_helpers import after_launch
 from .conftest import LIMITS
 
 LAYERS = {"process", "environment", "workdir", "rlimits", "uid", "seccomp", "network"}
@@ -53,9 +54,11 @@ ONE = [Case("a", {}, {}, ())]
 
 def test_a_full_queue_answers_busy(lonely):
     lonely.layers()
+    started = threading.Event()
+    after_launch(lonely._zygotes[0], started.set)
     slow = threading.Thread(target=lonely.run, args=("import time\ntime.sleep(1)", ONE))
     slow.start()
-    time.sleep(0.3)
+    assert started.wait(60), "the slow run never started"
     outcome = lonely.run("y = 1", ONE)
     slow.join()
     assert outcome.status == "busy" and outcome.message
@@ -72,8 +75,9 @@ def test_a_dead_zygote_is_replaced_before_the_next_run(lonely):
 def test_a_zygote_dying_mid_run_costs_only_that_run(lonely):
     lonely.run("y = 1", [])
     pid = lonely._zygotes[0].proc.pid
-    threading.Timer(0.3, os.kill, (pid, signal.SIGKILL)).start()
-    outcome = lonely.run("import time\ntime.sleep(1.5)", ONE)
+    after_launch(lonely._zygotes[0], lambda: os.kill(pid, signal.SIGKILL))
+    patient = Limits(**{**LIMITS.__dict__, "wall_seconds": 30})
+    outcome = lonely.run("import time\ntime.sleep(20)", ONE, patient)
     assert outcome.status == "internal"
     assert outcome.message == "The grader failed; this is not a problem with your code."
     assert outcome.log
@@ -156,7 +160,7 @@ def test_close_stops_every_zygote_and_refuses_new_runs():
 def test_a_stop_request_kills_the_running_worker_at_once(lonely):
     assert lonely.run("y = 1", ONE).status == "ok"
     zygote = lonely._zygotes[0]
-    threading.Timer(0.3, send_packet, (zygote.sock, {"kind": "stop"})).start()
+    after_launch(zygote, lambda: send_packet(zygote.sock, {"kind": "stop"}))
     patient = Limits(**{**LIMITS.__dict__, "wall_seconds": 10})
     outcome = lonely.run("import time\ntime.sleep(5)", ONE, patient)
     assert "'killed': 'stop'" in outcome.log  # not the sleep's end, nor the wall limit

@@ -1,0 +1,99 @@
+"""The misconceptions the grader names, one stable id each (documented in docs/misconceptions.md).
+
+A failed check carries the id it found (`Check.misconception`); attempts store it as a column;
+Progress and the gradebook read it. The learner reads the sentence `feedback.hint` makes of it,
+so rewording a sentence changes no decision. Ids are never renamed: stored rows keep them.
+
+    >>> Found(SIGN_FLIPPED).misconception
+    'sign_flipped'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Misconception:
+    """One id and what it means, in a line."""
+
+    id: str
+    means: str
+
+
+@dataclass(frozen=True)
+class Found:
+    """A misconception recognised in an answer: its id, the facts its sentence needs (`args`,
+    in the order of the feedback function), or an instructor's own sentence (`said`)."""
+
+    misconception: str
+    args: tuple = ()
+    said: str = ""
+
+
+MISCONCEPTIONS: tuple[Misconception, ...] = (
+    Misconception("autograd", "reaches autograd instead of writing the gradient by hand"),
+    Misconception("unknown_name", "uses a name the exercise does not provide"),
+    Misconception("matmul_shapes", "multiplies matrices whose inner sizes do not match"),
+    Misconception("broadcast_clash", "combines two tensors that do not broadcast"),
+    Misconception("bad_view", "reshapes with typed sizes that do not hold the elements"),
+    Misconception("non_finite", "produces nan or inf (a division by zero, a log of zero)"),
+    Misconception("keepdim_lost", "sums away a dimension that keepdim=True would keep"),
+    Misconception("broadcast_not_summed", "does not sum over a dim the forward pass broadcast"),
+    Misconception("summed_wrong_dim", "sums over the wrong dimension"),
+    Misconception("summed_not_broadcast", "sums where every element has its own gradient"),
+    Misconception("wrong_shape", "has right-sized values in the wrong shape"),
+    Misconception("values_right_shape_wrong", "has the right values in the wrong shape"),
+    Misconception("transposed", "is the transpose of the gradient"),
+    Misconception("listed_mistake", "is a mistake an exercise lists without naming an id"),
+    Misconception("missing_branch", "leaves out the contribution of a consumer"),
+    Misconception("branch_sign_flipped", "flips the sign of one consumer's contribution"),
+    Misconception("branch_factor", "scales one consumer's contribution by a constant"),
+    Misconception("sign_flipped", "has the opposite sign"),
+    Misconception("bessel", "divides by n where the forward pass divides by n-1, or back"),
+    Misconception("constant_factor", "is off by a constant factor"),
+    Misconception("mask_ignored", "sends gradient where the forward pass masked values out"),
+    Misconception("wrong_values", "is wrong in some rows and columns, with no known pattern"),
+    Misconception("all_zero", "is all zeros where the true gradient is only almost zero"),
+    Misconception("upstream_ignored", "is right only for the lecture's upstream gradients"),
+    Misconception("hard_coded_size", "types a size (32, 64, 27) instead of reading it"),
+    Misconception("zero_by_coincidence", "writes zeros that pass on one batch by coincidence"),
+    Misconception("local_only", "stops at the local derivative, without the upstream gradient"),
+)
+IDS: tuple[str, ...] = tuple(m.id for m in MISCONCEPTIONS)
+
+(
+    AUTOGRAD,
+    UNKNOWN_NAME,
+    MATMUL_SHAPES,
+    BROADCAST_CLASH,
+    BAD_VIEW,
+    NON_FINITE,
+    KEEPDIM_LOST,
+    BROADCAST_NOT_SUMMED,
+    SUMMED_WRONG_DIM,
+    SUMMED_NOT_BROADCAST,
+    WRONG_SHAPE,
+    VALUES_RIGHT_SHAPE_WRONG,
+    TRANSPOSED,
+    LISTED_MISTAKE,
+    MISSING_BRANCH,
+    BRANCH_SIGN_FLIPPED,
+    BRANCH_FACTOR,
+    SIGN_FLIPPED,
+    BESSEL,
+    CONSTANT_FACTOR,
+    MASK_IGNORED,
+    WRONG_VALUES,
+    ALL_ZERO,
+    UPSTREAM_IGNORED,
+    HARD_CODED_SIZE,
+    ZERO_BY_COINCIDENCE,
+    LOCAL_ONLY,
+) = IDS
+BESSEL_FACTORS = ("n-1", "1/(n-1)", "n/(n-1)", "(n-1)/n")  # a factor of these is Bessel's
+
+
+def known(misconception: str) -> bool:
+    """Return whether an id is one of the list (or "", no misconception)."""
+    return misconception == "" or misconception in IDS
