@@ -18,8 +18,10 @@ from grader.lazy import lazy_names
 _HOMES = {
     "BadInput": "grader.course.schema",
     "Catalog": "grader.course.exercises",
+    "Course": "grader.course.course",
     "EXERCISES_DIR": "grader.course.exercises",
     "Exercise": "grader.course.exercises",
+    "Practice": "grader.course.course",
     "Problem": "grader.course.rules",
     "SOLUTIONS_DIR": "grader.course.exercises",
     "Scenario": "grader.course.scenario",

@@ -1,6 +1,6 @@
 """Facts are fields: reword every feedback sentence and nothing decided from an attempt changes.
 
-The voice (grader/feedback.py, the sandbox's verdict sentences and the instructors' mistake
+The voice (grader/feedback/voice.py, the sandbox's verdict sentences and the instructors' mistake
 sentences, which `feedback.hint` says) is replaced by one that upper-cases everything. The same
 answers are graded by the real grader, recorded in a real store and read back: whether the
 solution may be revealed, what Progress suggests practising and the gradebook's statuses are the
@@ -19,8 +19,10 @@ import data
 from app.screens.exercise import real_attempts
 from app.screens.progress import suggestion
 from app.storage import Attempt, facts_of, open_store
-from grader import Grader, batch, feedback
+from grader import Grader
+from grader.cli import batch
 from grader.course import discover
+from grader.feedback import voice as feedback
 from grader.sandbox import verdict
 
 # (exercise, answer): solved, refused, raised, and the misconceptions the course practises
@@ -86,7 +88,8 @@ def _decisions(grader: Grader, catalog, tmp_path, tag: str) -> tuple[list, dict]
         answer = tmp_path / tag / f"{i}" / f"{exercise}.py"
         answer.parent.mkdir(parents=True)
         answer.write_text(code)
-        row = batch.grade_one(grader, batch.Item(f"{i}", "exercise", exercise, answer))
+        item = batch.Item(f"{i}", "exercise", exercise, tmp_path, (tag, f"{i}", answer.name))
+        row = batch.grade_one(grader, item)
         gradebook.append((row.solved, row.status))
     attempts = store.attempts(me)
     known = {e.id for e in catalog.exercises}
