@@ -20,6 +20,7 @@ import traceback
 import torch
 import torch.nn.functional as F
 
+from . import audit, nativecalls
 from .confine import EXIT_MEMORY, EXIT_NO_RESULT
 from .protocol import Frame, write_frame
 from .records import DTYPE_NAMES
@@ -30,8 +31,7 @@ HUGE_OUTPUT = 16  # printing this many times the output cap stops the code
 MAX_MESSAGE, MAX_TRACEBACK = 2000, 8000
 
 
-class AutogradForbidden(BaseException):
-    """Raised when learner code calls autograd; a BaseException so `except Exception` misses it."""
+AutogradForbidden = audit.AutogradForbidden  # a BaseException, so `except Exception` misses it
 
 
 class OutputLimitExceeded(BaseException):
@@ -104,11 +104,14 @@ def thread_error(args: threading.ExceptHookArgs) -> None:
 
 
 def forbid_autograd() -> None:
-    """Turn autograd off and make its entry points raise AutogradForbidden."""
+    """Turn autograd off, make its entry points raise AutogradForbidden, take native calls away
+    (nativecalls.py) and audit every operation from now on (audit.py)."""
     torch.set_grad_enabled(False)
     torch.Tensor.backward = _refuse
     torch.autograd.backward = _refuse
     torch.autograd.grad = _refuse
+    nativecalls.remove()
+    audit.enter()
 
 
 def _refuse(*args, **kwargs):
@@ -234,6 +237,7 @@ def _output(ns: dict, name: str, budget: int) -> tuple[str | None, torch.Tensor 
     try:
         problem = problem_with(value)
         size = 0 if problem else value.numel() * value.element_size()
+        problem = problem or audit.output_problem(value)
         if not problem and size > budget:
             shape = tuple(value.shape)
             problem = f"is too large to return (shape {shape}, {size:,} bytes; limit {budget:,})"
