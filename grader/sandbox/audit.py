@@ -16,7 +16,11 @@ from __future__ import annotations
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-GRAD_OPS = ("_make_dual", "_unpack_dual", "_fw_primal", "_new_zeros_with_same_feature_meta")
+# Grad mode and forward-mode AD by operator name (the JIT registry holds some of them).
+GRAD_OPS = (
+    "_make_dual", "_unpack_dual", "_fw_primal", "_new_zeros_with_same_feature_meta", "grad",
+    "_fw_grad", "_set_fw_grad", "requires_grad_", "retain_grad", "enable_grad",
+)  # fmt: skip
 
 
 class AutogradForbidden(BaseException):
@@ -26,7 +30,7 @@ class AutogradForbidden(BaseException):
 def refused(name: str) -> bool:
     """Return whether an operator, by its qualified name ("aten::mul"), is autograd's."""
     base = name.rsplit("::", 1)[-1]
-    return "backward" in base or base in GRAD_OPS
+    return "backward" in base or "grad_enabled" in base or base in GRAD_OPS
 
 
 def _verdict(func, _cache={}, _refused=refused) -> bool:  # noqa: B006 (the cache is the point)
