@@ -59,20 +59,22 @@ def _owned(module_name: object) -> bool:
     return isinstance(module_name, str) and module_name.split(".")[0] in ROOTS
 
 
-_survey: tuple[frozenset[str], tuple] | None = None  # (modules walked, paths found) in the zygote
+_survey: tuple[frozenset[str], tuple[str, ...], tuple] | None = None  # from the zygote's walk:
+# (every module name then, the native-call modules' names, the paths found)
 
 
 def survey() -> str:
     """In the zygote: hide ctypes's built-in types and record every path to native calls.
 
-    Walking every module takes seconds; each worker then removes the recorded paths and walks
-    only modules loaded since. Return the layer's state ("on" or "unavailable: why").
+    Walking every module takes seconds, and in a fresh fork even iterating sys.modules costs
+    milliseconds (each reference counted is a page copied); each worker then removes the recorded
+    paths and walks only the modules loaded since, if any. Return the layer's state.
     """
     global _survey
     why = hide_builtin_types()
     if why:
         return f"unavailable: {why}"
-    _survey = (frozenset(sys.modules), tuple(paths()))
+    _survey = (frozenset(sys.modules), tuple(native_modules()), tuple(paths()))
     return "on"
 
 
@@ -98,14 +100,17 @@ def paths(only: frozenset[str] | None = None) -> list[tuple[object, str]]:
 
 def remove() -> None:
     """Drop every path to the native-call modules, prove none is left, then refuse native calls."""
-    walked, known = _survey if _survey is not None else (frozenset(), ())
-    found = [*known, *paths(only=walked)]
-    for name in native_modules():
-        del sys.modules[name]
+    walked, names, found = _survey if _survey is not None else (frozenset(), (), ())
+    if len(sys.modules) != len(walked):  # modules loaded since the zygote's walk: walk them
+        names = (*names, *native_modules())
+        found = (*found, *paths(only=walked))
+    for name in names:
+        sys.modules.pop(name, None)
     for owner, key in found:
         _drop(owner, key)
     sys.addaudithook(_audit)
-    left = [key for owner, key in found if _holds(owner, key)] + list(native_modules())
+    left = [key for owner, key in found if _holds(owner, key)]
+    left += [name for name in names if name in sys.modules]
     if left:
         raise NativeCallsLeft(f"still reachable: {', '.join(map(str, left[:10]))}")
 
