@@ -20,9 +20,9 @@ import sys
 
 import torch
 
+from . import audit
 
-class AutogradForbidden(RuntimeError):
-    """The learner's code tried to use autograd."""
+AutogradForbidden = audit.AutogradForbidden  # the learner's code tried to use autograd
 
 
 def disable() -> None:
@@ -38,18 +38,56 @@ def disable() -> None:
         (torch._C._functorch, "_grad_increment_nesting", _refuse),
         (torch._C._functorch, "_jvp_increment_nesting", _refuse),
     ]
+    swaps.append((torch._C, "_jit_get_operation", _ops_by_name(torch._C._jit_get_operation)))
     for owner, names, refusal in (
         (sys.modules["_thread"], THREADS, _no_threads),
         (sys.modules["_imp"], LOADERS, _no_loading),
+        (torch._C, MODE_EXITS + JIT_C, _refuse),
+        (torch.jit, JIT, _refuse),
+        (torch, ("compile",), _refuse),
     ):
         swaps += [(owner, name, refusal) for name in names if hasattr(owner, name)]
     _swap_everywhere({id(getattr(owner, name)): new for owner, name, new in swaps})
     for owner, name, new in swaps:
         setattr(owner, name, new)
+    _forget_resolved_ops()
 
 
 THREADS = ("start_new_thread", "start_joinable_thread", "start_new")
 LOADERS = ("create_dynamic", "create_builtin", "exec_dynamic", "exec_builtin")
+# Ways out of the dispatch audit (audit.py): popping or disabling dispatch modes, or excluding
+# the Python dispatch key.
+MODE_EXITS = (
+    "_pop_torch_dispatch_stack", "_unset_dispatch_mode", "_set_dispatch_mode",
+    "_DisableTorchDispatch", "_ExcludeDispatchKeyGuard", "_ForceDispatchKeyGuard",
+    "_RestorePythonTLSSnapshot", "_DisableFuncTorch",
+)  # fmt: skip
+# The JIT compilers: TorchScript (from functions, modules or a string) and torch.compile.
+JIT_C = (
+    "CompilationUnit", "_jit_script_compile", "_jit_script_class_compile",
+    "_create_function_from_trace", "_create_method_from_trace", "_jit_trace_module",
+)  # fmt: skip
+JIT = ("script", "trace", "trace_module", "CompilationUnit", "script_if_tracing", "load")
+
+
+def _ops_by_name(original):
+    """Wrap the operator registry's lookup by name so that autograd's operators are refused."""
+
+    def lookup(qualified_name, *args, _original=original, _refused=audit.refused):
+        if _refused(str(qualified_name)):
+            _refuse()
+        return _original(qualified_name, *args)
+
+    return lookup
+
+
+def _forget_resolved_ops() -> None:
+    """Drop autograd's operators already resolved in torch.ops's namespaces (warm-up's)."""
+    for namespace in list(vars(torch.ops).values()):
+        entries = getattr(namespace, "__dict__", None)
+        if isinstance(entries, dict):
+            for name in [n for n in entries if audit.refused(f"x::{n}")]:
+                del entries[name]
 
 
 def _swap_everywhere(replacements: dict[int, object]) -> None:
@@ -64,8 +102,8 @@ def _swap_everywhere(replacements: dict[int, object]) -> None:
 
 
 def _refuse(*args, **kwargs):
-    """Stand in for an autograd entry point."""
-    raise AutogradForbidden("autograd is not available here: write the gradient by hand")
+    """Stand in for an autograd entry point (and a JIT compiler, and a way out of the audit)."""
+    raise audit.AutogradForbidden("autograd is not available here: write the gradient by hand")
 
 
 def _no_threads(*args, **kwargs):

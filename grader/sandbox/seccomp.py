@@ -2,8 +2,11 @@
 
 Every call not listed fails with EPERM, so learner code sees an ordinary PermissionError: no
 exec, no new processes, no sockets, no ptrace, no SysV IPC, no memfd, no namespaces or mounts.
-Some listed calls are allowed only with safe arguments: clone only for threads (clone3 reports
-ENOSYS so libc falls back to clone), signals only to the worker itself, and only the fcntl
+No new threads either: clone is refused whatever its flags (a new thread would start with a
+fresh thread-local grad mode, which is on), and clone3 reports ENOSYS so that libc falls back to
+clone and is refused there. An honest run is single-threaded: torch runs with one intra-op thread
+(warmup.py) and starts no pool at run time. Some listed calls are allowed only with safe
+arguments: signals only to the worker itself, and only the fcntl
 commands and ioctls that cannot make the kernel signal another process (no F_SETOWN, FIOSETOWN).
 libseccomp checks the architecture, so a syscall from another ABI is refused too.
 The list holds every call that tracing warm workers (strace -f) through the sandbox and hostile
@@ -57,7 +60,6 @@ ALLOWED = _calls(
     "capget arch_prctl prctl",
 )
 SIGNALS = ("kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")
-CLONE_THREAD = 0x00010000
 # The fcntl commands and ioctls allowed, each by exact value: the kernel reads these arguments
 # as 32-bit, so a range check on the 64-bit register could be passed with high bits set. Left
 # out: F_SETOWN, F_SETSIG, F_SETOWN_EX, F_SETLEASE and FIOSETOWN/SIOCSPGRP/FIOASYNC, which make
@@ -81,8 +83,7 @@ def build(pid: int):
     rules = ps.SyscallFilter(ps.ERRNO(errno.EPERM))
     for name in ALLOWED:
         _allow(rules, name)
-    rules.add_rule(ps.ALLOW, "clone", ps.Arg(0, ps.MASKED_EQ, CLONE_THREAD, CLONE_THREAD))
-    rules.add_rule(ps.ERRNO(errno.ENOSYS), "clone3")
+    rules.add_rule(ps.ERRNO(errno.ENOSYS), "clone3")  # libc falls back to clone: refused
     for name in SIGNALS:
         for target in (pid, 0, -pid & 0xFFFFFFFF, -pid & 0xFFFFFFFFFFFFFFFF):
             rules.add_rule(ps.ALLOW, name, ps.Arg(0, ps.EQ, target))

@@ -17,7 +17,7 @@ NO_UID = "not running as root, so workers keep the server's uid"
 PROBE_FAILURES = {
     1: "the filter could not be installed",
     2: "sockets were not refused",
-    3: "threads failed under the filter",
+    3: "new threads were not refused",
     4: "fork was not refused",
 }
 
@@ -30,8 +30,7 @@ def prepare() -> tuple[confine.Plan, dict[str, str]]:
     layers = {"process": "on", "environment": "on", "workdir": "on", "rlimits": "on"}
     layers["uid"] = "on" if uid is not None else f"unavailable: {NO_UID}"
     layers["seccomp"] = probe_seccomp()
-    threads = torch.get_num_threads()
-    layers["threads"] = "on" if threads == 1 else f"unavailable: torch uses {threads} threads"
+    layers["threads"] = _threads(layers["seccomp"])
     gc.freeze()
     return confine.Plan(uid, layers["seccomp"] == "on", os.getpid()), layers
 
@@ -49,6 +48,16 @@ def warm() -> None:
     worker.rehearse()
 
 
+def _threads(seccomp_layer: str) -> str:
+    """Report the threads layer: torch on one thread, and new threads refused by the filter."""
+    threads = torch.get_num_threads()
+    if threads != 1:
+        return f"unavailable: torch uses {threads} threads"
+    if seccomp_layer != "on":
+        return "unavailable: new threads are refused by the syscall filter, which is off"
+    return "on"
+
+
 def probe_seccomp() -> str:
     """Fork a probe that installs the filter and checks what it refuses; report the layer."""
     why = seccomp.supported()
@@ -63,14 +72,14 @@ def probe_seccomp() -> str:
 
 
 def _probe() -> int:
-    """In the probe: install the filter, then check sockets, threads and fork."""
+    """In the probe: install the filter, then check that sockets, threads and fork are refused."""
     try:
         seccomp.install(seccomp.compile_bpf(seccomp.build(os.getpid())))
     except (OSError, RuntimeError):
         return 1
     if _works(lambda: socket.socket(socket.AF_UNIX).close()):
         return 2
-    if not _works(_thread_round_trip):
+    if _works(_thread_round_trip):
         return 3
     return 4 if _works(_fork_and_reap) else 0
 

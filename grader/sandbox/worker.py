@@ -21,6 +21,7 @@ from collections.abc import Callable
 import torch
 import torch.nn.functional as F
 
+from . import audit, nativecalls
 from .confine import EXIT_MEMORY, EXIT_NO_RESULT
 from .protocol import Frame, write_frame
 from .records import DTYPE_NAMES
@@ -31,8 +32,7 @@ HUGE_OUTPUT = 16  # printing this many times the output cap stops the code
 MAX_MESSAGE, MAX_TRACEBACK = 2000, 8000
 
 
-class AutogradForbidden(BaseException):
-    """Raised when learner code calls autograd; a BaseException so `except Exception` misses it."""
+AutogradForbidden = audit.AutogradForbidden  # a BaseException, so `except Exception` misses it
 
 
 class OutputLimitExceeded(BaseException):
@@ -87,14 +87,20 @@ def serve(payload: Frame, out: int) -> int:
     return serve_job(payload, out, work)
 
 
-def serve_job(payload: Frame, out: int, work: Callable[[dict, tuple, Capture], None]) -> int:
-    """Run `work(job, blobs, capture)` as a worker does: prints captured, autograd refused, a
-    ready frame first and the stream closed last; return the exit code."""
+def serve_job(
+    payload: Frame,
+    out: int,
+    work: Callable[[dict, tuple, Capture], None],
+    dispatch_audit: bool = True,
+) -> int:
+    """Run `work(job, blobs, capture)` as a worker does: prints captured, autograd refused (each
+    operation audited unless told not to), a ready frame first and the stream closed last;
+    return the exit code."""
     job = payload.header
     capture = Capture(job["output_bytes"])
     sys.stdout = sys.stderr = capture
     threading.excepthook = thread_error
-    forbid_autograd()
+    forbid_autograd(dispatch_audit)
     try:
         write_frame(out, {"kind": "ready"})
         work(job, payload.blobs, capture)
@@ -114,12 +120,16 @@ def thread_error(args: threading.ExceptHookArgs) -> None:
     sys.stderr.write(f"Exception in thread {name}:\n{learner_error(args.exc_value)['traceback']}")
 
 
-def forbid_autograd() -> None:
-    """Turn autograd off and make its entry points raise AutogradForbidden."""
+def forbid_autograd(dispatch_audit: bool = True) -> None:
+    """Turn autograd off, make its entry points raise AutogradForbidden, take native calls away
+    (nativecalls.py) and, unless told not to, audit every operation from now on (audit.py)."""
     torch.set_grad_enabled(False)
     torch.Tensor.backward = _refuse
     torch.autograd.backward = _refuse
     torch.autograd.grad = _refuse
+    nativecalls.remove()
+    if dispatch_audit:
+        audit.enter()
 
 
 def _refuse(*args, **kwargs):
@@ -245,6 +255,7 @@ def _output(ns: dict, name: str, budget: int) -> tuple[str | None, torch.Tensor 
     try:
         problem = problem_with(value)
         size = 0 if problem else value.numel() * value.element_size()
+        problem = problem or audit.output_problem(value)
         if not problem and size > budget:
             shape = tuple(value.shape)
             problem = f"is too large to return (shape {shape}, {size:,} bytes; limit {budget:,})"

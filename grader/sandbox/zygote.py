@@ -28,7 +28,7 @@ import tempfile
 import time
 from dataclasses import dataclass, replace
 
-from . import confine, isolation, noautograd, worker
+from . import audit, confine, isolation, nativecalls, noautograd, worker
 from .protocol import FrameReader, ProtocolError, recv_packet, send_packet, write_frame
 from .training import loop
 from .warmup import prepare
@@ -85,14 +85,16 @@ def _plan(layers: dict[str, str], kind: str) -> tuple[confine.Plan, dict[str, st
             more["uid"] += " (without capabilities, and unable to see the grader or the zygote)"
     if layers.get("filesystem") == "on":
         isolation.seal(os.path.dirname(os.path.abspath(__file__)))
-    more["autograd"] = _attempt_disable()
+    more["dispatch-audit"] = _attempt(audit.rehearse)
+    more["autograd"] = _attempt(noautograd.disable)
+    more["native-calls"] = nativecalls.survey()  # last: after every import
     return plan, {**layers, **more}
 
 
-def _attempt_disable() -> str:
-    """Make autograd unusable here, so that every worker forked later starts without it."""
+def _attempt(step) -> str:
+    """Run one step of making autograd unusable here (every worker forked later inherits it)."""
     try:
-        noautograd.disable()
+        step()
     except (AttributeError, KeyError, RuntimeError) as e:  # a torch without these switches
         return f"unavailable: {e!r}"
     return "on"
@@ -253,15 +255,21 @@ def _ended(pid: int) -> bool:
 def _control(sock: socket.socket, pid: int) -> str | None:
     """Handle a packet that arrived during a run: "stop", or "parent" when the parent is gone.
 
+    At "stop" the run's whole process group is killed at once, whatever its threads or leader
+    are doing: a leader that has exited while other threads live would otherwise hold the slot.
     A worker already on its way out (its stream ended because it crashed or exited) is not
-    "stopped": it ends as it chose, and the pidfd reports it a moment later.
+    reported "stopped": it ends as it chose.
     """
     message = _receive(sock)
     if message is None:
         return "parent"
     header, fds = message
     _close(fds)
-    return "stop" if header.get("kind") == "stop" and not _exiting(pid) else None
+    if header.get("kind") != "stop":
+        return None
+    exiting = _exiting(pid)
+    _kill_group(pid)
+    return None if exiting else "stop"
 
 
 def _exiting(pid: int) -> bool:

@@ -67,3 +67,29 @@ def test_names_and_previews():
     assert preview(torch.tensor([1.0, 2.0])) == "[1, 2]"
     assert preview(torch.arange(10.0)) == "[0, 1, 2, 3, 4, 5 …]  min 0, max 9"
     assert preview(torch.zeros(0)) == "(empty)"
+
+
+# Issue 19: run-time attacks through the scratchpad (the same worker as grading), written so
+# that no static rule sees them: the worker itself must refuse.
+TORCHSCRIPT = (
+    "def f(x: torch.Tensor):\n    with torch.enable_grad():\n        x.requires_grad_()\n"
+    "        y = (x * x).sum()\n        return torch.autograd.grad([y], [x])[0]\n"
+)
+SCRATCH_ATTACKS = {
+    "log-softmax-kernel": "d = torch.zeros_like(logits)\nd[range(n), Yb] = -1.0 / n\n"
+    "ls = torch.log_softmax(logits, 1)\n"
+    "g = torch.ops.aten._log_softmax_backward_data(d, ls, 1, ls.dtype)\n",
+    "log-softmax-kernel-in-torch": "d = torch.zeros_like(logits)\nd[range(n), Yb] = -1.0 / n\n"
+    "ls = torch.log_softmax(logits, 1)\ng = torch._log_softmax_backward_data(d, ls, 1, ls.dtype)\n",
+    "nll-kernel": "ls = torch.log_softmax(logits, 1)\ng = torch.ops.aten.nll_loss_backward("
+    "torch.tensor(1.0), ls, Yb, None, 1, -100, torch.tensor(float(n)))\n",
+    "torchscript-string": f"cu = torch.jit.CompilationUnit({TORCHSCRIPT!r})\ng = cu.f(logits)\n",
+}
+
+
+@pytest.mark.parametrize("name", SCRATCH_ATTACKS)
+def test_the_scratchpad_refuses_each_class_at_run_time(grader, name):
+    result = grader.scratch("dlogits_fused", SCRATCH_ATTACKS[name])
+    shown = {row.name: row for row in result.rows}
+    assert "g" not in shown or shown["g"].shape is None, (name, result)
+    assert not result.ok, (name, result)

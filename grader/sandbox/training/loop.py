@@ -179,7 +179,8 @@ def serve(payload: Frame, out: int) -> int:
         ended, ns = _run(job, blobs, out)
         _finish(out, ended, ns, capture)
 
-    return serve_job(payload, out, work)
+    # no dispatch audit: training's figures and speed stay the lecture's
+    return serve_job(payload, out, work, dispatch_audit=False)
 
 
 def _run(job: dict, blobs: tuple, out: int) -> tuple[Ended, dict]:

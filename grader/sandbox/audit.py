@@ -1,0 +1,85 @@
+"""Audit every tensor operation the learner's code dispatches, and every output it returns.
+
+A dispatch mode (`Audit`) is entered in the worker before the learner's code runs and never left:
+every operation the code dispatches, by any route (a tensor method, `torch.ops`, TorchScript, a
+function found anywhere), passes through it. It refuses
+- a backward kernel (`aten::*_backward*`: autograd by another name, such as
+  `_log_softmax_backward_data`, `nll_loss_backward` or `native_batch_norm_backward`) and the
+  forward-mode AD operators;
+- any operation while grad mode is on (however it was switched on, it is never on honestly).
+Outputs are audited after the code ran: a tensor with a `grad_fn` was made by autograd.
+noautograd.py makes the mode impossible to leave from Python names (popping or disabling modes).
+"""
+
+from __future__ import annotations
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+# Grad mode and forward-mode AD by operator name (the JIT registry holds some of them).
+GRAD_OPS = (
+    "_make_dual", "_unpack_dual", "_fw_primal", "_new_zeros_with_same_feature_meta", "grad",
+    "_fw_grad", "_set_fw_grad", "requires_grad_", "retain_grad", "enable_grad",
+)  # fmt: skip
+
+
+class AutogradForbidden(BaseException):
+    """The learner's code dispatched autograd's machinery (a BaseException: `except` misses it)."""
+
+
+def refused(name: str) -> bool:
+    """Return whether an operator, by its qualified name ("aten::mul"), is autograd's."""
+    base = name.rsplit("::", 1)[-1]
+    return "backward" in base or "grad_enabled" in base or base in GRAD_OPS
+
+
+def _verdict(func, _cache={}, _refused=refused) -> bool:  # noqa: B006 (the cache is the point)
+    """Return (and remember) whether an OpOverload is refused."""
+    verdict = _cache.get(func)
+    if verdict is None:
+        verdict = _cache[func] = _refused(func._schema.name)
+    return verdict
+
+
+class Audit(TorchDispatchMode):
+    """Refuse backward kernels and any operation dispatched while grad mode is on."""
+
+    @classmethod
+    def _should_skip_dynamo(cls) -> bool:
+        return False  # no torch._dynamo wrapper: it is never imported in a worker
+
+    def __torch_dispatch__(
+        self, func, types, args=(), kwargs=None, _grad=torch._C.is_grad_enabled, _check=_verdict
+    ):
+        if _grad() or _check(func):
+            raise AutogradForbidden(
+                "autograd is not available here: write the gradient by hand "
+                f"({func._schema.name} refused)"
+            )
+        return func(*args, **(kwargs or {}))
+
+
+def enter() -> Audit:
+    """Enter the audit for good in this process; return the mode."""
+    mode = Audit()
+    torch._C._push_on_torch_dispatch_stack(mode)
+    return mode
+
+
+def output_problem(value: torch.Tensor) -> str | None:
+    """Return why an output tensor betrays autograd (it has a grad_fn), or None."""
+    if value.grad_fn is not None or (value.requires_grad and not value.is_leaf):
+        return "was computed by autograd (it has a grad_fn)"
+    return None
+
+
+def rehearse() -> None:
+    """Run a few operations under the audit (then leave it) so that workers inherit it warm."""
+    enter()
+    try:
+        torch._C._set_grad_enabled(False)
+        x = torch.randn(4, 3)
+        (x @ x.T).tanh().sum(0, keepdim=True).exp().log()
+        torch.nn.functional.cross_entropy(x, torch.zeros(4, dtype=torch.long))
+    finally:
+        torch._C._pop_torch_dispatch_stack(None)
