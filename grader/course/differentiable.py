@@ -2,7 +2,7 @@
 
 A comparison mask (`(x > 0).float()`), indices (`x.argmax(1)`) or a detached value has no
 gradient: it is no exercise's target and no tensor's consumer. Autograd has the last word:
-grader/scenariocheck.py reports a line where the two disagree.
+grader/proving/scenariocheck.py reports a line where the two disagree.
 """
 
 from __future__ import annotations

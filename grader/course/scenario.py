@@ -2,7 +2,7 @@
 
 A scenario file (`exercises/NN_slug/scenario.toml`) holds a setup program that draws the
 parameters and the batch from one seeded generator, and a forward program. Both are lowered
-(grader/program.py) to statements that assign one named tensor once. Because each statement
+(grader/course/program.py) to statements that assign one named tensor once. Because each statement
 names what it reads, the grader knows each tensor's consumers and can rebuild any
 vector-Jacobian product with autograd.
 """
@@ -79,7 +79,7 @@ class Scenario:
 
 
 def parse_program(source: str, where: str) -> tuple[Statement, ...]:
-    """Parse one program on its own into single-assignment statements (see grader/program.py)."""
+    """Parse one program on its own into single-assignment statements (see program.py)."""
     return lower([(source, where)])[0]
 
 

@@ -176,7 +176,7 @@ def _views(tensors: dict, problems: dict) -> tuple[list, dict]:
 
 def cmp(name, dt=None, t=None) -> None:
     """Stand in for the lecture's `cmp(name, dt, t)`: autograd's values are not here, so the
-    grader prints the lecture's line for each call after the run (grader/wholepass.py)."""
+    grader prints the lecture's line for each call after the run (grader/grading/wholepass.py)."""
     return None
 
 
