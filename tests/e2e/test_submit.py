@@ -18,7 +18,11 @@ from .e2e_helpers import EDITOR, OUTPUT, open_page
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
-TIMEOUT_MS = 60_000
+# Hang guards, not speed goals. At load 20 on 2 cores (measured) the ten tries of the 50 ms case
+# took 8 min 18 s, past pytest's default 300 s for a whole test, though every submission was
+# recorded within 5 s of its Ctrl+Enter. A lost submission still fails, when its wait ends.
+TIMEOUT_MS = 300_000
+WAIT_SECONDS = TIMEOUT_MS / 1000
 TRIES = 10
 
 
@@ -31,7 +35,7 @@ def _attempts(server, exercise_id: str) -> list[tuple[str, str]]:
         return rows.fetchall()
 
 
-def _wait_for_attempts(server, exercise_id: str, count: int, seconds: float = 60) -> list:
+def _wait_for_attempts(server, exercise_id: str, count: int, seconds: float = WAIT_SECONDS) -> list:
     """Return the attempts once there are at least count of them (or when time is up)."""
     deadline = time.monotonic() + seconds
     found = _attempts(server, exercise_id)
@@ -51,6 +55,7 @@ def _type(page, code: str) -> None:
     page.keyboard.type(code)
 
 
+@pytest.mark.timeout(3600)  # ten tries, each waiting up to TIMEOUT_MS on a busy machine
 @pytest.mark.parametrize("pause_ms", [50, 800], ids=["50ms", "800ms"])
 def test_every_ctrl_enter_is_graded_once(server, page, pause_ms):
     exercise = "dprobs" if pause_ms == 50 else "dcounts_sum_inv"

@@ -67,3 +67,27 @@ def model():
 def program(model):
     """Return Exercise 4's loop program (INIT and STEP) of the lecture's MLP."""
     return model.program()
+
+
+@pytest.fixture(scope="session")
+def ordinary():
+    """Return how to run this checkout as an ordinary user, from a copy it can read.
+
+    Needs root (to become the user) and setpriv; skips, saying why, when no Python of this
+    version runs for that user (tests/grader/ordinary_user.py says what is built, and where).
+    """
+    import os
+    import shutil
+
+    from .ordinary_user import NoInterpreter, build, temporary_top
+
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        pytest.skip("needs root and setpriv(1) to run as an ordinary user")
+    top = temporary_top()
+    try:
+        try:
+            yield build(Path(__file__).resolve().parents[2], top)
+        except NoInterpreter as missing:
+            pytest.skip(str(missing))
+    finally:
+        shutil.rmtree(top)

@@ -1,0 +1,148 @@
+"""An ordinary user who can run this checkout: a world-readable copy in a temporary directory.
+
+The tests that run something again as an ordinary user (the sandbox suites, `grader doctor`)
+cannot use the checkout and its `.venv` as they are: either may lie under a private home (root's
+is mode 0700, and a pyenv interpreter lives there too), and tests never open a machine's
+directories to others. So, as root, `build` makes what the user needs where it can read it,
+in a new directory under the system's temporary directory:
+
+- `checkout/`: the checkout's files (not .git, .venv, var/ or caches), hard-linked where the
+  file is already readable by everyone, else copied;
+- `venv/`: a virtual environment made by a Python of the same version that the user can run
+  (the one behind .venv when the user can run it, else the system's `pythonX.Y`, e.g. Debian's
+  /usr/bin/python3.11), holding the packages already installed in .venv (linked or copied:
+  nothing is downloaded), with `checkout/` on its path in place of the editable install.
+
+Only the directories made here get their modes set; nothing else on the machine changes. When
+no interpreter of the version runs for the user, `build` raises NoInterpreter (the tests skip
+and say why); anything else that goes wrong is an error.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+USER = "ninjatest"
+LEFT_OUT = (".git", ".venv", "var", "test-output", "__pycache__", ".pytest_cache", ".ruff_cache")
+VERSION = f"{sys.version_info.major}.{sys.version_info.minor}"
+
+
+class NoInterpreter(Exception):
+    """No Python of this version that the ordinary user can run."""
+
+
+@dataclass(frozen=True)
+class Ordinary:
+    """What runs as the ordinary user: the setpriv prefix, its Python, its copy, its env."""
+
+    become: list[str]
+    python: Path
+    root: Path
+    env: dict[str, str]
+
+
+def ensure_user() -> list[str]:
+    """Create the ordinary user if needed; return the setpriv prefix that becomes it."""
+    if subprocess.run(["id", USER], capture_output=True).returncode != 0:
+        subprocess.run(["useradd", "--create-home", USER], check=True)
+    return ["setpriv", f"--reuid={USER}", f"--regid={USER}", "--clear-groups", "--"]
+
+
+def build(root: Path, top: Path) -> Ordinary:
+    """Make the user's copy of root and its venv in top (a new directory); return how to run."""
+    become = ensure_user()
+    home = os.path.expanduser(f"~{USER}")
+    env = {"PATH": os.defpath, "HOME": home, "PYTHONDONTWRITEBYTECODE": "1"}
+    base = _interpreter(become, env)
+    top.chmod(0o755)
+    checkout = top / "checkout"
+    shutil.copytree(root, checkout, ignore=shutil.ignore_patterns(*LEFT_OUT), copy_function=_share)
+    venv = top / "venv"
+    subprocess.run([base, "-m", "venv", "--without-pip", venv], check=True, capture_output=True)
+    python = venv / "bin" / "python"
+    site = Path(_ask(python, "import sysconfig; print(sysconfig.get_path('purelib'))"))
+    _copy_packages(site, checkout)
+    _open_up(top)
+    again = (
+        "import subprocess, sys; subprocess.run([sys.executable, '-c', 'import torch'], check=True)"
+    )
+    probe = [*become, "env", python, "-c", f"import grader; print(grader.__file__); {again}"]
+    done = subprocess.run(probe, cwd=checkout, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().startswith(str(checkout)), done.stdout
+    return Ordinary(become, python, checkout, env)
+
+
+def _interpreter(become: list[str], env: dict[str, str]) -> str:
+    """Return a Python of this version that the user can run (with venv), or raise."""
+    candidates = [os.path.realpath(sys._base_executable)]
+    candidates += [shutil.which(f"python{VERSION}", path=os.defpath) or ""]
+    candidates += [shutil.which("python3", path=os.defpath) or ""]
+    # setpriv itself may start a program that the user could not (seen with a pyenv Python in
+    # root's 0700 home), so the probe goes through env, and the Python starts itself again as
+    # the sandbox does.
+    check = (
+        "import subprocess, sys, venv; sys.exit(sys.version_info[:2] != "
+        f"{sys.version_info[:2]} or subprocess.run([sys.executable, '-c', '']).returncode)"
+    )
+    for candidate in filter(None, dict.fromkeys(candidates)):
+        probe = [*become, "env", candidate, "-c", check]
+        if subprocess.run(probe, env=env, capture_output=True, cwd="/").returncode == 0:
+            return candidate
+    tried = ", ".join(filter(None, dict.fromkeys(candidates)))
+    raise NoInterpreter(
+        f"{USER} can run no Python {VERSION} with venv (tried {tried}):"
+        f" install one it can reach, e.g. apt-get install python{VERSION}-venv"
+    )
+
+
+def _copy_packages(site: Path, checkout: Path) -> None:
+    """Put .venv's installed packages in site, and the checkout where the editable install was."""
+    ours = Path(sysconfig.get_path("purelib"))
+    for entry in ours.iterdir():
+        if entry.name.startswith("__editable__") or entry.name == "__pycache__":
+            continue
+        if entry.name.startswith("backprop_ninja") or entry.name.startswith("_backprop_ninja"):
+            continue  # the project's own editable install points at the original checkout
+        if entry.is_dir():
+            shutil.copytree(entry, site / entry.name, symlinks=True, copy_function=_share)
+        else:
+            _share(entry, site / entry.name)
+    (site / "backprop_ninja_checkout.pth").write_text(f"{checkout}\n")
+
+
+def _share(source: str | Path, target: str | Path) -> None:
+    """Hard-link source when everyone may read it already (a link shares its mode), else copy."""
+    if os.stat(source).st_mode & 0o004:
+        try:
+            os.link(source, target)
+            return
+        except OSError:  # another file system, or links not allowed here
+            pass
+    shutil.copy2(source, target)
+    mode = os.stat(target).st_mode
+    os.chmod(target, mode | 0o044 | (0o011 if mode & 0o100 else 0))
+
+
+def _open_up(top: Path) -> None:
+    """Let everyone traverse and list the directories made under top (ours, all of them)."""
+    for directory, _, _ in os.walk(top):
+        os.chmod(directory, 0o755)
+
+
+def _ask(python: Path, code: str) -> str:
+    """Return what python prints for code."""
+    done = subprocess.run([python, "-c", code], check=True, capture_output=True, text=True)
+    return done.stdout.strip()
+
+
+def temporary_top() -> Path:
+    """Return a new directory for the copy, under the system's temporary directory."""
+    return Path(tempfile.mkdtemp(prefix="bpn-ordinary-"))
