@@ -1,8 +1,10 @@
-"""The hostile suites of fresh cases and of the gradebook again, as an ordinary user.
+"""The hostile suites of fresh cases, of the gradebook and of uploads again, as an ordinary user.
 
-As root, this creates the user `ninjatest` if needed and re-runs the suites under it with
-setpriv: learner code then runs in the sandbox's unprivileged mode, and an unreadable folder
-really is unreadable. Run alone: `python -m pytest tests/grader/test_hostile_unprivileged.py`.
+As root, the `ordinary` fixture (tests/grader/conftest.py) creates the user `ninjatest` if
+needed and builds a copy of the checkout with a venv that the user can read; the suites run
+there under setpriv: learner code then runs in the sandbox's unprivileged mode, an unreadable
+folder really is unreadable, and an upload's reader child runs as that user. Run alone:
+`python -m pytest tests/grader/test_hostile_unprivileged.py`.
 """
 
 from __future__ import annotations
@@ -10,14 +12,14 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 
 import pytest
 
-from .test_cli import ROOT
-
-USER = "ninjatest"
-SUITES = ("tests/grader/test_hostile_fresh.py", "tests/grader/test_hostile_batch.py")
+SUITES = (
+    "tests/grader/test_hostile_fresh.py",
+    "tests/grader/test_hostile_batch.py",
+    "tests/grader/test_hostile_uploads.py",
+)
 
 pytestmark = [
     pytest.mark.slow,
@@ -26,18 +28,12 @@ pytestmark = [
 ]
 
 
-@pytest.mark.timeout(1200)  # two suites that grade through the sandbox and the CLI
-def test_the_hostile_suites_pass_as_an_ordinary_user():
-    if subprocess.run(["id", USER], capture_output=True).returncode != 0:
-        subprocess.run(["useradd", "--create-home", USER], check=True)
-    become = ["setpriv", f"--reuid={USER}", f"--regid={USER}", "--clear-groups", "--"]
-    probe = [*become, sys.executable, "-c", f"open({str(ROOT / 'grader' / '__init__.py')!r})"]
-    if subprocess.run(probe, capture_output=True).returncode != 0:
-        pytest.skip(f"{USER} cannot run {sys.executable} or read {ROOT}")
-    env = {"PATH": os.defpath, "HOME": os.path.expanduser(f"~{USER}")}
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
-    command = [*become, sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *SUITES]
-    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+@pytest.mark.timeout(1800)  # three suites that grade through the sandbox, the CLI and uploads
+def test_the_hostile_suites_pass_as_an_ordinary_user(ordinary):
+    command = [*ordinary.become, ordinary.python, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    done = subprocess.run(
+        [*command, *SUITES], cwd=ordinary.root, env=ordinary.env, capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     assert " passed" in done.stdout and "failed" not in done.stdout
     assert " skipped" in done.stdout, "the device case is root's only"
