@@ -220,7 +220,7 @@ def test_validate_one_good_file():
 
 
 LAYERS = ("network", "filesystem", "procfs", "ipc", "process", "environment", "workdir", "rlimits")
-LAYERS += ("uid", "seccomp", "threads", "autograd")
+LAYERS += ("uid", "seccomp", "threads", "dispatch-audit", "autograd", "native-calls")
 
 
 def _states(stdout: str) -> dict[str, str]:
