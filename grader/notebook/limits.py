@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from grader import feedback
+from grader.feedback import voice as feedback
 
 MAX_NOTEBOOK_BYTES = 8 << 20
 MAX_DEPTH = 64

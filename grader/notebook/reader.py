@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from data import bounded
-from grader import feedback
+from grader.feedback import voice as feedback
 from grader.notebook import cells
 from grader.notebook.cells import Found, Part
 from grader.notebook.limits import MAX_NOTEBOOK_BYTES, NotebookError
