@@ -57,17 +57,19 @@ class ScenarioRuns(Once):
 class LayerProbe(Once):
     """Start the sandbox and record its missing layers (or why it refused to start)."""
 
-    def __init__(self, require_all: bool):
+    def __init__(self, require_all: bool, time_limit: float):
         super().__init__("sandbox-layers")
         self.require_all = require_all
+        self.time_limit = time_limit
         self.missing: dict[str, str] | None = None
         self.error: Exception | None = None
 
     def run(self) -> None:
-        from grader.sandbox import default_sandbox
+        from grader.sandbox import Limits, default_sandbox
 
+        limits = Limits(cpu_seconds=self.time_limit, wall_seconds=2 * self.time_limit)
         try:
-            self.missing = default_sandbox(self.require_all).missing_layers()
+            self.missing = default_sandbox(self.require_all, limits).missing_layers()
         except Exception as e:  # MissingLayers, or a sandbox that cannot start at all
             self.error = e
             self.missing = {"sandbox": str(e)}

@@ -15,6 +15,7 @@ from pathlib import Path
 PREFIX = "NINJA_"
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 EDITORS = ("ace", "plain")
+MAX_TIME_LIMIT = 300.0  # seconds: a grading that holds a slot longer starves the class
 
 
 class ConfigError(ValueError):
@@ -32,6 +33,7 @@ class AppConfig:
     require_all_layers: bool = False  # refuse to grade unless every sandbox layer is on
     reveal_after: int = 1  # real attempts before the solution may be revealed; 0: never
     grade_delay: float = 0.0  # tests only: seconds between recording a submission and grading it
+    time_limit: float = 5.0  # CPU seconds one grading may use; its wall-clock limit is twice that
 
     @property
     def cache_dir(self) -> Path:
@@ -79,6 +81,8 @@ def _convert(name: str, raw: str):
         return _count(name, raw)
     if name == "grade_delay":
         return _seconds(name, raw)
+    if name == "time_limit":
+        return _limit(name, raw)
     return raw
 
 
@@ -100,6 +104,17 @@ def _seconds(name: str, raw: str) -> float:
         value = -1.0
     if not value >= 0:
         raise ConfigError(f"`{PREFIX}{name.upper()}` must be a number of seconds: got {raw!r}.")
+    return value
+
+
+def _limit(name: str, raw: str) -> float:
+    """Return a time limit in seconds, above 0 and at most MAX_TIME_LIMIT."""
+    value = _seconds(name, raw)
+    if not 0 < value <= MAX_TIME_LIMIT:
+        raise ConfigError(
+            f"`{PREFIX}{name.upper()}` must be more than 0 and at most {MAX_TIME_LIMIT:g} "
+            f"seconds: got {raw!r}."
+        )
     return value
 
 

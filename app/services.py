@@ -231,7 +231,7 @@ def missing_layers() -> dict[str, str] | None:
     waits for it; with `NINJA_REQUIRE_ALL_LAYERS` the call starts it, waits and raises
     MissingLayers if any layer is off.
     """
-    probe = _layer_probe(config().require_all_layers)
+    probe = _layer_probe(config().require_all_layers, config().time_limit)
     if config().require_all_layers:
         probe.begin()
         probe.join()
@@ -252,10 +252,10 @@ def start_background() -> None:
 
 def start_sandbox() -> None:
     """Start the process-wide sandbox in the background, if not yet."""
-    _layer_probe(config().require_all_layers).begin()
+    _layer_probe(config().require_all_layers, config().time_limit).begin()
 
 
 @st.cache_resource(show_spinner=False)
-def _layer_probe(require_all: bool) -> LayerProbe:
+def _layer_probe(require_all: bool, time_limit: float) -> LayerProbe:
     """Return the thread that starts the process-wide sandbox once and records missing layers."""
-    return LayerProbe(require_all)
+    return LayerProbe(require_all, time_limit)

@@ -121,14 +121,17 @@ _default: Sandbox | None = None
 _default_lock = threading.Lock()
 
 
-def default_sandbox(require_all_layers: bool = False) -> Sandbox:
+def default_sandbox(require_all_layers: bool = False, limits: Limits | None = None) -> Sandbox:
     """Return the process-wide sandbox, starting it on first use (closed at exit).
 
-    With require_all_layers, the first call raises MissingLayers if any layer is off.
+    With require_all_layers, the first call raises MissingLayers if any layer is off. Limits,
+    when given, apply to every later run that names none (the app's configured time limit).
     """
     global _default
     with _default_lock:
         if _default is None:
-            _default = Sandbox(require_all_layers=require_all_layers)
+            _default = Sandbox(limits or DEFAULT_LIMITS, require_all_layers=require_all_layers)
             atexit.register(_default.close)
+        elif limits is not None:
+            _default.limits = limits
         return _default

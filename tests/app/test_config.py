@@ -71,3 +71,15 @@ def test_the_grading_delay_for_tests_is_a_number_of_seconds(raw, seconds):
             from_env({"NINJA_GRADE_DELAY": raw})
     else:
         assert from_env({"NINJA_GRADE_DELAY": raw}).grade_delay == seconds
+
+
+@pytest.mark.parametrize(("raw", "seconds"), [("5", 5.0), ("0.5", 0.5), ("300", 300.0)])
+def test_the_time_limit_is_seconds_of_cpu_per_grading(raw, seconds):
+    assert from_env({}).time_limit == 5.0
+    assert from_env({"NINJA_TIME_LIMIT": raw}).time_limit == seconds
+
+
+@pytest.mark.parametrize("raw", ["0", "-2", "301", "nan", "soon"])
+def test_a_time_limit_outside_0_to_300_seconds_is_refused(raw):
+    with pytest.raises(ConfigError, match="`NINJA_TIME_LIMIT` must be"):
+        from_env({"NINJA_TIME_LIMIT": raw})

@@ -1,22 +1,24 @@
 """Fixtures for the browser tests: a real `streamlit run app/main.py` and Debian's chromium.
 
-The server runs on a free localhost port with a fresh data directory; its log is kept so that a
-test can check that it started and ran with no warning or traceback. Screenshots go under
-test-output/ (ignored by git).
+The server runs on a free localhost port with a fresh data directory and a grading time limit of
+LOOP_SECONDS (a loop must hold its slot while other learners are served on a busy machine); its
+log is kept so that a test can check that it started and ran with no warning or traceback.
+Screenshots go under test-output/ (ignored by git).
 """
 
 from __future__ import annotations
 
 import pytest
 
-from .e2e_helpers import CHROMIUM, CHROMIUM_ARGS, OUTPUT, start_server, stop_server
+from .e2e_helpers import CHROMIUM, CHROMIUM_ARGS, LOOP_SECONDS, OUTPUT, start_server, stop_server
 
 
 @pytest.fixture(scope="session")
 def server(tmp_path_factory):
     """Yield the running app, shared by the browser tests."""
     OUTPUT.mkdir(exist_ok=True)
-    running = start_server(tmp_path_factory.mktemp("ninja") / "var", OUTPUT / "server.log")
+    data, log = tmp_path_factory.mktemp("ninja") / "var", OUTPUT / "server.log"
+    running = start_server(data, log, settings={"NINJA_TIME_LIMIT": str(LOOP_SECONDS)})
     yield running
     stop_server(running.process)
 

@@ -63,9 +63,19 @@ def assert_nothing_left_behind(box, zygotes: list[int], wait: float, host: tuple
     assert not left, left
     assert zygote_pids(box) == zygotes, "no zygote was restarted"
     assert all(os.path.exists(f"/proc/{pid}") for pid in zygotes)
-    count, shmem = host_ipc()
+    # A dead run's mount and IPC namespaces are torn down by the kernel after its last process
+    # is reaped, asynchronously: wait for their pages to go, as for the processes above.
+    deadline = time.monotonic() + wait
+    while not below(held := host_ipc(), host) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    count, shmem = held
     assert count <= host[0], "a SysV IPC object was left behind"
-    assert shmem <= host[1] + SHMEM_SLACK, "shared memory was left behind"
+    assert shmem <= host[1] + SHMEM_SLACK, f"shared memory was left behind: {shmem - host[1]} kB"
+
+
+def below(held: tuple[int, int], host: tuple[int, int]) -> bool:
+    """Return whether the IPC objects and Shmem held now are within what the host held before."""
+    return held[0] <= host[0] and held[1] <= host[1] + SHMEM_SLACK
 
 
 def host_ipc() -> tuple[int, int]:
