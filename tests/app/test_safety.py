@@ -48,8 +48,9 @@ def test_a_setting_that_is_neither_says_which(tmp_path):
         from_env({"NINJA_REQUIRE_ALL_LAYERS": "maybe"})
 
 
-def test_the_real_sandbox_is_probed_in_the_background(app_env):
-    probe = services._layer_probe(False)
+def test_the_real_sandbox_is_probed_in_the_background(app_env, monkeypatch):
+    monkeypatch.setenv("NINJA_TIME_LIMIT", "7")
+    probe = services._layer_probe(False, 7.0)
     assert probe.ident is None and probe.missing is None, "not started before a page is drawn"
     REAL_START_SANDBOX()
     assert probe.name == "sandbox-layers" and probe.ident is not None
@@ -57,3 +58,7 @@ def test_the_real_sandbox_is_probed_in_the_background(app_env):
     assert probe.error is None, probe.error
     assert isinstance(probe.missing, dict)
     assert all(isinstance(why, str) and why for why in probe.missing.values())
+    from grader.sandbox import Limits, default_sandbox
+
+    limits, default_sandbox().limits = default_sandbox().limits, Limits()  # others expect 5 s
+    assert (limits.cpu_seconds, limits.wall_seconds) == (7.0, 14.0), "the setting reached it"
