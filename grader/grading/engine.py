@@ -17,7 +17,7 @@ from grader.grading.cases import ALT, LECTURE, RANDOM, Prepared, Runs, fresh, pr
 from grader.grading.checks import Source, Subject
 from grader.grading.hints import Clues
 from grader.grading.pipeline import EXERCISE, WHOLE_PASS
-from grader.grading.reference import vjp
+from grader.grading.reference import path_terms, vjp
 from grader.grading.views import ExerciseView, describe
 from grader.grading.wholepass import grade_pass, header
 from grader.misconceptions import Found
@@ -221,7 +221,19 @@ class Grader:
         n = int(run.sizes.get("n", 1))
         lecture = prepared.expected[LECTURE]
         expected = prepared.expected[case]
-        return Clues(expected, lecture, exercise.target, n, run.sizes, mistakes, partials)
+        return Clues(
+            expected,
+            lecture,
+            exercise.target,
+            n,
+            run.sizes,
+            mistakes,
+            partials,
+            values=run.values,
+            upstream=cots,
+            lines={c: _line(exercise, c) for c in cots},
+            terms=_once(lambda: path_terms(exercise.scenario, run, exercise.target, cots)),
+        )
 
     def _mistake_output(self, prepared: Prepared, index: int, case: str = LECTURE):
         """Return a thunk giving the output of an instructor-listed mistake (run sandboxed).
@@ -263,6 +275,26 @@ def _declared_shape(exercise: Exercise, sizes: dict, shape: tuple[int, ...]) -> 
     """Return the target's shape comment when it holds for these sizes, else ""."""
     comment = exercise.scenario.statement(exercise.target).shape
     return comment if comment and evaluate_shape(comment, sizes) == shape else ""
+
+
+def _line(exercise: Exercise, consumer: str) -> str:
+    """Return a consumer's forward line, without its comment."""
+    try:
+        return exercise.scenario.statement(consumer).source.split("#")[0].strip()
+    except KeyError:
+        return consumer
+
+
+def _once(thunk):
+    """Return a thunk that computes its value on the first call only."""
+    kept: list = []
+
+    def value():
+        if not kept:
+            kept.append(thunk())
+        return kept[0]
+
+    return value
 
 
 def _only(cotangents: dict, kept: tuple[str, ...]) -> dict:
