@@ -32,6 +32,7 @@ SHAPES: tuple[tuple[str, Callable[[torch.Tensor], torch.Tensor]], ...] = (
     ("`{}`.log()", torch.log),
     ("-`{}`**-2", lambda t: -(t**-2)),
 )
+PROBES = 16  # entries a candidate is first tried on
 STEADY_TERM = 1e-4  # a term smaller than this, relative to the largest, is float noise
 
 
@@ -54,15 +55,12 @@ def _reduced(product: torch.Tensor, shape: torch.Size) -> torch.Tensor | None:
     return product.sum(dims, keepdim=True).reshape(shape)
 
 
-def _products(values: Mapping[str, torch.Tensor], upstream: torch.Tensor, shape: torch.Size):
-    """Yield (label, candidate): every candidate local derivative times the upstream gradient,
-    summed to the answer's shape; the upstream gradient alone first."""
-    yield "1", _reduced(upstream, shape)
-    for name, value in values.items():
-        for form, function in SHAPES:
-            with torch.no_grad():
-                product = function(value.to(upstream.dtype)) * upstream
-            yield form.format(name, name), _reduced(product, shape)
+def _product(value, function, upstream: torch.Tensor, shape: torch.Size):
+    """Return a candidate local derivative times the upstream gradient, summed to `shape`."""
+    if value is None:
+        return _reduced(upstream, shape)
+    with torch.no_grad():
+        return _reduced(function(value.to(upstream.dtype)) * upstream, shape)
 
 
 def _broadcasts(value: torch.Tensor, upstream: torch.Tensor) -> bool:
@@ -71,6 +69,48 @@ def _broadcasts(value: torch.Tensor, upstream: torch.Tensor) -> bool:
         return torch.broadcast_shapes(value.shape, upstream.shape) == upstream.shape
     except RuntimeError:
         return False
+
+
+def _rough(answer: torch.Tensor, stacked: torch.Tensor, upstream: torch.Tensor, function):
+    """Return, for each stacked value, whether `function(value) * upstream` may be `answer`:
+    judged loosely, on a few entries where the shapes agree, so that the candidates are tried
+    in a handful of tensor operations and only the likely ones in full."""
+    with torch.no_grad():
+        if answer.shape == upstream.shape:
+            idx = torch.linspace(0, answer.numel() - 1, PROBES).long()
+            picked = function(stacked.reshape(len(stacked), -1)[:, idx])
+            made, want = picked * upstream.reshape(-1)[idx], answer.reshape(-1)[idx]
+        else:
+            dims = broadcast_dims(tuple(upstream.shape), tuple(answer.shape)) or ()
+            full = function(stacked) * upstream
+            made = full.sum(tuple(d + 1 for d in dims), keepdim=True)
+            made, want = made.reshape(len(stacked), -1), answer.reshape(-1)
+    scale = max(float(answer.abs().max()), 1e-3)
+    close = torch.isclose(made, want.expand_as(made), rtol=1e-2, atol=1e-4 * scale)
+    return close.all(1).tolist()
+
+
+def _exact(answer: torch.Tensor, value, function, upstream: torch.Tensor) -> bool:
+    """Return whether a candidate is `answer`, to the tolerance of `alike`."""
+    candidate = _product(value, function, upstream, answer.shape)
+    if candidate is None or not bool(torch.isfinite(candidate).all()):
+        return False
+    return alike(answer, candidate)
+
+
+def _first(answer: torch.Tensor, values: Mapping[str, torch.Tensor], upstream: torch.Tensor):
+    """Return the label of the first candidate that is `answer`, or ""."""
+    if _exact(answer, None, None, upstream):
+        return "1"
+    if not values:
+        return ""
+    names = list(values)
+    stacked = torch.stack([values[k].to(upstream.dtype).expand(upstream.shape) for k in names])
+    for form, function in SHAPES:
+        for name, maybe in zip(names, _rough(answer, stacked, upstream, function), strict=True):
+            if maybe and _exact(answer, values[name], function, upstream):
+                return form.format(name, name)
+    return ""
 
 
 def local_derivative(
@@ -83,15 +123,8 @@ def local_derivative(
     if alike(got, expected):
         return None
     usable = {k: v for k, v in values.items() if v.is_floating_point() and _broadcasts(v, upstream)}
-    used = right = ""
-    for label, candidate in _products(usable, upstream, expected.shape):
-        if candidate is None or not bool(torch.isfinite(candidate).all()):
-            continue
-        if not used and alike(got, candidate):
-            used = label
-        if not right and alike(expected, candidate):
-            right = label
-    return Derivative(used, right) if used else None
+    used = _first(got, usable, upstream)
+    return Derivative(used, _first(expected, usable, upstream)) if used else None
 
 
 def index_slip(

@@ -38,7 +38,7 @@ class Grader:
         self._sandbox = sandbox
         self.runs = Runs(dataset)
         self._prepared: dict[str, Prepared] = {}
-        self._mistakes: dict[tuple[str, int], torch.Tensor | None] = {}
+        self._mistakes: dict[tuple[str, int | str], object] = {}  # outputs, a formula's terms
         self._lock = threading.Lock()
 
     @property
@@ -232,8 +232,25 @@ class Grader:
             values=run.values,
             upstream=cots,
             lines={c: _line(exercise, c) for c in cots},
-            terms=_once(lambda: path_terms(exercise.scenario, run, exercise.target, cots)),
+            terms=self._terms(prepared, case),
         )
+
+    def _terms(self, prepared: Prepared, case: str):
+        """Return a thunk giving a fused formula's terms on a case: kept for the lecture batch,
+        computed anew on the random case (drawn for each submission)."""
+        exercise = prepared.exercise
+        run, cots = prepared.runs[case], prepared.cotangents[case]
+        compute = _once(lambda: path_terms(exercise.scenario, run, exercise.target, cots))
+        if case != LECTURE:
+            return compute
+
+        def kept():
+            key = (exercise.id, "terms")
+            if key not in self._mistakes:
+                self._mistakes[key] = compute()
+            return self._mistakes[key]
+
+        return kept
 
     def _mistake_output(self, prepared: Prepared, index: int, case: str = LECTURE):
         """Return a thunk giving the output of an instructor-listed mistake (run sandboxed).
