@@ -73,6 +73,7 @@ MISCONCEPTIONS: tuple[Misconception, ...] = (
     Misconception("formula_wrong", "is wrong almost everywhere: the formula, not an index"),
     Misconception("index_add_shape", "gives index_add_ a source whose rows do not match the index"),
     Misconception("max_wrong_dim", "takes the max over the wrong dim"),
+    Misconception("wrong_tensor", "writes a fused formula with the wrong forward tensor"),
 )
 IDS: tuple[str, ...] = tuple(m.id for m in MISCONCEPTIONS)
 
@@ -116,6 +117,7 @@ IDS: tuple[str, ...] = tuple(m.id for m in MISCONCEPTIONS)
     FORMULA_WRONG,
     INDEX_ADD_SHAPE,
     MAX_WRONG_DIM,
+    WRONG_TENSOR,
 ) = IDS
 BESSEL_FACTORS = ("n-1", "1/(n-1)", "n/(n-1)", "(n-1)/n")  # a factor of these is Bessel's
 

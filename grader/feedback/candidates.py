@@ -146,6 +146,31 @@ def index_slip(
     return None
 
 
+def swapped_tensor(
+    got: torch.Tensor, expected: torch.Tensor, values: Mapping[str, torch.Tensor]
+) -> tuple[str, str] | None:
+    """Return (used, right): a formula of a tensor and the targets' one-hot (cross-entropy's
+    `(probs - onehot) / n`) written with another tensor (`logprobs` for `probs`)."""
+    if expected.dim() != 2:
+        return None
+    targets = next((t for t in values.values() if _targets_of(t, expected)), None)
+    if targets is None:
+        return None
+    onehot = _onehot(targets, expected)
+    same = {k: v for k, v in values.items() if v.shape == expected.shape and v.is_floating_point()}
+    right = next((k for k, v in same.items() if _combines(expected, v, onehot)), "")
+    used = next((k for k, v in same.items() if k != right and _combines(got, v, onehot)), "")
+    return (used, right) if used and right else None
+
+
+def _combines(answer: torch.Tensor, tensor: torch.Tensor, onehot: torch.Tensor) -> bool:
+    """Return whether `answer` is a * tensor + b * onehot with a non-zero."""
+    basis = torch.stack([tensor.reshape(-1).double(), onehot.reshape(-1).double()], 1)
+    solution = torch.linalg.lstsq(basis, answer.reshape(-1, 1).double()).solution
+    fitted = (basis @ solution).reshape(answer.shape).to(answer.dtype)
+    return abs(float(solution[0])) > 1e-9 and alike(answer, fitted)
+
+
 def _targets_of(targets: torch.Tensor, expected: torch.Tensor) -> bool:
     """Return whether a tensor is a class index per row of `expected`."""
     if targets.dtype not in (torch.int64, torch.int32) or targets.dim() != 1:

@@ -329,6 +329,14 @@ def hint_index_targets(where: str, targets: str) -> str:
     )
 
 
+def hint_wrong_tensor(used: str, right: str) -> str:
+    return (
+        f"Hint: your formula uses `{used}` where the gradient has `{right}`: the derivative of "
+        f"the loss with respect to the logits is `{right}` minus the one-hot of the targets, "
+        "over n."
+    )
+
+
 def _term(term: str, label: str) -> str:
     term = f"`{term}`" if term else "the input directly"
     if label == "0":
@@ -456,6 +464,7 @@ SENTENCES = {
     m.FORMULA_WRONG: hint_formula_wrong,
     m.INDEX_ADD_SHAPE: hint_index_add_shape,
     m.MAX_WRONG_DIM: hint_max_wrong_dim,
+    m.WRONG_TENSOR: hint_wrong_tensor,
 }
 
 

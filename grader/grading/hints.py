@@ -171,6 +171,12 @@ def _indexing(got: torch.Tensor, clues: Clues) -> Found | None:
     return Found(m.INDEX_TARGETS, found) if found else None
 
 
+def _swapped(got: torch.Tensor, clues: Clues) -> Found | None:
+    """A formula with the targets' one-hot written with the wrong tensor (`logprobs`)."""
+    found = candidates.swapped_tensor(got, clues.expected, clues.values)
+    return Found(m.WRONG_TENSOR, found) if found else None
+
+
 def _terms(got: torch.Tensor, clues: Clues) -> Found | None:
     """A fused formula with one of its terms dropped, negated or rescaled (Bessel's factor
     misplaced); all the statistics' terms dropped is treating them as constants."""
@@ -226,6 +232,7 @@ HINTS: tuple[Detector, ...] = (
     Detector("a mistake the exercise lists", _listed),
     Detector("a consumer left out, or its sign or factor", _branches),
     Detector("a slip of indexing with the targets", _indexing),
+    Detector("the wrong tensor beside the targets' one-hot", _swapped),
     Detector("the opposite sign", _sign),
     Detector("a constant factor", _factor),
     Detector("gradient where the forward pass masked", _masked),

@@ -93,6 +93,13 @@ def test_a_slip_of_indexing_with_the_targets_is_named(case, where, got):
     assert _hint(got, DLOGITS, upstream={"loss": torch.tensor(1.0)}) == hint, case
 
 
+def test_log_softmax_for_softmax_is_named_by_its_tensor():
+    values = VALUES | {"logprobs": P.log()}
+    got = (P.log() - ONEHOT) / 8
+    assert candidates.swapped_tensor(got, DLOGITS, values) == ("logprobs", "probs")
+    assert candidates.swapped_tensor(DLOGITS.clone(), DLOGITS, values) is None
+
+
 def test_a_right_answer_is_no_slip_of_indexing():
     assert candidates.index_slip(DLOGITS.clone(), DLOGITS, VALUES) is None
 
