@@ -81,7 +81,9 @@ def _rough(answer: torch.Tensor, stacked: torch.Tensor, upstream: torch.Tensor, 
             picked = function(stacked.reshape(len(stacked), -1)[:, idx])
             made, want = picked * upstream.reshape(-1)[idx], answer.reshape(-1)[idx]
         else:
-            dims = broadcast_dims(tuple(upstream.shape), tuple(answer.shape)) or ()
+            dims = broadcast_dims(tuple(upstream.shape), tuple(answer.shape))
+            if dims is None:  # the answer is larger than the upstream gradient: no candidate
+                return [False] * len(stacked)
             full = function(stacked) * upstream
             made = full.sum(tuple(d + 1 for d in dims), keepdim=True)
             made, want = made.reshape(len(stacked), -1), answer.reshape(-1)

@@ -9,6 +9,7 @@ one entry here, its id in misconceptions.py and its sentence in feedback.py.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -19,6 +20,7 @@ from grader.feedback import candidates, diagnose
 from grader.grading.cases import LECTURE, RANDOM
 from grader.misconceptions import Found
 
+log = logging.getLogger("grader")
 TINY = 1e-6  # a true gradient smaller than this has no sign or factor worth naming
 
 
@@ -256,7 +258,18 @@ def find(
             continue
         if row and not detector.rows:
             continue
-        found = detector.find(got.to(clues.expected.dtype) if detector.same_shape else got, clues)
+        found = _safely(
+            detector, got.to(clues.expected.dtype) if detector.same_shape else got, clues
+        )
         if found is not None:
             return found
     return None
+
+
+def _safely(detector: Detector, got: torch.Tensor | None, clues: Clues) -> Found | None:
+    """Run one detector; one that fails is logged and says nothing (the verdict stands)."""
+    try:
+        return detector.find(got, clues)
+    except Exception:
+        log.exception("the hint for %s failed", detector.looks_for)
+        return None

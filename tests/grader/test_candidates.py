@@ -200,3 +200,8 @@ def test_a_sum_of_everything_is_named():
 )
 def test_inaccurate_only_for_round_off(maxdiff, scale, word):
     assert word in feedback.inaccurate("dx", maxdiff, (0, 0), (1e-5, 1e-5), scale)
+
+
+def test_a_consumer_that_sums_the_answer_offers_no_candidate():
+    row_sums = U.sum(1, keepdim=True)  # the upstream gradient of `s = h.sum(1, keepdim=True)`
+    assert candidates.local_derivative(2 * TANH, TANH, VALUES, row_sums) is None
