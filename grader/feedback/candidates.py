@@ -161,8 +161,10 @@ def swapped_tensor(
     onehot = _onehot(targets, expected)
     same = {k: v for k, v in values.items() if v.shape == expected.shape and v.is_floating_point()}
     right = next((k for k, v in same.items() if _combines(expected, v, onehot)), "")
+    if not right:  # the gradient is no such formula: nothing to swap
+        return None
     used = next((k for k, v in same.items() if k != right and _combines(got, v, onehot)), "")
-    return (used, right) if used and right else None
+    return (used, right) if used else None
 
 
 def _combines(answer: torch.Tensor, tensor: torch.Tensor, onehot: torch.Tensor) -> bool:
