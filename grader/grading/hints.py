@@ -197,7 +197,7 @@ def _terms(got: torch.Tensor, clues: Clues) -> Found | None:
 def _sums(got: torch.Tensor, clues: Clues) -> Found | None:
     """A weight's gradient as the product of two batch sums."""
     found = candidates.sums_multiplied(got, clues.values, clues.upstream)
-    return Found(m.SUMS_MULTIPLIED, found) if found else None
+    return Found(m.SUMS_MULTIPLIED, (found[0], f"d{found[1]}")) if found else None
 
 
 def _masked(got: torch.Tensor, clues: Clues) -> Found | None:

@@ -136,7 +136,7 @@ def test_a_fused_formulas_term_is_named(case, got, hint):
 def test_a_product_of_batch_sums_is_named():
     expected = X.T @ U  # dW for h = x @ W
     got = X.sum(0)[:, None] * U.sum(0)[None, :] / 8
-    assert _hint(got, expected, upstream={"h": U}) == feedback.hint_sums_multiplied("x", "h")
+    assert _hint(got, expected, upstream={"h": U}) == feedback.hint_sums_multiplied("x", "dh")
 
 
 def test_the_power_rule_names_its_exponent():
