@@ -24,6 +24,11 @@ WRONG = {
     "dcounts": "dcounts = counts_sum_inv * dprobs",
     "dbndiff": "dbndiff = bnvar_inv * dbnraw",
     "dh": "dh = dlogits @ W2.T * 2",
+    # these reach the detectors of issue 22 (hints.py): they run only on a failed check
+    "dhpreact": "dhpreact = h * (1 - h) * dh",
+    "dhprebn_fused": "dhprebn = bngain * bnvar_inv * dhpreact",
+    "dlogits_fused": "dlogits = F.softmax(logits, 1)\ndlogits[:, Yb] -= 1\ndlogits /= n",
+    "dW2": "dW2 = h.sum(0, keepdim=True).T @ dlogits.sum(0, keepdim=True)",
 }
 RIGHT = ("dlogprobs", "dcounts", "dlogits", "dbnvar", "dhprebn", "dC", "dhprebn_fused")
 
@@ -47,17 +52,23 @@ def main() -> None:
     jobs = [(e, grader.catalog.get(e).solution()) for e in RIGHT] + list(WRONG.items())
     for exercise, code in jobs:  # warm: references and mistake outputs computed once
         grader.grade(exercise, code)
-    times = []
+    times, wrong = [], []
     for _ in range(args.rounds):
         for exercise, code in jobs:
             t = time.perf_counter()
             grader.grade(exercise, code)
             times.append(time.perf_counter() - t)
+            if WRONG.get(exercise) == code:
+                wrong.append(times[-1])
     print(f"first submission after start: {first_s * 1000:.0f} ms (target <= 3000 ms)")
     print(
         f"warm submissions: n={len(times)}, p50 {percentile(times, 50) * 1000:.1f} ms, "
         f"p95 {percentile(times, 95) * 1000:.1f} ms, mean {statistics.mean(times) * 1000:.1f} "
         f"ms (targets p50 <= 15 ms, p95 <= 100 ms)"
+    )
+    print(
+        f"warm wrong answers (detectors run): n={len(wrong)}, "
+        f"p50 {percentile(wrong, 50) * 1000:.1f} ms, p95 {percentile(wrong, 95) * 1000:.1f} ms"
     )
 
 

@@ -59,6 +59,21 @@ MISCONCEPTIONS: tuple[Misconception, ...] = (
     Misconception("hard_coded_size", "types a size (32, 64, 27) instead of reading it"),
     Misconception("zero_by_coincidence", "writes zeros that pass on one batch by coincidence"),
     Misconception("local_only", "stops at the local derivative, without the upstream gradient"),
+    Misconception(
+        "wrong_local_derivative", "multiplies the upstream gradient by a wrong local derivative"
+    ),
+    Misconception("no_local_derivative", "passes the upstream gradient through unchanged"),
+    Misconception("index_targets", "scatters the targets' gradient with the wrong indexing"),
+    Misconception("fused_term", "drops, negates or rescales one term of a fused formula"),
+    Misconception("stats_constant", "treats a normalisation's mean and variance as constants"),
+    Misconception("sums_multiplied", "multiplies two batch sums instead of summing products"),
+    Misconception("matmul_for_elementwise", "uses `@` where the forward pass multiplies elements"),
+    Misconception("power_rule", "leaves out the exponent the power rule brings down"),
+    Misconception("summed_everything", "sums every entry where only the broadcast dims add up"),
+    Misconception("formula_wrong", "is wrong almost everywhere: the formula, not an index"),
+    Misconception("index_add_shape", "gives index_add_ a source whose rows do not match the index"),
+    Misconception("max_wrong_dim", "takes the max over the wrong dim"),
+    Misconception("wrong_tensor", "writes a fused formula with the wrong forward tensor"),
 )
 IDS: tuple[str, ...] = tuple(m.id for m in MISCONCEPTIONS)
 
@@ -90,6 +105,19 @@ IDS: tuple[str, ...] = tuple(m.id for m in MISCONCEPTIONS)
     HARD_CODED_SIZE,
     ZERO_BY_COINCIDENCE,
     LOCAL_ONLY,
+    WRONG_LOCAL_DERIVATIVE,
+    NO_LOCAL_DERIVATIVE,
+    INDEX_TARGETS,
+    FUSED_TERM,
+    STATS_CONSTANT,
+    SUMS_MULTIPLIED,
+    MATMUL_FOR_ELEMENTWISE,
+    POWER_RULE,
+    SUMMED_EVERYTHING,
+    FORMULA_WRONG,
+    INDEX_ADD_SHAPE,
+    MAX_WRONG_DIM,
+    WRONG_TENSOR,
 ) = IDS
 BESSEL_FACTORS = ("n-1", "1/(n-1)", "n/(n-1)", "(n-1)/n")  # a factor of these is Bessel's
 

@@ -4,8 +4,10 @@
     >>> voice.wrong_shape("dW1", (64, 30), (30, 64))
 
 voice.py holds every sentence (one function per kind of message); diagnose.py compares tensors
-and names the misconception a wrong answer shows; render.py writes a result as text and
-checkjson.py as the JSON of docs/check-json.md. Names are imported on first use.
+and names the misconception a wrong answer shows; candidates.py builds the wrong answers a
+learner is likely to write (wrong local derivatives, indexing slips, a fused formula's terms);
+render.py writes a result as text and checkjson.py as the JSON of docs/check-json.md. Names
+are imported on first use.
 """
 
 from __future__ import annotations

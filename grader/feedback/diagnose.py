@@ -113,6 +113,9 @@ def shape_hint(
         return Found(m.WRONG_SHAPE, (e, named(e, sizes, declared)))  # summing alone: still wrong
     if got.numel() == expected.numel():
         return Found(m.WRONG_SHAPE, (e, named(e, sizes, declared)))
+    everything = summed_everything(got, e, upstream)
+    if everything:
+        return everything
     wrong = wrong_sum(g, e, sizes, upstream, declared)
     if wrong:
         return wrong
@@ -121,6 +124,20 @@ def shape_hint(
         lost = [i for i, (a, b) in enumerate(zip(padded, e, strict=True)) if a != b]
         names = [label(e[i], sizes) for i in lost]
         return Found(m.SUMMED_NOT_BROADCAST, (named(e, sizes, declared), lost, names))
+    return None
+
+
+def summed_everything(
+    got: torch.Tensor, e: tuple, upstream: tuple[tuple[int, ...], ...]
+) -> Found | None:
+    """Name a `.sum()` of every entry where the forward pass broadcast over some dims only
+    (`db2 = dlogits.sum()`)."""
+    if got.numel() != 1 or len(e) == 0 or _squeezed(e) == ():
+        return None
+    for shape in upstream:
+        dims = broadcast_dims(shape, e)
+        if dims is not None:
+            return Found(m.SUMMED_EVERYTHING, (dims,))
     return None
 
 
@@ -209,6 +226,11 @@ def factor_label(
     return f"{k:.3g}"
 
 
+def factors(n: int, sizes: dict) -> list[tuple[str, float]]:
+    """Return the constant factors a slip may leave, named, simplest first."""
+    return _factors(n, sizes)
+
+
 def _factors(n: int, sizes: dict) -> list[tuple[str, float]]:
     """Return candidate factors, simplest first, with their inverses."""
     base: list[tuple[str, float]] = [("2", 2.0), ("3", 3.0)]
@@ -250,6 +272,11 @@ def wrong_places(got: torch.Tensor, expected: torch.Tensor) -> tuple[tuple, tupl
     return rows, cols
 
 
+def as_2d(t: torch.Tensor) -> torch.Tensor:
+    """View a tensor as 2-D (see `_as_2d`)."""
+    return _as_2d(t)
+
+
 def _as_2d(t: torch.Tensor) -> torch.Tensor:
     """View a tensor as 2-D: a row for 0-D and 1-D, rows by the first dim otherwise."""
     if t.dim() <= 1:
@@ -277,11 +304,17 @@ VIEW = re.compile(r"shape '\[([-\d, ]+)\]' is invalid for input of size (\d+)")
 def error_hint(kind: str, message: str, sizes: dict) -> Found | None:
     """Translate PyTorch's shape errors into the learner's sizes: a matmul, a broadcast, a view
     (PyTorch's own message is read here: it is the learner's exception, not our sentence)."""
+    if INDEX_ADD.search(message):
+        return Found(m.INDEX_ADD_SHAPE)
+    if ONE_HOT.search(message):
+        return Found(m.MAX_WRONG_DIM)
     if kind != "RuntimeError":
         return None
     if found := MATMUL.search(message):
         a, b, c, d = (int(x) for x in found.groups())
         shapes = (named((a, b), sizes), named((c, d), sizes))
+        if _elementwise((a, b), (c, d)):
+            return Found(m.MATMUL_FOR_ELEMENTWISE, shapes)
         return Found(m.MATMUL_SHAPES, (*shapes, label(b, sizes), label(c, sizes)))
     if found := BROADCAST.search(message):
         a, b, dim = (int(x) for x in found.groups())
@@ -290,6 +323,18 @@ def error_hint(kind: str, message: str, sizes: dict) -> Found | None:
         shape = tuple(int(x) for x in found.group(1).split(",") if x.strip())
         return Found(m.BAD_VIEW, (str(list(shape)), int(found.group(2))))
     return None
+
+
+INDEX_ADD = re.compile(r"index_add_?\(\): (Index is supposed to be a vector|Number of indices)")
+ONE_HOT = re.compile(r"Class values must be smaller than num_classes")
+
+
+def _elementwise(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    """Return whether two shapes that `@` cannot multiply would multiply element by element."""
+    try:
+        return torch.broadcast_shapes(a, b) in (a, b)
+    except RuntimeError:
+        return False
 
 
 def _with_label(value: int, sizes: dict) -> str:

@@ -69,9 +69,11 @@ def not_finite(name: str, count: int, index: tuple) -> str:
     return f"`{name}` has {count} non-finite values (nan or inf), the first at {index}."
 
 
-def inaccurate(name: str, maxdiff: float, index: tuple, tol: tuple[float, float]) -> str:
+def inaccurate(
+    name: str, maxdiff: float, index: tuple, tol: tuple[float, float], scale: float | None = None
+) -> str:
     atol, rtol = tol
-    verdict = "has wrong values" if maxdiff > WRONG else "is inaccurate"
+    verdict = "is inaccurate" if _roundoff(maxdiff, scale) else "has wrong values"
     return (
         f"`{name}` {verdict}: max abs diff {maxdiff:.1e} at {index}; "
         f"tolerance {atol:.0e} + {rtol:.0e} × |autograd's value|."
@@ -79,6 +81,15 @@ def inaccurate(name: str, maxdiff: float, index: tuple, tol: tuple[float, float]
 
 
 WRONG = 1e-3  # a difference above this is a wrong value, not round-off
+ROUNDOFF_ULPS = 256  # float32 units at the gradient's scale within which a slip is round-off
+
+
+def _roundoff(maxdiff: float, scale: float | None) -> bool:
+    """Return whether a difference is of the size of float rounding at the gradient's scale
+    (without a scale, of at most WRONG)."""
+    if scale is None:
+        return maxdiff <= WRONG
+    return maxdiff <= ROUNDOFF_ULPS * 1.2e-7 * max(scale, 1e-12)
 
 
 def form_ok(name: str, shape) -> str:
@@ -286,6 +297,119 @@ def hint_local_only() -> str:
     return "Hint: that is only the local derivative; multiply it by the upstream gradient."
 
 
+def hint_wrong_local_derivative(upstream: str, used: str, line: str, right: str) -> str:
+    rest = f"is {right}" if right and right != "1" else "is something else"
+    return (
+        f"Hint: you multiplied `{upstream}` by {used}, which is not the local derivative of "
+        f"`{line}`; the local derivative there {rest}."
+    )
+
+
+def hint_no_local_derivative(upstream: str, line: str, right: str) -> str:
+    there = f" (here {right})" if right and right != "1" else ""
+    return (
+        f"Hint: you passed `{upstream}` through unchanged, with no local derivative; multiply it "
+        f"by the derivative of `{line}`{there}."
+    )
+
+
+INDEXING = {
+    "columns": "`[:, {0}]` sends the gradient to the columns of every row's target, in every row",
+    "rows": "`[{0}]` picks whole rows numbered by the targets, not one entry per row",
+    "everywhere": "the gradient goes to every column, not only to each row's target",
+    "alone": "only each row's target entry (from `{0}`) has a gradient; the other entries "
+    "have one too",
+}
+
+
+def hint_index_targets(where: str, targets: str) -> str:
+    return (
+        f"Hint: the indexing with `{targets}` is wrong: {INDEXING[where].format(targets)}. "
+        f"Row i has its target at column `{targets}[i]`: index with `[range(n), {targets}]`."
+    )
+
+
+def hint_wrong_tensor(used: str, right: str) -> str:
+    return (
+        f"Hint: your formula uses `{used}` where the gradient has `{right}`: the derivative of "
+        f"the loss with respect to the logits is `{right}` minus the one-hot of the targets, "
+        "over n."
+    )
+
+
+def _term(term: str, label: str) -> str:
+    term = f"`{term}`" if term else "the input directly"
+    if label == "0":
+        return f"leaves out the term through {term}"
+    if label == "-1":
+        return f"flips the sign of the term through {term}"
+    return f"scales the term through {term} by {label}"
+
+
+def hint_fused_term(wrong: tuple[tuple[str, str], ...]) -> str:
+    said = "; it ".join(_term(term, label) for term, label in wrong)
+    bessel = any("n-1" in label for _, label in wrong)
+    extra = " (Bessel's n/(n-1) belongs on the variance's term only)" if bessel else ""
+    return f"Hint: your formula {said}{extra}."
+
+
+def hint_stats_constant(names: tuple[str, ...]) -> str:
+    listed = " and ".join(f"`{n}`" for n in names)
+    return (
+        f"Hint: your formula treats {listed} as constants; each x_i also moves the batch "
+        "statistics, so add the terms that flow back through them."
+    )
+
+
+def hint_sums_multiplied(value: str, upstream: str) -> str:
+    return (
+        f"Hint: you multiplied the batch sums of `{value}` and `{upstream}`; the gradient is the "
+        f"sum over the batch of one outer product per example: `{value}.T @ {upstream}`."
+    )
+
+
+def hint_matmul_for_elementwise(left: str, right: str) -> str:
+    return (
+        f"Hint: `@` is a matrix product, but {left} and {right} multiply element by element in "
+        "the forward pass: use `*` (and sum over any dim that was broadcast)."
+    )
+
+
+def hint_power_rule(power: float) -> str:
+    return (
+        f"Hint: the power rule brings down the exponent {power:g}: the derivative of "
+        f"x**{power:g} is {power:g} * x**{power - 1:g}."
+    )
+
+
+def hint_summed_everything(dims: tuple[int, ...]) -> str:
+    return (
+        "Hint: `.sum()` adds up every entry into one number; the forward pass broadcast only "
+        f"over dim {', '.join(map(str, dims))}, so sum over that dim alone."
+    )
+
+
+def hint_formula_wrong() -> str:
+    return (
+        "Hint: almost every entry differs, so the formula is wrong, not an index: check each "
+        "local derivative."
+    )
+
+
+def hint_index_add_shape() -> str:
+    return (
+        "Hint: `index_add_` adds one row of the source per index: flatten the index "
+        "(`Xb.view(-1)`) and the source to one row per index (`demb.view(-1, n_embd)`)."
+    )
+
+
+def hint_max_wrong_dim() -> str:
+    return (
+        "Hint: `F.one_hot` got a class index of num_classes or more. The forward pass took "
+        "each row's max over dim 1 (`max(1)`), whose indices are columns; `max(0)` gives rows."
+    )
+
+
 def hint(found: Found | None) -> str:
     """Return the hint sentence for a misconception found (its instructor's, if it has one)."""
     if found is None:
@@ -328,6 +452,19 @@ SENTENCES = {
     m.HARD_CODED_SIZE: hint_hard_coded,
     m.ZERO_BY_COINCIDENCE: hint_zero_by_coincidence,
     m.LOCAL_ONLY: hint_local_only,
+    m.WRONG_LOCAL_DERIVATIVE: hint_wrong_local_derivative,
+    m.NO_LOCAL_DERIVATIVE: hint_no_local_derivative,
+    m.INDEX_TARGETS: hint_index_targets,
+    m.FUSED_TERM: hint_fused_term,
+    m.STATS_CONSTANT: hint_stats_constant,
+    m.SUMS_MULTIPLIED: hint_sums_multiplied,
+    m.MATMUL_FOR_ELEMENTWISE: hint_matmul_for_elementwise,
+    m.POWER_RULE: hint_power_rule,
+    m.SUMMED_EVERYTHING: hint_summed_everything,
+    m.FORMULA_WRONG: hint_formula_wrong,
+    m.INDEX_ADD_SHAPE: hint_index_add_shape,
+    m.MAX_WRONG_DIM: hint_max_wrong_dim,
+    m.WRONG_TENSOR: hint_wrong_tensor,
 }
 
 

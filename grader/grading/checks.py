@@ -232,7 +232,7 @@ def check_lecture(s: Subject) -> Check:
         return Check("lecture", INCONCLUSIVE, feedback.inconclusive(name, largest))
     index = diagnose.worst_index(raw, expected)
     message = feedback.inaccurate(
-        name, cmp.maxdiff, index, diagnose.tolerance(expected, base=s.base)
+        name, cmp.maxdiff, index, diagnose.tolerance(expected, base=s.base), _scale(expected)
     )
     return failed("lecture", message, s.hint(LECTURE, raw))
 
@@ -254,7 +254,7 @@ def check_random(s: Subject) -> Check:
         return Check("random", PASS, feedback.random_ok(name))
     index = diagnose.worst_index(got, expected)
     tol = diagnose.tolerance(expected, drawn=drawn, base=s.base)
-    message = feedback.inaccurate(name, cmp.maxdiff, index, tol)
+    message = feedback.inaccurate(name, cmp.maxdiff, index, tol, _scale(expected))
     return failed("random", message, s.hint(RANDOM, got) or Found(m.UPSTREAM_IGNORED))
 
 
@@ -279,7 +279,13 @@ def check_sizes(s: Subject) -> Check:
         return Check("sizes", PASS, feedback.passes_sizes(name, sizes))
     index = diagnose.worst_index(got, expected)
     tol = diagnose.tolerance(expected, drawn=drawn, base=s.base)
-    return failed("sizes", feedback.inaccurate(name, cmp.maxdiff, index, tol), hard_coded)
+    message = feedback.inaccurate(name, cmp.maxdiff, index, tol, _scale(expected))
+    return failed("sizes", message, hard_coded)
+
+
+def _scale(expected: torch.Tensor) -> float:
+    """Return the largest true value, the scale at which round-off is measured."""
+    return float(expected.abs().max()) if expected.numel() else 0.0
 
 
 def _sizes_row(s: Subject) -> Check:

@@ -17,7 +17,7 @@ from grader.grading.cases import ALT, LECTURE, RANDOM, Prepared, Runs, fresh, pr
 from grader.grading.checks import Source, Subject
 from grader.grading.hints import Clues
 from grader.grading.pipeline import EXERCISE, WHOLE_PASS
-from grader.grading.reference import vjp
+from grader.grading.reference import path_terms, vjp
 from grader.grading.views import ExerciseView, describe
 from grader.grading.wholepass import grade_pass, header
 from grader.misconceptions import Found
@@ -38,7 +38,7 @@ class Grader:
         self._sandbox = sandbox
         self.runs = Runs(dataset)
         self._prepared: dict[str, Prepared] = {}
-        self._mistakes: dict[tuple[str, int], torch.Tensor | None] = {}
+        self._mistakes: dict[tuple[str, int | str], object] = {}  # outputs, a formula's terms
         self._lock = threading.Lock()
 
     @property
@@ -221,7 +221,36 @@ class Grader:
         n = int(run.sizes.get("n", 1))
         lecture = prepared.expected[LECTURE]
         expected = prepared.expected[case]
-        return Clues(expected, lecture, exercise.target, n, run.sizes, mistakes, partials)
+        return Clues(
+            expected,
+            lecture,
+            exercise.target,
+            n,
+            run.sizes,
+            mistakes,
+            partials,
+            values=run.values,
+            upstream=cots,
+            lines={c: _line(exercise, c) for c in cots},
+            terms=self._terms(prepared, case),
+        )
+
+    def _terms(self, prepared: Prepared, case: str):
+        """Return a thunk giving a fused formula's terms on a case: kept for the lecture batch,
+        computed anew on the random case (drawn for each submission)."""
+        exercise = prepared.exercise
+        run, cots = prepared.runs[case], prepared.cotangents[case]
+        compute = _once(lambda: path_terms(exercise.scenario, run, exercise.target, cots))
+        if case != LECTURE:
+            return compute
+
+        def kept():
+            key = (exercise.id, "terms")
+            if key not in self._mistakes:
+                self._mistakes[key] = compute()
+            return self._mistakes[key]
+
+        return kept
 
     def _mistake_output(self, prepared: Prepared, index: int, case: str = LECTURE):
         """Return a thunk giving the output of an instructor-listed mistake (run sandboxed).
@@ -263,6 +292,26 @@ def _declared_shape(exercise: Exercise, sizes: dict, shape: tuple[int, ...]) -> 
     """Return the target's shape comment when it holds for these sizes, else ""."""
     comment = exercise.scenario.statement(exercise.target).shape
     return comment if comment and evaluate_shape(comment, sizes) == shape else ""
+
+
+def _line(exercise: Exercise, consumer: str) -> str:
+    """Return a consumer's forward line, without its comment."""
+    try:
+        return exercise.scenario.statement(consumer).source.split("#")[0].strip()
+    except KeyError:
+        return consumer
+
+
+def _once(thunk):
+    """Return a thunk that computes its value on the first call only."""
+    kept: list = []
+
+    def value():
+        if not kept:
+            kept.append(thunk())
+        return kept[0]
+
+    return value
 
 
 def _only(cotangents: dict, kept: tuple[str, ...]) -> dict:

@@ -9,16 +9,18 @@ one entry here, its id in misconceptions.py and its sentence in feedback.py.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import torch
 
 from grader import misconceptions as m
-from grader.feedback import diagnose
+from grader.feedback import candidates, diagnose
 from grader.grading.cases import LECTURE, RANDOM
 from grader.misconceptions import Found
 
+log = logging.getLogger("grader")
 TINY = 1e-6  # a true gradient smaller than this has no sign or factor worth naming
 
 
@@ -30,6 +32,9 @@ class Clues:
     `mistakes` pairs each listed mistake (as it is named) with a thunk giving its output;
     `partials` pairs the consumers left out with a thunk giving the gradient without them;
     `lecture` is autograd's answer on the lecture batch (an all-zero answer is measured by it).
+    `values` are the case's forward values, `upstream` the consumers' gradients by name and
+    `lines` their forward lines; `terms` gives a fused formula's terms, one per path through a
+    batch statistic (empty for a one-line exercise).
     """
 
     expected: torch.Tensor
@@ -39,6 +44,10 @@ class Clues:
     sizes: Mapping[str, int] = field(default_factory=dict)
     mistakes: tuple[tuple[Found, Callable[[], torch.Tensor | None]], ...] = ()
     partials: tuple[tuple[tuple[str, ...], Callable[[], torch.Tensor]], ...] = ()
+    values: Mapping[str, torch.Tensor] = field(default_factory=dict)
+    upstream: Mapping[str, torch.Tensor] = field(default_factory=dict)
+    lines: Mapping[str, str] = field(default_factory=dict)
+    terms: Callable[[], tuple[tuple[str, torch.Tensor], ...]] = tuple
 
 
 @dataclass(frozen=True)
@@ -100,13 +109,95 @@ def _sign(got: torch.Tensor, clues: Clues) -> Found | None:
 
 
 def _factor(got: torch.Tensor, clues: Clues) -> Found | None:
-    """A constant factor: Bessel's n/(n-1), or another one named by the sizes."""
+    """A constant factor: the power rule's exponent, Bessel's n/(n-1), or another one named by
+    the sizes."""
     if _tiny(clues.expected):
         return None
+    power = _power(got, clues)
+    if power is not None:
+        return Found(m.POWER_RULE, (power,))
     factor = diagnose.factor_label(got, clues.expected, clues.n, dict(clues.sizes))
     if not factor:
         return None
     return Found(m.BESSEL if factor in m.BESSEL_FACTORS else m.CONSTANT_FACTOR, (factor,))
+
+
+def _power(got: torch.Tensor, clues: Clues) -> float | None:
+    """The exponent of the one consumer's power that the answer's factor leaves out."""
+    if len(clues.lines) != 1:
+        return None
+    power = candidates.exponent(next(iter(clues.lines.values())))
+    dot = float((clues.expected * clues.expected).sum())
+    ratio = float((got * clues.expected).sum()) / dot if dot else float("nan")
+    right = alike_scaled(got, clues.expected, ratio)
+    return power if right and candidates.power_slip(ratio, power) else None
+
+
+def alike_scaled(got: torch.Tensor, expected: torch.Tensor, ratio: float) -> bool:
+    """Return whether got is `ratio` times expected."""
+    return ratio == ratio and diagnose.alike(got, expected * ratio)
+
+
+def _one_branch(clues: Clues, got: torch.Tensor):
+    """Yield (consumer, its upstream gradient, the answer's and autograd's contributions
+    through it): the whole answer for one consumer, else the rest taken off, one at a time."""
+    if len(clues.upstream) == 1:
+        consumer, upstream = next(iter(clues.upstream.items()))
+        yield consumer, upstream, got, clues.expected
+        return
+    for missing, partial in clues.partials:
+        if len(missing) == 1 and missing[0] in clues.upstream:
+            rest = partial()
+            yield missing[0], clues.upstream[missing[0]], got - rest, clues.expected - rest
+
+
+def _local(got: torch.Tensor, clues: Clues) -> Found | None:
+    """The upstream gradient times a wrong local derivative (or none), summed like the
+    gradient: the output for the input, the wrong factor, sigmoid's for tanh's."""
+    if _tiny(clues.expected):
+        return None
+    for consumer, upstream, mine, theirs in _one_branch(clues, got):
+        found = candidates.local_derivative(mine, theirs, clues.values, upstream)
+        if found is None:
+            continue
+        line = clues.lines.get(consumer, consumer)
+        if found.used == "1":
+            return Found(m.NO_LOCAL_DERIVATIVE, (f"d{consumer}", line, found.right))
+        return Found(m.WRONG_LOCAL_DERIVATIVE, (f"d{consumer}", found.used, line, found.right))
+    return None
+
+
+def _indexing(got: torch.Tensor, clues: Clues) -> Found | None:
+    """The targets' gradient scattered with `[:, Yb]`, `[Yb]`, to every column or alone."""
+    found = candidates.index_slip(got, clues.expected, clues.values)
+    return Found(m.INDEX_TARGETS, found) if found else None
+
+
+def _swapped(got: torch.Tensor, clues: Clues) -> Found | None:
+    """A formula with the targets' one-hot written with the wrong tensor (`logprobs`)."""
+    found = candidates.swapped_tensor(got, clues.expected, clues.values)
+    return Found(m.WRONG_TENSOR, found) if found else None
+
+
+def _terms(got: torch.Tensor, clues: Clues) -> Found | None:
+    """A fused formula with one of its terms dropped, negated or rescaled (Bessel's factor
+    misplaced); all the statistics' terms dropped is treating them as constants."""
+    terms = clues.terms()
+    factors = diagnose.factors(clues.n, dict(clues.sizes))
+    wrong = candidates.terms_wrong(got, terms, factors)
+    if not wrong:
+        return None
+    stats = tuple(name for name, _ in terms[1:])
+    dropped = tuple(name for name, label in wrong if label == "0")
+    if len(stats) > 1 and set(dropped) >= set(stats) and len(wrong) == len(dropped):
+        return Found(m.STATS_CONSTANT, (tuple(s.strip("`") for s in stats),))
+    return Found(m.FUSED_TERM, (wrong,))
+
+
+def _sums(got: torch.Tensor, clues: Clues) -> Found | None:
+    """A weight's gradient as the product of two batch sums."""
+    found = candidates.sums_multiplied(got, clues.values, clues.upstream)
+    return Found(m.SUMS_MULTIPLIED, (found[0], f"d{found[1]}")) if found else None
 
 
 def _masked(got: torch.Tensor, clues: Clues) -> Found | None:
@@ -122,9 +213,15 @@ def _masked(got: torch.Tensor, clues: Clues) -> Found | None:
 
 
 def _where(got: torch.Tensor, clues: Clues) -> Found | None:
-    """Which rows and columns are wrong, when nothing else fits."""
+    """Which rows and columns are wrong, when nothing else fits and they are few; when most
+    are wrong, the formula is."""
     rows, cols = diagnose.wrong_places(got, clues.expected)
-    return Found(m.WRONG_VALUES, (rows, cols)) if rows else None
+    if not rows:
+        return None
+    shape = diagnose.as_2d(clues.expected).shape
+    if len(rows) > shape[0] / 4 and len(cols) > shape[1] / 4:
+        return Found(m.FORMULA_WRONG)
+    return Found(m.WRONG_VALUES, (rows, cols))
 
 
 def _tiny(expected: torch.Tensor) -> bool:
@@ -136,9 +233,14 @@ HINTS: tuple[Detector, ...] = (
     Detector("an all-zero answer", _all_zero, (RANDOM,), same_shape=False),
     Detector("a mistake the exercise lists", _listed),
     Detector("a consumer left out, or its sign or factor", _branches),
+    Detector("a slip of indexing with the targets", _indexing),
+    Detector("the wrong tensor beside the targets' one-hot", _swapped),
     Detector("the opposite sign", _sign),
     Detector("a constant factor", _factor),
     Detector("gradient where the forward pass masked", _masked),
+    Detector("a fused formula's term dropped, negated or rescaled", _terms),
+    Detector("the product of two batch sums", _sums),
+    Detector("a wrong local derivative, or none", _local),
     Detector("the rows and columns that are wrong", _where, (LECTURE,), rows=False),
 )
 
@@ -156,7 +258,18 @@ def find(
             continue
         if row and not detector.rows:
             continue
-        found = detector.find(got.to(clues.expected.dtype) if detector.same_shape else got, clues)
+        found = _safely(
+            detector, got.to(clues.expected.dtype) if detector.same_shape else got, clues
+        )
         if found is not None:
             return found
     return None
+
+
+def _safely(detector: Detector, got: torch.Tensor | None, clues: Clues) -> Found | None:
+    """Run one detector; one that fails is logged and says nothing (the verdict stands)."""
+    try:
+        return detector.find(got, clues)
+    except Exception:
+        log.exception("the hint for %s failed", detector.looks_for)
+        return None

@@ -130,12 +130,14 @@ def vjp(
     run: ForwardRun,
     target: str,
     cotangents: dict[str, torch.Tensor],
+    frozen: tuple[str, ...] = (),
 ) -> torch.Tensor:
     """Return d(target) given the gradients of the tensors in `cotangents`.
 
     The statements between `target` and those tensors are re-evaluated with `target` as a
     fresh leaf and every other input detached, then autograd pulls the cotangents back:
-    `vjp(s, run, "counts", {"probs": dprobs, "counts_sum": dcounts_sum})`.
+    `vjp(s, run, "counts", {"probs": dprobs, "counts_sum": dcounts_sum})`. The intermediates
+    named in `frozen` are held constant (a fused formula's terms, one path at a time).
     """
     given = tuple(cotangents)
     env = run.env() | {"torch": torch, "F": F, "math": math}
@@ -147,8 +149,36 @@ def vjp(
             if stmt.target in cotangents:
                 outputs[stmt.target] = env[stmt.target]
                 env[stmt.target] = env[stmt.target].detach()
+            elif stmt.target in frozen:
+                env[stmt.target] = env[stmt.target].detach()
         if not outputs:
             return torch.zeros_like(leaf).detach()
         cots = [cotangents[n] for n in outputs]
         grads = torch.autograd.grad(list(outputs.values()), leaf, cots, allow_unused=True)
     return torch.zeros_like(leaf) if grads[0] is None else grads[0].detach()
+
+
+def path_terms(
+    scenario: Scenario, run: ForwardRun, target: str, cotangents: dict[str, torch.Tensor]
+) -> tuple[tuple[str, torch.Tensor], ...]:
+    """Return a fused formula's terms: ("", the path with every batch statistic held
+    constant), then (statistic, what flows back through it alone) for each statistic (a line
+    that reduces a tensor of the target's size), when the path has three lines or more."""
+    path = [s for s in path_statements(scenario, target, tuple(cotangents))]
+    size = run.values[target].numel()
+    stats = tuple(s.target for s in path if _reduces(s, run, size) and s.target not in cotangents)
+    if len(path) < 3 or not stats:
+        return ()
+    direct = vjp(scenario, run, target, cotangents, frozen=stats)
+    others = [
+        (k, vjp(scenario, run, target, cotangents, tuple(s for s in stats if s != k)) - direct)
+        for k in stats
+    ]
+    return (("", direct), *others)
+
+
+def _reduces(stmt: Statement, run: ForwardRun, size: int) -> bool:
+    """Return whether a line makes a smaller tensor out of one of the target's size."""
+    out = run.values.get(stmt.target)
+    reads = [run.values[r] for r in stmt.reads if r in run.values]
+    return out is not None and out.numel() < size and any(r.numel() == size for r in reads)

@@ -41,7 +41,7 @@ def test_the_check_uses_the_chosen_n_hidden(default_data, reference_section):
         ("del db2", "db2", "`db2` is not defined"),
         ("dC = torch.zeros_like(C)", "dC", "`dC` has wrong values"),
         ("dbnbias = dbnbias.sum()", "dbnbias", "wrong shape: got (), expected (1, 200)"),
-        ("dC = dC * float('nan')", "dC", "`dC` is inaccurate: max abs diff nan"),
+        ("dC = dC * float('nan')", "dC", "`dC` has wrong values: max abs diff nan"),
     ],
 )
 def test_a_wrong_gradient_is_named_with_why(default_data, reference_section, change, root, says):

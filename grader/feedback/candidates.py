@@ -1,0 +1,288 @@
+"""Wrong answers a learner is likely to write, computed in the parent from the exercise's own
+tensors: wrong local derivatives, slips of indexing with the targets, a fused formula's terms
+dropped or rescaled, a product of sums. Each function returns what it recognised, or None.
+
+    >>> derivative = local_derivative(got, expected, {"counts": counts}, dcounts)
+    >>> derivative.used, derivative.right
+    ('`norm_logits`', '`counts`')
+
+Nothing here runs learner code: every candidate is built from forward values and autograd's
+upstream gradients, which the grading parent already holds.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import torch
+
+from grader.feedback.diagnose import alike, broadcast_dims
+
+# The local derivatives a learner reaches for, as functions of one tensor in scope (`{}` is its
+# name); each shows as it reads in the lecture's code.
+SHAPES: tuple[tuple[str, Callable[[torch.Tensor], torch.Tensor]], ...] = (
+    ("`{}`", lambda t: t),
+    ("1/`{}`", lambda t: 1.0 / t),
+    ("1 - `{}`**2", lambda t: 1.0 - t * t),
+    ("`{}` * (1 - `{}`)", lambda t: t * (1.0 - t)),
+    ("`{}`.exp()", torch.exp),
+    ("`{}`.log()", torch.log),
+    ("-`{}`**-2", lambda t: -(t**-2)),
+)
+PROBES = 16  # entries a candidate is first tried on
+STEADY_TERM = 1e-4  # a term smaller than this, relative to the largest, is float noise
+
+
+@dataclass(frozen=True)
+class Derivative:
+    """A local derivative the answer multiplied by (`used`), and the right one if one of the
+    candidates is (`right`, "" when none is); `used` is "1" for none at all."""
+
+    used: str
+    right: str
+
+
+def _reduced(product: torch.Tensor, shape: torch.Size) -> torch.Tensor | None:
+    """Sum a product over the dims the forward pass broadcast, to `shape` (None if it cannot)."""
+    if product.shape == shape:
+        return product
+    dims = broadcast_dims(tuple(product.shape), tuple(shape))
+    if dims is None:
+        return None
+    return product.sum(dims, keepdim=True).reshape(shape)
+
+
+def _product(value, function, upstream: torch.Tensor, shape: torch.Size):
+    """Return a candidate local derivative times the upstream gradient, summed to `shape`."""
+    if value is None:
+        return _reduced(upstream, shape)
+    with torch.no_grad():
+        return _reduced(function(value.to(upstream.dtype)) * upstream, shape)
+
+
+def _broadcasts(value: torch.Tensor, upstream: torch.Tensor) -> bool:
+    """Return whether `value` broadcasts against `upstream` without growing it."""
+    try:
+        return torch.broadcast_shapes(value.shape, upstream.shape) == upstream.shape
+    except RuntimeError:
+        return False
+
+
+def _rough(answer: torch.Tensor, stacked: torch.Tensor, upstream: torch.Tensor, function):
+    """Return, for each stacked value, whether `function(value) * upstream` may be `answer`:
+    judged loosely, on a few entries where the shapes agree, so that the candidates are tried
+    in a handful of tensor operations and only the likely ones in full."""
+    with torch.no_grad():
+        if answer.shape == upstream.shape:
+            idx = torch.linspace(0, answer.numel() - 1, PROBES).long()
+            picked = function(stacked.reshape(len(stacked), -1)[:, idx])
+            made, want = picked * upstream.reshape(-1)[idx], answer.reshape(-1)[idx]
+        else:
+            dims = broadcast_dims(tuple(upstream.shape), tuple(answer.shape))
+            if dims is None:  # the answer is larger than the upstream gradient: no candidate
+                return [False] * len(stacked)
+            full = function(stacked) * upstream
+            made = full.sum(tuple(d + 1 for d in dims), keepdim=True)
+            made, want = made.reshape(len(stacked), -1), answer.reshape(-1)
+    scale = max(float(answer.abs().max()), 1e-3)
+    close = torch.isclose(made, want.expand_as(made), rtol=1e-2, atol=1e-4 * scale)
+    return close.all(1).tolist()
+
+
+def _exact(answer: torch.Tensor, value, function, upstream: torch.Tensor) -> bool:
+    """Return whether a candidate is `answer`, to the tolerance of `alike`."""
+    candidate = _product(value, function, upstream, answer.shape)
+    if candidate is None or not bool(torch.isfinite(candidate).all()):
+        return False
+    return alike(answer, candidate)
+
+
+def _first(answer: torch.Tensor, values: Mapping[str, torch.Tensor], upstream: torch.Tensor):
+    """Return the label of the first candidate that is `answer`, or ""."""
+    if _exact(answer, None, None, upstream):
+        return "1"
+    if not values:
+        return ""
+    names = list(values)
+    stacked = torch.stack([values[k].to(upstream.dtype).expand(upstream.shape) for k in names])
+    for form, function in SHAPES:
+        for name, maybe in zip(names, _rough(answer, stacked, upstream, function), strict=True):
+            if maybe and _exact(answer, values[name], function, upstream):
+                return form.format(name, name)
+    return ""
+
+
+def local_derivative(
+    got: torch.Tensor,
+    expected: torch.Tensor,
+    values: Mapping[str, torch.Tensor],
+    upstream: torch.Tensor,
+) -> Derivative | None:
+    """Return the wrong local derivative the answer multiplied the upstream gradient by."""
+    if alike(got, expected):
+        return None
+    usable = {k: v for k, v in values.items() if v.is_floating_point() and _broadcasts(v, upstream)}
+    used = _first(got, usable, upstream)
+    return Derivative(used, _first(expected, usable, upstream)) if used else None
+
+
+def index_slip(
+    got: torch.Tensor, expected: torch.Tensor, values: Mapping[str, torch.Tensor]
+) -> tuple[str, str] | None:
+    """Return (where, targets): how the answer scattered the gradient with the targets
+    (`[:, Yb]`, `[Yb]`, every column, the target entries alone) instead of `[range(n), Yb]`."""
+    if expected.dim() != 2:
+        return None
+    for name, targets in values.items():
+        if not _targets_of(targets, expected):
+            continue
+        for where, pattern in _patterns(targets, expected):
+            if _fits(got - expected, pattern):
+                return where, name
+        onehot = _onehot(targets, expected)
+        if not alike(expected, _scaled(expected, onehot)) and _fits(got, onehot):
+            return "alone", name
+    return None
+
+
+def swapped_tensor(
+    got: torch.Tensor, expected: torch.Tensor, values: Mapping[str, torch.Tensor]
+) -> tuple[str, str] | None:
+    """Return (used, right): a formula of a tensor and the targets' one-hot (cross-entropy's
+    `(probs - onehot) / n`) written with another tensor (`logprobs` for `probs`)."""
+    if expected.dim() != 2:
+        return None
+    targets = next((t for t in values.values() if _targets_of(t, expected)), None)
+    if targets is None:
+        return None
+    onehot = _onehot(targets, expected)
+    same = {k: v for k, v in values.items() if v.shape == expected.shape and v.is_floating_point()}
+    right = next((k for k, v in same.items() if _combines(expected, v, onehot)), "")
+    if not right:  # the gradient is no such formula: nothing to swap
+        return None
+    used = next((k for k, v in same.items() if k != right and _combines(got, v, onehot)), "")
+    return (used, right) if used else None
+
+
+def _combines(answer: torch.Tensor, tensor: torch.Tensor, onehot: torch.Tensor) -> bool:
+    """Return whether `answer` is a * tensor + b * onehot with a non-zero."""
+    basis = torch.stack([tensor.reshape(-1).double(), onehot.reshape(-1).double()], 1)
+    solution = torch.linalg.lstsq(basis, answer.reshape(-1, 1).double()).solution
+    fitted = (basis @ solution).reshape(answer.shape).to(answer.dtype)
+    return abs(float(solution[0])) > 1e-9 and alike(answer, fitted)
+
+
+def _targets_of(targets: torch.Tensor, expected: torch.Tensor) -> bool:
+    """Return whether a tensor is a class index per row of `expected`."""
+    if targets.dtype not in (torch.int64, torch.int32) or targets.dim() != 1:
+        return False
+    rows, cols = expected.shape
+    return len(targets) == rows and bool((targets >= 0).all()) and int(targets.max()) < cols
+
+
+def _onehot(targets: torch.Tensor, expected: torch.Tensor) -> torch.Tensor:
+    """Return the one-hot of the targets, one row per example."""
+    out = torch.zeros_like(expected)
+    out[torch.arange(len(targets)), targets] = 1.0
+    return out
+
+
+def _patterns(targets: torch.Tensor, expected: torch.Tensor):
+    """Yield (where, the slip's difference from the one-hot): a mask minus the one-hot."""
+    onehot = _onehot(targets, expected)
+    columns = torch.zeros_like(expected)
+    columns[:, targets] = 1.0
+    yield "columns", columns - onehot
+    if int(targets.max()) < expected.shape[0]:
+        rows = torch.zeros_like(expected)
+        rows[targets] = 1.0
+        yield "rows", rows - onehot
+    yield "everywhere", 1.0 - onehot
+
+
+def _scaled(got: torch.Tensor, pattern: torch.Tensor) -> torch.Tensor:
+    """Return the multiple of `pattern` nearest to `got`."""
+    norm = float((pattern * pattern).sum())
+    return pattern * (float((got * pattern).sum()) / norm) if norm else pattern * 0.0
+
+
+def _fits(got: torch.Tensor, pattern: torch.Tensor) -> bool:
+    """Return whether `got` is a non-zero multiple of `pattern`."""
+    fitted = _scaled(got, pattern)
+    return bool(fitted.any()) and bool(got.any()) and alike(got, fitted)
+
+
+def terms_wrong(
+    got: torch.Tensor, terms: tuple[tuple[str, torch.Tensor], ...], factors
+) -> tuple[tuple[str, str], ...] | None:
+    """Return (term, what is wrong with it) for each term of a fused formula that the answer
+    drops ("0"), negates ("-1") or rescales (a named factor), if the answer is such a mix."""
+    largest = max((float(t.abs().max()) for _, t in terms), default=0.0)
+    kept = [(name, t) for name, t in terms if float(t.abs().max()) > STEADY_TERM * largest]
+    if len(kept) < 2:
+        return None
+    basis = torch.stack([t.reshape(-1).double() for _, t in kept], 1)
+    solution = torch.linalg.lstsq(basis, got.reshape(-1, 1).double()).solution.flatten()
+    fitted = (basis @ solution).reshape(got.shape).to(got.dtype)
+    if not alike(got, fitted):
+        return None
+    wrong = tuple(
+        (name, _coefficient(float(c), factors))
+        for (name, _), c in zip(kept, solution, strict=True)
+        if abs(float(c) - 1.0) > 1e-3
+    )
+    return wrong or None
+
+
+def _coefficient(value: float, factors) -> str:
+    """Name a term's coefficient: 0 (dropped), -1 (negated) or a factor from `factors`."""
+    if abs(value) < 1e-3:
+        return "0"
+    if abs(value + 1.0) < 1e-3:
+        return "-1"
+    for name, factor in factors:
+        for sign, shown in ((1.0, name), (-1.0, f"-{name}")):
+            if abs(value - sign * factor) <= 1e-3 * abs(factor):
+                return shown
+            if abs(value - sign * factor * factor) <= 1e-3 * factor * factor:
+                return f"({shown})**2"
+    return f"{value:.3g}"
+
+
+def sums_multiplied(
+    got: torch.Tensor, values: Mapping[str, torch.Tensor], upstream: Mapping[str, torch.Tensor]
+) -> tuple[str, str] | None:
+    """Return (input, upstream) when a weight's gradient is the outer product of two batch
+    sums (or means) instead of the sum over the batch of one outer product per example."""
+    if got.dim() != 2:
+        return None
+    for up_name, up in upstream.items():
+        if up.dim() != 2 or up.shape[1] != got.shape[1]:
+            continue
+        for name, value in values.items():
+            if value.shape != (up.shape[0], got.shape[0]) or not value.is_floating_point():
+                continue
+            outer = value.sum(0)[:, None] * up.sum(0)[None, :]
+            if _fits(got, outer.to(got.dtype)):
+                return name, up_name
+    return None
+
+
+POWER = re.compile(r"\*\*\s*\(?\s*(-?\d+(?:\.\d+)?)")
+
+
+def exponent(line: str) -> float | None:
+    """Return the exponent of a power in a forward line (`x ** -0.5` -> -0.5), if any."""
+    found = POWER.search(line.split("#")[0])
+    return float(found.group(1)) if found else None
+
+
+def power_slip(ratio: float, power: float | None) -> bool:
+    """Return whether an answer `ratio` times the gradient left out the exponent the power
+    rule brings down (or brought it down twice)."""
+    if power is None or power in (0.0, 1.0) or not math.isfinite(ratio):
+        return False
+    return any(abs(ratio - k) <= 1e-3 * abs(k) for k in (1.0 / power, power))
