@@ -142,8 +142,25 @@ class GradRow:
     checks: tuple[Check, ...] = field(default=())  # the pipeline's steps run on this gradient
 
 
+@dataclass(frozen=True, kw_only=True)
+class Facts:
+    """What a graded pass says as fields (a PassResult's, Exercise 4's GradCheck's), by keyword."""
+
+    ran: bool = False  # the code ran and broke no rule, so its gradients were compared
+    failed_check: str = ""  # the kind of the check that failed first (the root cause's)
+    misconception: str = ""  # the id that check found (grader/misconceptions.py)
+    fault: bool = False  # the grader itself failed; says nothing about the code
+
+
+def facts_of(failed: Check | None, ran: bool = True) -> dict:
+    """Return the Facts of a pass as keywords: whether the code ran, the failed check, its id."""
+    if failed is None:
+        return {"ran": ran}
+    return {"ran": ran, "failed_check": failed.kind, "misconception": failed.misconception}
+
+
 @dataclass(frozen=True)
-class PassResult:
+class PassResult(Facts):
     """The outcome of grading a whole backward pass (the lecture's Exercise 1 cell)."""
 
     solved: bool
@@ -157,10 +174,6 @@ class PassResult:
     sizes_message: str = ""
     notes: tuple[str, ...] = field(default=())
     busy: bool = False  # not graded: the grader's queue was full; nothing to record
-    ran: bool = False  # the code ran and broke no rule, so its gradients were compared
-    failed_check: str = ""  # the kind of the check that failed first (the root cause's)
-    misconception: str = ""  # the id that check found (grader/misconceptions.py)
-    fault: bool = False  # the grader itself failed; says nothing about the code
 
     @property
     def status(self) -> str:

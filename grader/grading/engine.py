@@ -21,7 +21,7 @@ from grader.grading.reference import path_terms, vjp
 from grader.grading.views import ExerciseView, describe
 from grader.grading.wholepass import grade_pass, header
 from grader.misconceptions import Found
-from grader.result import DECIDED_OR_OPEN, FAIL, Check, PassResult, Result
+from grader.result import DECIDED_OR_OPEN, FAIL, Check, PassResult, Result, facts_of
 from grader.sandbox import RunOutcome, Sandbox, default_sandbox
 
 log = logging.getLogger("grader")
@@ -83,8 +83,7 @@ class Grader:
         source = checks.screen(code)
         if source.refused:
             failed = pipeline.failure(pipeline.run(WHOLE_PASS, Subject("", source)))
-            facts = {"failed_check": failed.kind, "misconception": failed.misconception}
-            return PassResult(False, info, (), None, failed.message, **facts)
+            return PassResult(False, info, (), None, failed.message, **facts_of(failed, ran=False))
         result = grade_pass(chosen, self.runs, self.sandbox, code)
         if not result.solved:
             return result

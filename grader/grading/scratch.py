@@ -15,8 +15,10 @@ from dataclasses import dataclass, replace
 import torch
 
 from grader.feedback import voice as feedback
-from grader.grading import checks
+from grader.grading import checks, pipeline
 from grader.grading.cases import LECTURE, Prepared
+from grader.grading.checks import Subject
+from grader.grading.pipeline import EXERCISE
 from grader.result import LearnerError
 from grader.sandbox import RunOutcome, Sandbox
 
@@ -57,14 +59,10 @@ def assigned_names(tree: ast.Module) -> tuple[str, ...]:
 def run_scratch(prepared: Prepared, sandbox: Sandbox, code: str) -> ScratchResult:
     """Run the code on the lecture batch's inputs and describe every tensor it assigned."""
     start = time.perf_counter()
-    source = checks.screen(code)  # the same screening as every grading path
-    if source.unparsed is not None:
-        return ScratchResult(False, checks.parse_message(source.unparsed))
-    if source.autograd is not None:
-        problem = source.autograd
-        return ScratchResult(
-            False, feedback.uses_autograd(problem.what, problem.line, problem.dynamic)
-        )
+    source = checks.screen(code)  # the same screening, and words, as every grading path
+    if source.refused:
+        failed = pipeline.failure(pipeline.run(EXERCISE, Subject("", source), pipeline.RUN))
+        return ScratchResult(False, failed.message)
     names = assigned_names(source.tree)
     case = replace(prepared.case(LECTURE), outputs=names)
     outcome = sandbox.run(code, [case])

@@ -15,7 +15,7 @@ from grader.grading.cases import ALT, LECTURE, Runs
 from grader.grading.checks import Subject
 from grader.grading.pipeline import WHOLE_PASS
 from grader.grading.reference import ForwardRun
-from grader.result import FAIL, Check, GradRow, PassResult
+from grader.result import FAIL, Check, GradRow, PassResult, facts_of
 from grader.sandbox import Case, RunOutcome, Sandbox
 
 
@@ -69,7 +69,7 @@ def grade_pass(
     failed = pipeline.failure(pipeline.run(WHOLE_PASS, Subject("", outcome=outcome), pipeline.RUN))
     if failed is not None:
         error, busy = checks.learner_error(outcome), outcome.status == "busy"
-        facts = _facts(failed, ran=False) | {"fault": outcome.status == "internal"}
+        facts = facts_of(failed, ran=False) | {"fault": outcome.status == "internal"}
         return PassResult(
             False, info, (), None, failed.message, error, _stdout(outcome), busy=busy, **facts
         )
@@ -106,7 +106,7 @@ def grade_pass(
         stdout=stdout,
         sizes_message=sizes_message,
         notes=notes,
-        **_facts(_first_failed(rows, root, slips, beyond)),
+        **facts_of(_first_failed(rows, root, slips, beyond)),
     )
 
 
@@ -117,13 +117,6 @@ def _first_failed(rows, root: str | None, slips: tuple[str, ...], beyond: Check 
         if row is not None:
             return pipeline.failure(list(row.checks))
     return beyond
-
-
-def _facts(failed: Check | None, ran: bool = True) -> dict:
-    """Return a PassResult's facts: whether the code ran, the failed check and its id."""
-    if failed is None:
-        return {"ran": ran}
-    return {"ran": ran, "failed_check": failed.kind, "misconception": failed.misconception}
 
 
 # Lines of the lecture's own Exercise 1 cell that its `cmp` passes although the shape is wrong

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import torch
 
-from grader.sandbox.training import PARAMS, Ended, Program, prepare, train
+from grader.sandbox.training import Ended, Program, prepare, train
 from grader.training.evaluate import curve, evaluate
 from grader.training.model import Model
 from grader.training.records import TrainSettings
@@ -29,22 +29,22 @@ from grader.training.records import TrainSettings
 VERSION = 1  # bump when the loop or the result changes: old cached results are then ignored
 
 
-def autograd_backward(ns: dict, params: list) -> list[torch.Tensor]:
-    """Return the seven gradients from loss.backward() (the lecture's loop before Exercise 4)."""
-    for p in params:
+def autograd_backward(ns: dict, params: dict) -> list[torch.Tensor]:
+    """Return the gradients from loss.backward() (the lecture's loop before Exercise 4)."""
+    for p in params.values():
         p.grad = None
     ns["loss"].backward()
-    return [p.grad for p in params]
+    return [p.grad for p in params.values()]
 
 
 def train_autograd(program: Program, settings: dict, Xtr, Ytr, report) -> tuple[dict, Ended]:
     """Train with autograd from the program's INIT; return the parameters and how it ended."""
     ns = prepare(program, settings, Xtr, Ytr)
     with torch.enable_grad():
-        for name in PARAMS:
+        for name in program.params:
             ns[name].requires_grad_(True)
         ended = train(program, ns, settings, autograd_backward, report)
-    return {name: ns[name].detach() for name in PARAMS}, ended
+    return {name: ns[name].detach() for name in program.params}, ended
 
 
 def run_reference(

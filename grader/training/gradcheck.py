@@ -17,9 +17,9 @@ from grader.feedback import diagnose
 from grader.feedback import voice as feedback
 from grader.grading import GRADCHECK, LECTURE, Source, Subject, checks, pipeline
 from grader.grading.hints import Clues
-from grader.result import FAIL, Check, GradRow
+from grader.result import FAIL, Check, GradRow, facts_of
 from grader.sandbox import Case, RunOutcome, Sandbox
-from grader.sandbox.training import GRADS, PARAMS, Program, prepare, scalars
+from grader.sandbox.training import Program, prepare, scalars
 from grader.training.records import GradCheck
 from grader.training.section import unfinished
 
@@ -32,13 +32,13 @@ POOLED = 8  # a smaller batch is drawn from the whole training set (a pool of 2 
 def first_step(
     program: Program, settings: dict, Xtr, Ytr, batch: torch.Generator | None = None
 ) -> tuple[dict, dict]:
-    """Run the loop's first step with autograd; return its tensors and the seven gradients
+    """Run the loop's first step with autograd; return its tensors and the parameters' gradients
     (`batch`, if given, draws the minibatch in place of the loop's own generator)."""
     ns = prepare(program, settings, Xtr, Ytr)
     if batch is not None:
         ns["g"] = batch
     with torch.enable_grad():
-        for name in PARAMS:
+        for name in program.params:
             ns[name].requires_grad_(True)
         exec(program.step_code, ns)
         ns["loss"].backward()
@@ -47,7 +47,8 @@ def first_step(
         for k, v in ns.items()
         if isinstance(v, torch.Tensor) and k not in NOT_SENT
     }
-    return values, {f"d{name}": ns[name].grad.detach().clone() for name in PARAMS}
+    grads = (ns[name].grad.detach().clone() for name in program.params)
+    return values, dict(zip(program.grads, grads, strict=True))
 
 
 def drawn_step(
@@ -78,21 +79,14 @@ def check(code: str, program: Program, settings: dict, Xtr, Ytr, sandbox: Sandbo
     if missing:
         return _refused(feedback.unfinished(missing))
     values, expected = drawn_step(program, settings, Xtr, Ytr)
-    case = Case(LECTURE, values, scalars(settings), GRADS)
+    case = Case(LECTURE, values, scalars(settings), program.grads)
     outcome = sandbox.run(code, [case])
     return judge(outcome, expected, settings["n"], source, case)
 
 
 def _refused(message: str, failed: Check | None = None) -> GradCheck:
     """Return a check that failed before running the code."""
-    return GradCheck(False, (), None, message, **_facts(failed, ran=False))
-
-
-def _facts(failed: Check | None, ran: bool = True) -> dict:
-    """Return a GradCheck's facts: whether the code ran, the failed check and its id."""
-    if failed is None:
-        return {"ran": ran}
-    return {"ran": ran, "failed_check": failed.kind, "misconception": failed.misconception}
+    return GradCheck(False, (), None, message, **facts_of(failed, ran=False))
 
 
 def judge(outcome: RunOutcome, expected: dict, n: int, source: Source, case: Case) -> GradCheck:
@@ -102,15 +96,15 @@ def judge(outcome: RunOutcome, expected: dict, n: int, source: Source, case: Cas
     failed = pipeline.failure(pipeline.run(GRADCHECK, run, pipeline.RUN))
     if failed is not None:
         error = checks.learner_error(outcome)
-        facts = _facts(failed, ran=False) | {"fault": outcome.status == "internal"}
+        facts = facts_of(failed, ran=False) | {"fault": outcome.status == "internal"}
         return GradCheck(False, (), None, failed.message, error, stdout, **facts)
     noise = diagnose.noise_level({}, expected, next(iter(expected.values())).dtype)
-    rows = tuple(_row(run, name, expected[name], n, noise) for name in GRADS)
+    rows = tuple(_row(run, name, grad, n, noise) for name, grad in expected.items())
     wrong = {r.name for r in rows if r.status == FAIL}
     root = next((f"d{p}" for p in BACKWARD_ORDER if f"d{p}" in wrong), None)
     message = feedback.training_check_root(root) if root else feedback.training_check_passed()
     failed = next((pipeline.failure(list(r.checks)) for r in rows if r.name == root), None)
-    return GradCheck(root is None, rows, root, message, stdout=stdout, **_facts(failed))
+    return GradCheck(root is None, rows, root, message, stdout=stdout, **facts_of(failed))
 
 
 def _row(run: Subject, name: str, expected: torch.Tensor, n: int, noise: float) -> GradRow:

@@ -86,13 +86,14 @@ class TrainingJob:
         self._state, self._stop, self._report = "starting", "", None
         self._losses, self._step, self._elapsed = torch.empty(settings.steps), 0, 0.0
         self._wire = settings.wire(dataset.vocab_size, dataset.block_size)
+        self._shapes = self.model.param_shapes(self._wire)
         self.limits = limits_for(settings)
         self._run: StreamRun | None = None
         self.exit_report: dict = {}  # how the worker ended, as its trainer reported it
         if not _admit(self):
             self._end(self._report_of("failed", feedback.training_busy(MAX_RUNS)))
             return
-        size = budget(self._wire, self.limits.output_bytes)
+        size = budget(self._wire, self._shapes, self.limits.output_bytes)
         self._run = StreamRun(self._job(), self.limits, size)
         threading.Thread(target=self._follow, name="training", daemon=True).start()
 
@@ -142,7 +143,7 @@ class TrainingJob:
             _announce(self._run.layers)
             with self._lock:
                 self._state = "running" if not self._stop else self._state
-            self._read(TrainStream(self._wire, self.limits.output_bytes), ending)
+            self._read(TrainStream(self._wire, self._shapes, self.limits.output_bytes), ending)
         except (StreamFailure, ProtocolError, ValueError, TimeoutError, OSError) as e:
             ending.fault = repr(e)
             self._run.stop()

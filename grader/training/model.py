@@ -4,6 +4,8 @@ The MLP is written once, in the scenario the section's exercises belong to
 (exercises/01_mlp/scenario.toml, with the lecture's names and shape comments). Exercise 4 takes:
 
 - INIT: `g` seeded, then the setup's lines that draw a parameter, in their order;
+- the parameters: the scenario's `params`, by name, and each one's shape comment, which gives
+  its shape for a run's sizes (the worker trains these names, the parent checks these shapes);
 - each step's minibatch: the setup's other lines (`ix`, `Xb`, `Yb`);
 - the forward pass: the scenario's lines, except the spans in FUSED, which the lecture's
   training loop computes with one library call each (mean, var, cross_entropy), so that a run
@@ -22,8 +24,8 @@ import ast
 import functools
 from dataclasses import dataclass
 
-from grader.course import Statement
-from grader.sandbox.training import Program
+from grader.course import Statement, evaluate_shape
+from grader.sandbox.training import Program, Shapes
 
 # (first, last) line of a span of the scenario's forward pass -> the one call that computes
 # `last` in the lecture's training loop; the span's other names are not computed there.
@@ -34,6 +36,7 @@ FUSED = {
 }
 BATCH_STATS = ("bnmeani", "bnvar")  # batchnorm's statistics: calibrated once for evaluation
 SEED = "g = torch.Generator().manual_seed(seed)  # for reproducibility"
+PARTS = ("init", "batch", "forward", "params", "shapes")  # a Model's fields, as wire() sends them
 
 
 @dataclass(frozen=True)
@@ -43,11 +46,23 @@ class Model:
     init: tuple[str, ...]  # seeds g and draws the parameters
     batch: tuple[str, ...]  # draws one minibatch from Xtr, Ytr
     forward: tuple[str, ...]  # the forward pass to `loss`, FUSED spans in one call
+    params: tuple[str, ...]  # the trained parameters' names, the scenario's `params`
+    shapes: tuple[str, ...]  # each parameter's shape comment, e.g. "(vocab_size, n_embd)"
 
     def program(self) -> Program:
-        """Return the training loop's INIT and STEP, as the worker runs them."""
+        """Return the training loop's INIT and STEP, as the worker runs them, and its params."""
         step = ("# minibatch construct", *self.batch, "# forward pass", *self.forward)
-        return Program("\n".join(self.init) + "\n", "\n".join(step) + "\n")
+        return Program("\n".join(self.init) + "\n", "\n".join(step) + "\n", self.params)
+
+    def param_shapes(self, sizes: dict) -> Shapes:
+        """Return each parameter's shape for these sizes (the shapes INIT draws)."""
+        shapes = {}
+        for name, comment in zip(self.params, self.shapes, strict=True):
+            shape = evaluate_shape(comment, sizes)
+            if shape is None:
+                raise ValueError(f"the shape of `{name}`, {comment}, is not one of sizes")
+            shapes[name] = shape
+        return shapes
 
     def calibration(self) -> tuple[str, ...]:
         """Return the forward lines that compute BATCH_STATS from a batch `Xb`."""
@@ -59,15 +74,16 @@ class Model:
 
     def wire(self) -> dict:
         """Return the model as JSON-ready data (Model(**data) reads it back)."""
-        return {"init": list(self.init), "batch": list(self.batch), "forward": list(self.forward)}
+        return {part: list(getattr(self, part)) for part in PARTS}
 
 
 def model_of(scenario) -> Model:
     """Return the MLP of a scenario as Exercise 4 runs it; ValueError if a FUSED span is absent."""
-    params = set(scenario.params)
+    params, shapes = scenario.params, {s.target: s.shape for s in scenario.setup}
     init = (SEED, *(line(s) for s in scenario.setup if s.target in params))
     batch = tuple(line(s) for s in scenario.setup if s.target not in params)
-    return Model(init, batch, fuse(scenario.forward))
+    drawn = tuple(shapes[name] for name in params)
+    return Model(init, batch, fuse(scenario.forward), params, drawn)
 
 
 def course_model(catalog) -> Model:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field, fields
 
-from grader.result import GRADER_FAILED, NOT_SOLVED, SOLVED, GradRow, LearnerError
+from grader.result import GRADER_FAILED, NOT_SOLVED, SOLVED, Facts, GradRow, LearnerError
 
 CURVE_POINTS = 200  # the lecture plots 200 means of 1,000 steps each
 LIMITS = {  # field: (smallest, largest)
@@ -67,7 +67,7 @@ PRESETS = {
 
 
 @dataclass(frozen=True)
-class GradCheck:
+class GradCheck(Facts):
     """The learner's seven gradients against autograd on one batch; training needs `passed`."""
 
     passed: bool
@@ -76,10 +76,6 @@ class GradCheck:
     message: str
     error: LearnerError | None = None
     stdout: str = ""
-    ran: bool = False  # the code ran and broke no rule, so its gradients were compared
-    failed_check: str = ""  # the kind of the check that failed first (the root cause's)
-    misconception: str = ""  # the id that check found (grader/misconceptions.py)
-    fault: bool = False  # the grader itself failed; says nothing about the code
 
     @property
     def status(self) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import textwrap
 
-from grader.sandbox.training import GRADS, PARAMS, Program
+from grader.sandbox.training import Program
 from grader.training.records import TrainSettings
 
 # (exercise id, comment before it) in backward order: the lecture's Exercise 4 section.
@@ -55,7 +55,7 @@ def program(
         f"vocab_size, block_size = {vocab_size}, {block_size}",
         f"seed = {s.seed}",
         loop.init.rstrip(),
-        f"parameters = [{', '.join(PARAMS)}]",
+        f"parameters = [{', '.join(loop.params)}]",
         "",
         f"max_steps = {s.steps}",
         f"batch_size = {s.batch_size}",
@@ -68,13 +68,13 @@ def program(
         "",
         f"{INDENT}# backward pass: your section (the editor below) runs here",
     ]
-    return "\n".join(before) + "\n", _after(s)
+    return "\n".join(before) + "\n", _after(s, loop)
 
 
-def _after(s: TrainSettings) -> str:
+def _after(s: TrainSettings, loop: Program) -> str:
     """Return the update and the stats, after the section."""
     lines = [
-        f"grads = [{', '.join(GRADS)}]",
+        f"grads = [{', '.join(loop.grads)}]",
         "# update",
         f"lr = {s.learning_rate:g} if i < {s.decay_step} else {s.decayed_rate:g}"
         "  # step learning rate decay",

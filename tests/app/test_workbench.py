@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import threading
-import time
-
 import pytest
 
 from app import services, workbench
@@ -12,6 +9,7 @@ from app.ratelimit import RateLimiter
 from grader import Grader
 from grader.sandbox import Limits, Sandbox
 
+from ..grader.order_helpers import slot_held
 from .app_helpers import SOLVED, page_test, submit, texts
 
 ANSWER = "dlogprobs = torch.zeros_like(logprobs)\ndlogprobs[range(n), Yb] = -1.0 / n\n"
@@ -67,22 +65,16 @@ def default_grader_data():
     return data.default_dataset()
 
 
-def _hold_the_slot(grader, seconds: float) -> threading.Thread:
-    """Start a long run in another thread and return once it holds the only slot."""
-    code = f"import time\ntime.sleep({seconds})"
-    slow = threading.Thread(target=grader.grade, args=("dlogprobs", code))
-    slow.start()
-    time.sleep(0.5)
-    return slow
+def _slot_held(grader):
+    """Hold the only slot with another answer's run while the block runs."""
+    zygote = grader.sandbox._zygotes[0]
+    return slot_held(zygote, lambda: grader.grade("dlogprobs", ANSWER))
 
 
 def test_a_busy_grader_says_so_and_records_nothing(lonely):
     at = page_test("dlogprobs").run()
-    slow = _hold_the_slot(lonely, 3)
-    try:
+    with _slot_held(lonely):
         at = submit(at, ANSWER)
-    finally:
-        slow.join()
     assert at.warning[0].value.startswith(BUSY) and not at.error and not at.success
     assert "Your code is kept in the editor." in at.warning[0].value
     assert _attempts("dlogprobs") == [] and "Your last attempt" not in texts(at)
@@ -94,11 +86,8 @@ def test_a_busy_grader_says_so_and_records_nothing(lonely):
 
 def test_a_busy_grader_is_no_attempt_at_the_whole_pass(lonely):
     at = page_test("01_mlp", page="whole_pass").run()
-    slow = _hold_the_slot(lonely, 3)
-    try:
+    with _slot_held(lonely):
         at = submit(at, ANSWER)
-    finally:
-        slow.join()
     assert at.warning[0].value.startswith(BUSY) and not at.error
     store = services.store()
     assert store.statuses(store.profiles()[0]) == {}

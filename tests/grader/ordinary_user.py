@@ -29,9 +29,19 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 USER = "ninjatest"
 LEFT_OUT = (".git", ".venv", "var", "test-output", "__pycache__", ".pytest_cache", ".ruff_cache")
 VERSION = f"{sys.version_info.major}.{sys.version_info.minor}"
+
+
+# The marks of a test that runs suites again as the ordinary user (run_suites): slow, root's only.
+AS_ORDINARY_USER = [
+    pytest.mark.slow,
+    pytest.mark.skipif(os.geteuid() != 0, reason="already unprivileged: the suites run as is"),
+    pytest.mark.skipif(not shutil.which("setpriv"), reason="setpriv (util-linux) is missing"),
+]
 
 
 class NoInterpreter(Exception):
@@ -46,6 +56,18 @@ class Ordinary:
     python: Path
     root: Path
     env: dict[str, str]
+
+    def run_suites(self, suites: tuple[str, ...], env: dict[str, str] | None = None) -> str:
+        """Run test files in the user's copy as the user; fail unless all pass; return the
+        output. `env` adds to the user's environment."""
+        command = [*self.become, str(self.python), "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+        done = subprocess.run(
+            [*command, *suites], cwd=self.root, env={**self.env, **(env or {})},
+            capture_output=True, text=True,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+        assert " passed" in done.stdout and "failed" not in done.stdout, done.stdout[-4000:]
+        return done.stdout
 
 
 def ensure_user() -> list[str]:

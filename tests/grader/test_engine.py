@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from dataclasses import replace
 
 import pytest
@@ -13,7 +12,7 @@ from grader.proving.prover import prove
 from grader.sandbox import Limits, Sandbox
 from grader.sandbox.verdict import message
 
-from .order_helpers import after_launch
+from .order_helpers import slot_held
 
 
 @pytest.fixture(scope="module")
@@ -221,14 +220,9 @@ def test_a_full_queue_is_busy_not_a_verdict(default_data, catalog):
     answer = catalog.get("dlogprobs").solution()
     grader.prepared(catalog.get("dlogprobs"))
     box.layers()
-    started = threading.Event()
-    after_launch(box._zygotes[0], started.set)
-    slow = threading.Thread(target=grader.grade, args=("dlogprobs", "import time\ntime.sleep(2)"))
     try:
-        slow.start()
-        assert started.wait(60), "the slow answer never started"
-        busy, whole = grader.grade("dlogprobs", answer), grader.grade_pass(answer)
-        slow.join()
+        with slot_held(box._zygotes[0], lambda: grader.grade("dlogprobs", answer)):
+            busy, whole = grader.grade("dlogprobs", answer), grader.grade_pass(answer)
         after = grader.grade("dlogprobs", answer)
     finally:
         box.close()

@@ -14,7 +14,6 @@ import pytest
 from grader import Grader
 from grader.grading.cases import ALT, LECTURE
 from grader.sandbox import default_sandbox
-from grader.sandbox.training.loop import GRADS
 from grader.training.gradcheck import check, first_step
 from grader.training.model import lecture_model
 from grader.training.records import TrainSettings
@@ -38,10 +37,10 @@ def test_a_gradient_check_answered_with_offline_values_is_refused(default_data):
     wire = TrainSettings(**SETTINGS).wire(default_data.vocab_size, default_data.block_size)
     program = lecture_model().program()
     _, offline = first_step(program, wire, default_data.Xtr, default_data.Ytr)
-    code = "".join(f"{name} = {_literal(offline[name])}\n" for name in GRADS)
+    code = "".join(f"{name} = {_literal(offline[name])}\n" for name in program.grads)
     result = check(code, program, wire, default_data.Xtr, default_data.Ytr, default_sandbox())
     assert not result.passed, "values computed before the submission must not open training"
-    assert result.root_cause in GRADS and any(r.status == "fail" for r in result.rows)
+    assert result.root_cause in program.grads and any(r.status == "fail" for r in result.rows)
 
 
 def test_a_whole_pass_with_offline_other_sizes_values_is_refused(grader, mlp):

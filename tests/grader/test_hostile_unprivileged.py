@@ -9,11 +9,9 @@ folder really is unreadable, and an upload's reader child runs as that user. Run
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-
 import pytest
+
+from .ordinary_user import AS_ORDINARY_USER
 
 SUITES = (
     "tests/grader/test_hostile_fresh.py",
@@ -21,19 +19,10 @@ SUITES = (
     "tests/grader/test_hostile_uploads.py",
 )
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(os.geteuid() != 0, reason="already unprivileged: the suites run as is"),
-    pytest.mark.skipif(not shutil.which("setpriv"), reason="setpriv (util-linux) is missing"),
-]
+pytestmark = AS_ORDINARY_USER
 
 
 @pytest.mark.timeout(1800)  # three suites that grade through the sandbox, the CLI and uploads
 def test_the_hostile_suites_pass_as_an_ordinary_user(ordinary):
-    command = [*ordinary.become, ordinary.python, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
-    done = subprocess.run(
-        [*command, *SUITES], cwd=ordinary.root, env=ordinary.env, capture_output=True, text=True
-    )
-    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
-    assert " passed" in done.stdout and "failed" not in done.stdout
-    assert " skipped" in done.stdout, "the device case is root's only"
+    output = ordinary.run_suites(SUITES)
+    assert " skipped" in output, "the device case is root's only"

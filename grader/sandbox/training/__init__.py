@@ -1,7 +1,7 @@
 """The sandbox's training wing: Exercise 4's loop in a confined worker, streamed to the parent.
 
     >>> run = StreamRun(job, limits, size)   # a `train` zygote and its one confined worker
-    >>> reader = TrainStream(wire, limits.output_bytes)
+    >>> reader = TrainStream(wire, shapes, limits.output_bytes)  # shapes: the model's
 
 loop.py runs in the worker (the learner's backward section inside the lecture's loop),
 stream.py is the parent's handle on that run and wire.py reads its frames strictly. This is the
@@ -13,8 +13,6 @@ from ..protocol import ProtocolError
 from ..tensorwire import pack
 from ..verdict import from_cases, judge, message
 from .loop import (
-    GRADS,
-    PARAMS,
     Ended,
     Program,
     prepare,
@@ -23,11 +21,9 @@ from .loop import (
     train,
 )
 from .stream import StreamFailure, StreamRun
-from .wire import Done, Failed, Internal, Metrics, Params, TrainStream, budget
+from .wire import Done, Failed, Internal, Metrics, Params, Shapes, TrainStream, budget
 
 __all__ = [
-    "GRADS",
-    "PARAMS",
     "Done",
     "Ended",
     "Failed",
@@ -38,6 +34,7 @@ __all__ = [
     "ProtocolError",
     "Stream",
     "StreamFailure",
+    "Shapes",
     "StreamRun",
     "TrainStream",
     "budget",

@@ -3,15 +3,15 @@
 It runs in the confined training worker, and bare (in this process) in benchmarks. The worker
 sees no other file of the project, so this module imports torch and this package only: the
 loop's own code comes as text in the job, a Program (grader/training/model.py derives it from
-the lecture's MLP, the page shows the same text). Its INIT runs once; its STEP draws a batch and
-runs the forward pass on every step, and the learner's section runs after it, in the same
-namespace.
+the lecture's MLP, the page shows the same text), with the names of the parameters it trains.
+Its INIT runs once; its STEP draws a batch and runs the forward pass on every step, and the
+learner's section runs after it, in the same namespace.
 
 Frames the worker writes to the result pipe, in order:
     {"kind": "ready"}                                   once, before the loop
     {"kind": "metrics", "step", "elapsed"}              every EVERY seconds: one blob of float32
                                                         losses, one per step since the last one
-    {"kind": "params", "step"}                          the seven trained parameters, one
+    {"kind": "params", "step"}                          the trained parameters, one
                                                         safetensors buffer (tensorwire.views),
  or {"kind": "failed", "step", "reason", "error", "detail"}     why the loop stopped early
     {"kind": "done", "stdout"}                          last
@@ -25,7 +25,7 @@ import linecache
 import math
 import time
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from types import CodeType
 
@@ -36,21 +36,31 @@ from ..protocol import Frame, write_frame
 from ..tensorwire import unpack, views
 from ..worker import FILENAME, STOPS, Capture, learner_error, problem_with, serve_job
 
-PARAMS = ("C", "W1", "b1", "W2", "b2", "bngain", "bnbias")
-GRADS = tuple(f"d{name}" for name in PARAMS)
 EVERY = 0.25  # seconds between metrics frames
 SIZES = ("n", "vocab_size", "block_size", "n_embd", "n_hidden", "seed")
 
-Backward = Callable[[dict, list], "list[torch.Tensor] | str"]
+Backward = Callable[[dict, "dict[str, torch.Tensor]"], "list[torch.Tensor] | str"]
 Report = Callable[[int, float, array], None]
 
 
 @dataclass(frozen=True)
 class Program:
-    """The loop's own code as text: INIT draws the parameters, STEP a batch and its forward."""
+    """The loop's own code as text: INIT draws the parameters (`params`, by name), STEP a batch
+    and its forward."""
 
     init: str
     step: str
+    params: tuple[str, ...]
+
+    @classmethod
+    def of(cls, data: dict) -> Program:
+        """Return the program a job carries (its asdict, read back)."""
+        return cls(data["init"], data["step"], tuple(data["params"]))
+
+    @property
+    def grads(self) -> tuple[str, ...]:
+        """Return the names of the parameters' gradients, `d` and the name, in their order."""
+        return tuple(f"d{name}" for name in self.params)
 
     @property
     def init_code(self) -> CodeType:
@@ -104,20 +114,21 @@ def train(
 ) -> Ended:
     """Run the loop from ns, reporting losses every `every` seconds; return how it ended.
 
-    `backward(ns, params)` returns the seven gradients in PARAMS order, or a problem to stop on.
+    `backward(ns, params)` returns the gradients in the order of params (the program's, by
+    name), or a problem to stop on.
     """
-    params, step = [ns[name] for name in PARAMS], program.step_code
+    params, step = {name: ns[name] for name in program.params}, program.step_code
     pending, start = array("f"), time.perf_counter()
     last = start
     for i in range(settings["steps"]):
-        ns.update(zip(PARAMS, params, strict=True))  # the loop's own, whatever the section did
+        ns.update(params)  # the loop's own, whatever the section did
         ns["i"] = i
         exec(step, ns)
         try:
             grads = backward(ns, params)
             if isinstance(grads, str):
                 return _end(report, i, start, pending, Ended(i, "gradient", detail=grads))
-            update(params, grads, rate(settings, i))
+            update(params.values(), grads, rate(settings, i))
         except (Exception, *STOPS) as e:
             return _end(report, i, start, pending, Ended(i, "error", e))
         loss = ns["loss"].item()
@@ -136,7 +147,7 @@ def _end(report: Report, step: int, start: float, pending: array, ended: Ended) 
     return ended
 
 
-def update(params: list, grads: list, lr: float) -> None:
+def update(params: Iterable, grads: list, lr: float) -> None:
     """Take one step of gradient descent in place: the lecture's p.data += -lr * grad."""
     with torch.no_grad():
         for p, grad in zip(params, grads, strict=True):
@@ -144,12 +155,13 @@ def update(params: list, grads: list, lr: float) -> None:
 
 
 def section_backward(code) -> Backward:
-    """Return a backward that runs the learner's compiled section and reads the seven d-names."""
+    """Return a backward that runs the learner's compiled section and reads the d-names."""
 
-    def backward(ns: dict, params: list) -> list[torch.Tensor] | str:
+    def backward(ns: dict, params: dict) -> list[torch.Tensor] | str:
         exec(code, ns)
-        grads = [ns.get(name) for name in GRADS]
-        for name, grad, p in zip(GRADS, grads, params, strict=True):
+        names = [f"d{name}" for name in params]
+        grads = [ns.get(name) for name in names]
+        for name, grad, p in zip(names, grads, params.values(), strict=True):
             if type(grad) is not torch.Tensor or grad.shape != p.shape:
                 return gradient_problem(name, grad, p, name in ns)
         return grads
@@ -176,20 +188,21 @@ def serve(payload: Frame, out: int) -> int:
     """Run one training job from payload, streaming frames to out; return the exit code."""
 
     def work(job: dict, blobs: tuple, capture: Capture) -> None:
-        ended, ns = _run(job, blobs, out)
-        _finish(out, ended, ns, capture)
+        program = Program.of(job["program"])
+        ended, ns = _run(job, program, blobs, out)
+        _finish(out, ended, {name: ns.get(name) for name in program.params}, capture)
 
     # no dispatch audit: training's figures and speed stay the lecture's
     return serve_job(payload, out, work, dispatch_audit=False)
 
 
-def _run(job: dict, blobs: tuple, out: int) -> tuple[Ended, dict]:
+def _run(job: dict, program: Program, blobs: tuple, out: int) -> tuple[Ended, dict]:
     """Build the namespace from the job and train; return how it ended and the namespace."""
     try:
         code = compile_section(job["code"])
     except (SyntaxError, ValueError) as e:
         return Ended(0, "error", e), {}
-    settings, program = job["settings"], Program(**job["program"])
+    settings = job["settings"]
     split = unpack(blobs[0])  # from the trusted parent
     ns = prepare(program, settings, split["Xtr"], split["Ytr"])
     with torch.inference_mode():
@@ -205,11 +218,10 @@ def _emitter(out: int) -> Report:
     return emit
 
 
-def _finish(out: int, ended: Ended, ns: dict, capture: Capture) -> None:
+def _finish(out: int, ended: Ended, params: dict, capture: Capture) -> None:
     """Write the trained parameters, or why training stopped; then the done frame."""
     if ended.reason is None:
-        params = views({name: ns[name] for name in PARAMS})
-        write_frame(out, {"kind": "params", "step": ended.step}, params)
+        write_frame(out, {"kind": "params", "step": ended.step}, views(params))
     else:
         error = learner_error(ended.error) if ended.error is not None else None
         failed = {"kind": "failed", "step": ended.step, "reason": ended.reason}

@@ -2,8 +2,9 @@
 
 Everything the worker sends is untrusted: each frame must be the kind that can come next, with
 exactly its keys and types; steps only move forward, one float32 loss per step; the parameters
-come back as one safetensors buffer (tensorwire.py) with exactly the names, dtype and shapes the
-settings imply; the whole stream has a budget.
+come back as one safetensors buffer (tensorwire.py) with exactly the names, dtype and shapes that
+the parent expects (Shapes: the model's, which grader/training/model.py derives from the
+scenario); the whole stream has a budget.
 """
 
 from __future__ import annotations
@@ -17,11 +18,12 @@ from ..codec import inert_text
 from ..protocol import Frame
 from ..records import LearnerError
 from ..tensorwire import unpack
-from .loop import PARAMS
 
 REASONS = ("error", "nonfinite", "gradient")
 MAX_DETAIL, MAX_LOG = 500, 4000
 SLACK = 1024**2  # headers, tracebacks and JSON escapes
+
+Shapes = dict[str, tuple[int, ...]]  # each trained parameter's shape, by name, in order
 
 
 @dataclass(frozen=True)
@@ -65,16 +67,9 @@ class Internal:
     log: str
 
 
-def param_shapes(settings: dict) -> dict[str, tuple[int, ...]]:
-    """Return the shape of each parameter for these settings (the shapes INIT draws)."""
-    v, b, e, h = (settings[k] for k in ("vocab_size", "block_size", "n_embd", "n_hidden"))
-    shapes = [(v, e), (e * b, h), (h,), (h, v), (v,), (1, h), (1, h)]
-    return dict(zip(PARAMS, shapes, strict=True))
-
-
-def budget(settings: dict, output_bytes: int) -> int:
-    """Return how many bytes a training worker may send for these settings."""
-    params = sum(4 * _numel(s) for s in param_shapes(settings).values())
+def budget(settings: dict, shapes: Shapes, output_bytes: int) -> int:
+    """Return how many bytes a training worker may send for these settings and parameters."""
+    params = sum(4 * _numel(s) for s in shapes.values())
     return 4 * settings["steps"] + params + 12 * output_bytes + SLACK
 
 
@@ -89,8 +84,8 @@ def _numel(shape: tuple[int, ...]) -> int:
 class TrainStream:
     """Turn frames into events, refusing any frame that cannot come next (ValueError)."""
 
-    def __init__(self, settings: dict, output_bytes: int):
-        self.shapes = param_shapes(settings)
+    def __init__(self, settings: dict, shapes: Shapes, output_bytes: int):
+        self.shapes = dict(shapes)
         self.steps, self.output_bytes = settings["steps"], output_bytes
         self.ready, self.ended, self.done, self.step = False, False, False, 0
         self.elapsed = 0.0
@@ -161,7 +156,7 @@ class TrainStream:
         if found != {n: (torch.float32, s) for n, s in self.shapes.items()}:
             raise ValueError(f"the parameters {found} do not match the settings")
         self.ended = True
-        return Params(self.step, {name: tensors[name] for name in PARAMS})
+        return Params(self.step, {name: tensors[name] for name in self.shapes})
 
 
 def _tensor(blob: memoryview, shape: list[int]) -> torch.Tensor:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -15,7 +14,7 @@ from grader.sandbox import Case, Limits, Sandbox
 from grader.sandbox.protocol import send_packet
 from grader.sandbox.warmup import UID_BASE
 
-from ..order_helpers import after_launch
+from ..order_helpers import after_launch, slot_held
 from .conftest import LIMITS
 
 LAYERS = {"process", "environment", "workdir", "rlimits", "uid", "seccomp", "network"}
@@ -54,13 +53,8 @@ ONE = [Case("a", {}, {}, ())]
 
 def test_a_full_queue_answers_busy(lonely):
     lonely.layers()
-    started = threading.Event()
-    after_launch(lonely._zygotes[0], started.set)
-    slow = threading.Thread(target=lonely.run, args=("import time\ntime.sleep(1)", ONE))
-    slow.start()
-    assert started.wait(60), "the slow run never started"
-    outcome = lonely.run("y = 1", ONE)
-    slow.join()
+    with slot_held(lonely._zygotes[0], lambda: lonely.run("y = 1", ONE)):
+        outcome = lonely.run("y = 1", ONE)
     assert outcome.status == "busy" and outcome.message
 
 

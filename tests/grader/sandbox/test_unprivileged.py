@@ -8,14 +8,13 @@ Run alone: `python -m pytest tests/grader/sandbox/test_unprivileged.py -q`.
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 
 import pytest
 
+from ..ordinary_user import AS_ORDINARY_USER
 from .conftest import USR_LOCAL_COPY
 
 SUITES = (
@@ -32,11 +31,7 @@ SUITES = (
     "tests/grader/test_hostile_grading.py",
 )
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(os.geteuid() != 0, reason="already unprivileged: the suites run as is"),
-    pytest.mark.skipif(not shutil.which("setpriv"), reason="setpriv (util-linux) is missing"),
-]
+pytestmark = AS_ORDINARY_USER
 
 
 @pytest.fixture
@@ -54,10 +49,4 @@ def usr_local_copy():
 
 @pytest.mark.timeout(1800)  # ten suites in one test, on a machine that may be busy
 def test_the_sandbox_suites_pass_as_an_ordinary_user(ordinary, usr_local_copy):
-    env = {**ordinary.env, USR_LOCAL_COPY: str(usr_local_copy)}
-    command = [*ordinary.become, ordinary.python, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
-    done = subprocess.run(
-        [*command, *SUITES], cwd=ordinary.root, env=env, capture_output=True, text=True
-    )
-    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
-    assert " passed" in done.stdout and "failed" not in done.stdout
+    ordinary.run_suites(SUITES, {USR_LOCAL_COPY: str(usr_local_copy)})

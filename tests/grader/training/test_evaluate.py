@@ -7,7 +7,7 @@ import math
 import pytest
 import torch
 
-from grader.sandbox.training.loop import PARAMS, prepare, section_backward, train
+from grader.sandbox.training.loop import prepare, section_backward, train
 from grader.training.evaluate import (
     DC_INDEX_ADD,
     DC_LOOP,
@@ -30,7 +30,7 @@ def params(program, default_data):
         default_data.Xtr,
         default_data.Ytr,
     )
-    return {name: ns[name] for name in PARAMS}
+    return {name: ns[name] for name in program.params}
 
 
 def test_the_curve_is_the_mean_log10_loss_of_each_whole_bucket():

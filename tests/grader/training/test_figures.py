@@ -43,7 +43,7 @@ from array import array
 import pytest
 import torch
 
-from grader.sandbox.training.loop import PARAMS, compile_section, prepare, section_backward, train
+from grader.sandbox.training.loop import compile_section, prepare, section_backward, train
 from grader.training.autograd import train_autograd
 from grader.training.evaluate import evaluate
 from grader.training.gradcheck import first_step
@@ -122,7 +122,7 @@ def section_run(program, wire, default_data, reference_section):
         backward = section_backward(compile_section(reference_section))
         ended = train(program, ns, wire, backward, lambda step, elapsed, got: losses.extend(got))
     assert ended.reason is None
-    return losses, {name: ns[name] for name in PARAMS}
+    return losses, {name: ns[name] for name in program.params}
 
 
 @pytest.mark.parametrize("run", ["autograd", "section"])

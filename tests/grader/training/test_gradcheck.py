@@ -5,12 +5,13 @@ from __future__ import annotations
 import pytest
 
 from grader.sandbox import default_sandbox
-from grader.sandbox.training.loop import GRADS
 from grader.training.gradcheck import check, first_step
 from grader.training.model import lecture_model
 from grader.training.records import TrainSettings
 
 LECTURE_SHAPES = [(27, 10), (30, 200), (200,), (200, 27), (27,), (1, 200), (1, 200)]
+
+GRADS = ("dC", "dW1", "db1", "dW2", "db2", "dbngain", "dbnbias")  # the lecture's, in its order
 
 
 def _check(data, code: str, **settings):

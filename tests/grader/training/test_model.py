@@ -11,7 +11,7 @@ import torch.nn.functional as F
 
 from grader.course.scenario import load_scenario
 from grader.grading.cases import ALT, LECTURE
-from grader.sandbox.training import PARAMS, prepare
+from grader.sandbox.training import prepare
 from grader.training.evaluate import calibrate, forward
 from grader.training.model import (
     BATCH_STATS,
@@ -41,7 +41,8 @@ def test_the_loop_draws_the_scenarios_parameters_then_its_batch_each_step(mlp, m
     assert model.init == (SEED, *params)
     assert model.batch == tuple(line(s) for s in mlp.setup if s.target not in mlp.params)
     assert [target(text) for text in model.batch] == ["ix", "Xb", "Yb"]
-    assert mlp.params == PARAMS
+    assert model.params == mlp.params == ("C", "W1", "b1", "W2", "b2", "bngain", "bnbias")
+    assert model.program().params == mlp.params
 
 
 def test_the_steps_forward_is_the_scenarios_lines_but_the_fused_spans(mlp, model):
@@ -80,6 +81,40 @@ def test_a_change_to_the_scenario_flows_into_training_and_evaluation(tmp_path, d
     ns = prepare(changed.program(), wire, default_data.Xtr, default_data.Ytr)
     exec(changed.program().step_code, ns)
     assert bool((ns["h"] >= 0).all()) and float(ns["h"].max()) > 1  # relu, not tanh
+
+
+def test_the_parameters_shapes_are_the_scenarios_for_the_sizes(model):
+    wire = TrainSettings().wire(27, 3)
+    assert model.param_shapes(wire) == {
+        "C": (27, 10), "W1": (30, 200), "b1": (200,), "W2": (200, 27), "b2": (27,),
+        "bngain": (1, 200), "bnbias": (1, 200),
+    }  # fmt: skip
+
+
+def test_a_parameter_reshaped_in_the_scenario_is_trained_and_checked_in_its_shape(
+    tmp_path, default_data
+):
+    folder = tmp_path / "01_mlp"
+    shutil.copytree(ROOT / "exercises" / "01_mlp", folder)
+    path = folder / "scenario.toml"
+    text = path.read_text(encoding="utf-8")
+    old = "b1 = torch.randn(n_hidden, generator=g) * 0.1  # (n_hidden,)"
+    assert old in text
+    new = "b1 = torch.randn((1, n_hidden), generator=g) * 0.1  # (1, n_hidden)"
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    changed = model_of(load_scenario(path))
+    wire = TrainSettings(n_hidden=16).wire(default_data.vocab_size, 3)
+    assert changed.param_shapes(wire)["b1"] == (1, 16)
+    ns = prepare(changed.program(), wire, default_data.Xtr, default_data.Ytr)
+    assert {name: tuple(ns[name].shape) for name in changed.program().params} == (
+        changed.param_shapes(wire)
+    )
+
+
+def test_a_parameter_without_a_shape_of_sizes_is_refused(model):
+    odd = Model(model.init, model.batch, model.forward, ("C",), ("(vocab_size, width)",))
+    with pytest.raises(ValueError, match="`C`"):
+        odd.param_shapes(TrainSettings().wire(27, 3))
 
 
 def test_a_scenario_without_a_fused_span_is_refused(mlp):

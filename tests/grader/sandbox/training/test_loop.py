@@ -6,15 +6,13 @@ import pytest
 import torch
 
 from grader.sandbox.training.loop import (
-    GRADS,
-    PARAMS,
     compile_section,
     prepare,
     rate,
     section_backward,
     train,
 )
-from grader.sandbox.training.wire import param_shapes
+from grader.training.model import lecture_model
 from grader.training.records import TrainSettings
 
 
@@ -41,7 +39,7 @@ def test_init_draws_the_lecture_shapes_from_the_seed(program, wire, default_data
     first = prepare(program, wire, default_data.Xtr, default_data.Ytr)
     again = prepare(program, wire, default_data.Xtr, default_data.Ytr)
     other = prepare(program, wire | {"seed": 1}, default_data.Xtr, default_data.Ytr)
-    for name, shape in param_shapes(wire).items():
+    for name, shape in lecture_model().param_shapes(wire).items():
         assert first[name].shape == shape and torch.equal(first[name], again[name])
     assert not torch.equal(first["W1"], other["W1"])
 
@@ -62,7 +60,7 @@ def test_every_step_is_reported_once_in_order(program, wire, default_data, refer
 def test_the_loop_trains_its_own_parameters(program, wire, default_data, reference_section):
     start = prepare(program, wire, default_data.Xtr, default_data.Ytr)
     _, _, ns = _train(program, wire, default_data, reference_section)
-    assert all(not torch.equal(ns[p], start[p]) for p in PARAMS)
+    assert all(not torch.equal(ns[p], start[p]) for p in program.params)
 
 
 @pytest.mark.parametrize(
@@ -97,8 +95,9 @@ def test_a_nan_gradient_stops_the_loop_at_the_next_loss(
     assert (ended.step, ended.reason, ended.detail) == (1, "nonfinite", "nan")
 
 
-def test_the_seven_names_are_the_lectures():
-    assert GRADS == ("dC", "dW1", "db1", "dW2", "db2", "dbngain", "dbnbias")
+def test_the_program_trains_the_lectures_seven_parameters(program):
+    assert program.params == ("C", "W1", "b1", "W2", "b2", "bngain", "bnbias")
+    assert program.grads == ("dC", "dW1", "db1", "dW2", "db2", "dbngain", "dbnbias")
 
 
 def test_the_section_sees_the_numbers_the_shown_loop_defines(

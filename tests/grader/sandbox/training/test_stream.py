@@ -26,14 +26,19 @@ def _start(data, section: str, steps: int, limits: Limits = LIMITS) -> tuple[Str
     header = {"code": section, "settings": wire, "output_bytes": limits.output_bytes}
     header["program"] = asdict(lecture_model().program())
     job = header, [pack({"Xtr": data.Xtr, "Ytr": data.Ytr})]
-    run = StreamRun(job, limits, budget(wire, limits.output_bytes))
+    run = StreamRun(job, limits, budget(wire, _shapes(wire), limits.output_bytes))
     run.launch()
     return run, wire
 
 
+def _shapes(wire: dict) -> dict:
+    """Return the shapes the parent expects back: the lecture model's, for these sizes."""
+    return lecture_model().param_shapes(wire)
+
+
 def _events(run: StreamRun, wire: dict, until=None) -> list:
     """Read and decode frames to the end of the stream, or until an event matches `until`."""
-    stream, events = TrainStream(wire, LIMITS.output_bytes), []
+    stream, events = TrainStream(wire, _shapes(wire), LIMITS.output_bytes), []
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
