@@ -1,6 +1,8 @@
 """The app's configuration: a frozen dataclass read once from `NINJA_*` environment variables.
 
-Only app/ reads the environment; everything below it receives plain values.
+Only app/ reads the environment; everything below it receives plain values. `python -m
+app.config` checks the environment and Streamlit's secrets before the server starts (scripts/run
+runs it first): one line and exit status 2 for a configuration the app would refuse.
 
     >>> from_env({"NINJA_DATA_DIR": "/tmp/ninja"}).database_url
     'sqlite:////tmp/ninja/progress.sqlite3'
@@ -8,6 +10,9 @@ Only app/ reads the environment; everything below it receives plain values.
 
 from __future__ import annotations
 
+import os
+import sys
+import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -15,6 +20,10 @@ from pathlib import Path
 PREFIX = "NINJA_"
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 EDITORS = ("ace", "plain")
+MODES = ("local", "classroom")  # local: one person, no sign-in; classroom: sign-in required
+AUTH_KEYS = ("redirect_uri", "cookie_secret", "client_id", "client_secret", "server_metadata_url")
+CALLBACK = "/oauth2callback"  # the path Streamlit's sign-in answers on (redirect_uri ends with it)
+SECRETS_FILE = ".streamlit/secrets.toml"
 MAX_TIME_LIMIT = 300.0  # seconds: a grading that holds a slot longer starves the class
 
 
@@ -34,6 +43,14 @@ class AppConfig:
     reveal_after: int = 1  # real attempts before the solution may be revealed; 0: never
     grade_delay: float = 0.0  # tests only: seconds between recording a submission and grading it
     time_limit: float = 5.0  # CPU seconds one grading may use; its wall-clock limit is twice that
+    mode: str = "local"  # "classroom": everyone signs in through the [auth] provider
+    instructors: tuple[str, ...] = ()  # classroom: instructors' e-mail addresses, lower case
+    instructor_claim: tuple[str, str] | None = None  # classroom: (claim, value) naming instructors
+
+    @property
+    def classroom(self) -> bool:
+        """Return True in the classroom mode (sign-in required)."""
+        return self.mode == "classroom"
 
     @property
     def cache_dir(self) -> Path:
@@ -62,6 +79,7 @@ def from_env(environ: Mapping[str, str]) -> AppConfig:
     if config.editor not in EDITORS:
         choices = ", ".join(EDITORS)
         raise ConfigError(f"`NINJA_EDITOR` must be one of {choices}: got {config.editor!r}.")
+    _check_mode(config)
     if config.exercises_dir is not None and not config.exercises_dir.is_dir():
         found = config.exercises_dir
         raise ConfigError(f"`NINJA_EXERCISES_DIR` must be an exercises folder: {found} is not one.")
@@ -69,6 +87,46 @@ def from_env(environ: Mapping[str, str]) -> AppConfig:
         path = (config.data_dir / "progress.sqlite3").resolve()
         config = AppConfig(**{**values, "database_url": f"sqlite:///{path}"})
     return config
+
+
+def _check_mode(config: AppConfig) -> None:
+    """Refuse an unknown mode, and roles in the local mode (they would do nothing there)."""
+    if config.mode not in MODES:
+        choices = ", ".join(MODES)
+        raise ConfigError(f"`NINJA_MODE` must be one of {choices}: got {config.mode!r}.")
+    if config.classroom:
+        return
+    for name in ("instructors", "instructor_claim"):
+        if getattr(config, name):
+            setting = PREFIX + name.upper()
+            raise ConfigError(
+                f"`{setting}` needs `NINJA_MODE=classroom`: the local mode has no roles."
+            )
+
+
+def check_secrets(config: AppConfig, secrets: Mapping) -> None:
+    """Refuse the classroom mode unless secrets (Streamlit's secrets.toml) hold a usable [auth].
+
+    The local mode needs no secrets. The classroom mode signs in through the provider that [auth]
+    describes, as Streamlit documents it (docs/classroom.md): every key of AUTH_KEYS, non-empty.
+    """
+    if not config.classroom:
+        return
+    auth = secrets.get("auth")
+    if not isinstance(auth, Mapping):
+        raise ConfigError(
+            f"`NINJA_MODE=classroom` needs an [auth] section in {SECRETS_FILE} (docs/classroom.md)."
+        )
+    missing = [key for key in AUTH_KEYS if not isinstance(auth.get(key), str) or not auth[key]]
+    if missing:
+        names = ", ".join(missing)
+        raise ConfigError(
+            f"The [auth] section of {SECRETS_FILE} lacks {names} (docs/classroom.md)."
+        )
+    if not auth["redirect_uri"].rstrip("/").endswith(CALLBACK):
+        raise ConfigError(
+            f"[auth] redirect_uri must end with {CALLBACK}: got {auth['redirect_uri']!r}."
+        )
 
 
 def _convert(name: str, raw: str):
@@ -83,7 +141,36 @@ def _convert(name: str, raw: str):
         return _seconds(name, raw)
     if name == "time_limit":
         return _limit(name, raw)
-    return raw
+    if name == "instructors":
+        return _emails(name, raw)
+    if name == "instructor_claim":
+        return _claim(name, raw)
+    return raw.strip() if name == "mode" else raw
+
+
+def _emails(name: str, raw: str) -> tuple[str, ...]:
+    """Return a comma-separated list of e-mail addresses, lower case; anything else is an error."""
+    found = tuple(part.strip().lower() for part in raw.split(",") if part.strip())
+    for address in found:
+        user, at, domain = address.partition("@")
+        if not (user and at and domain) or "@" in domain or " " in address:
+            raise ConfigError(
+                f"`{PREFIX}{name.upper()}` must be e-mail addresses separated by commas: "
+                f"got {address!r}."
+            )
+    return found
+
+
+def _claim(name: str, raw: str) -> tuple[str, str] | None:
+    """Return (claim, value) from `claim=value`; anything else is an error naming the setting."""
+    if not raw.strip():
+        return None
+    claim, equals, value = (part.strip() for part in raw.partition("="))
+    if not (claim and equals and value):
+        raise ConfigError(
+            f"`{PREFIX}{name.upper()}` must be claim=value (e.g. groups=staff): got {raw!r}."
+        )
+    return claim, value
 
 
 def _count(name: str, raw: str) -> int:
@@ -126,3 +213,35 @@ def _flag(name: str, raw: str) -> bool:
     if value in ("", "0", "false", "no", "off"):
         return False
     raise ConfigError(f"`{PREFIX}{name.upper()}` must be 1 or 0 (true or false): got {raw!r}.")
+
+
+def streamlit_secrets() -> dict:
+    """Return the secrets the server will read: Streamlit's secrets.toml files (its option
+    `secrets.files`: ~/.streamlit/ then .streamlit/ here), later files winning, {} if none."""
+    import streamlit as st  # only here: pages read this module, and the check runs alone
+
+    found: dict = {}
+    for name in st.get_option("secrets.files"):
+        path = Path(name)
+        if not path.is_file():
+            continue
+        try:
+            found.update(tomllib.loads(path.read_text(encoding="utf-8")))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
+            raise ConfigError(f"{path} is not a readable TOML file: {err}.") from None
+    return found
+
+
+def main() -> int:
+    """Check the configuration from the environment and the secrets; say what is wrong, if any."""
+    try:
+        config = from_env(os.environ)
+        check_secrets(config, streamlit_secrets() if config.classroom else {})
+    except ConfigError as err:
+        print(f"Not starting: {err}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

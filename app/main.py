@@ -3,15 +3,17 @@ navigation, and what every page shares around its screen: the safety guard and t
 
 import streamlit as st
 
-from app import nav, safety, services, sidebar, visits  # installed (editable) by scripts/setup
+# installed (editable) by scripts/setup
+from app import classroom, nav, safety, services, sidebar, visits
 
 # An icon of our own: without one, Streamlit fetches each page's Material icon from a public
 # font server to use as the favicon, and nothing may leave the machine.
 st.set_page_config(page_title=services.course_title(), page_icon="🥷", layout="wide")
 page = st.navigation(nav.sections(), expanded=True)
 visits.start(page.url_path)
-safety.guard()
-sidebar.show()
+if classroom.admitted():  # the classroom's sign-in page stands alone
+    safety.guard()
+    sidebar.show()
 try:
     page.run()
 finally:

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from app import links, services, session
+from app import classroom, links, services, session
 from app.links import HOME, PROBLEMS, PROGRESS, TRAINING, TRAINING_SECTION
 from app.screens import exercise as exercise_screen
 from app.screens import home, problems, progress, training, whole_pass
@@ -19,7 +19,10 @@ def sections() -> dict[str, list]:
 
     Home is drawn while the scenarios run for the first time (their exercises appear once they
     have); an address of any other page waits for them, so that a link to an exercise opens it.
+    In the classroom mode a visitor who has not signed in gets the sign-in page only.
     """
+    if not classroom.admitted():
+        return {"": [classroom.sign_in_entry()]}
     if _address():
         services.ran_catalog(wait=True)
     catalog = services.catalog()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app import identity, services
+from app import classroom, identity, services
 from app.storage import Profile
 
 PROFILE_KEY = "profile"
@@ -13,14 +13,18 @@ DATASET_SETTING = "dataset"
 
 
 def profile() -> Profile:
-    """Return this browser's profile: the one picked, else its last used, else a new one."""
+    """Return this browser's profile: the one picked, else its last used, else a new one.
+
+    In the classroom mode the signed-in person has one profile, and never adopts the progress
+    recorded before identities (that belongs to whoever used the app locally).
+    """
     chosen = st.session_state.get(PROFILE_KEY)
-    if chosen is None:
+    if chosen is None or (classroom.enabled() and chosen.owner != _identity()):
         store, owner = services.store(), _identity()
         chosen = (
             store.last_profile(owner)
             or next(iter(store.profiles(owner)), None)
-            or store.adopt_unowned(owner)
+            or (None if classroom.enabled() else store.adopt_unowned(owner))
             or store.add_profile(FIRST_PROFILE, owner)
         )
         st.session_state[PROFILE_KEY] = chosen
@@ -76,5 +80,8 @@ def trainer():
 
 
 def _identity() -> str:
-    """Return this browser's identity, proven with the installation's secret."""
+    """Return who is learning: the signed-in person's issuer and subject in the classroom mode,
+    else this browser's identity, proven with the installation's secret."""
+    if classroom.enabled():
+        return classroom.current().identity
     return identity.current(services.identity_secret())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app import identity, session
+from app import classroom, identity, session
 from app.storage import StorageError
 
 PICK_KEY = "sidebar:profile"
@@ -13,7 +13,11 @@ ERROR_KEY = "sidebar:new_profile_error"
 
 
 def show() -> None:
-    """Render the profile picker; switching profile reruns the page with that progress."""
+    """Render the profile picker (the classroom mode: who is signed in, and the sign-out button);
+    switching profile reruns the page with that progress."""
+    if classroom.enabled():
+        classroom.account_box()
+        return
     current = session.profile()
     profiles = session.profiles()
     names = [p.name for p in profiles]

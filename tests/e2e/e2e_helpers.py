@@ -65,17 +65,23 @@ def free_port() -> int:
 
 
 def start_server(
-    data_dir: Path, log: Path, exercises: Path | None = None, settings: dict | None = None
+    data_dir: Path,
+    log: Path,
+    exercises: Path | None = None,
+    settings: dict | None = None,
+    port: int | None = None,
+    options: tuple[str, ...] = (),
 ) -> Server:
     """Prove the exercises (the shipped ones, or those of another course folder), start
-    `streamlit run app/main.py` and wait until its health check answers."""
+    `streamlit run app/main.py` (on port, else a free one; with Streamlit's command-line
+    options) and wait until its health check answers."""
     proofs = data_dir / "cache" / "proofs.json"
     folder = [str(exercises)] if exercises else []
     # The app holds back an exercise until it is proven; prove them all first, as a finished
     # first start would have, so that a test can open any exercise at once.
     prove = [sys.executable, "-m", "grader.proving.proofs", str(proofs), *folder]
     subprocess.run(prove, cwd=ROOT, check=True, timeout=600)
-    port = free_port()
+    port = port or free_port()
     env = {**os.environ, "NINJA_DATA_DIR": str(data_dir), **(settings or {})}
     if exercises:
         env["NINJA_EXERCISES_DIR"] = str(exercises)
@@ -89,6 +95,7 @@ def start_server(
         str(port),
         "--server.address",
         "127.0.0.1",
+        *options,
     ]
     with log.open("w") as out:
         process = subprocess.Popen(

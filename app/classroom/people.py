@@ -1,0 +1,63 @@
+"""Who a signed-in person is, from the claims of their provider's identity token: pure values.
+
+The identity is the provider's issuer and subject (`iss`, `sub`), which the provider never gives
+to anyone else, never an e-mail address (a person may change it, and some providers let them
+type it). Roles come from the configuration: instructors by e-mail address and/or by a claim.
+
+    >>> ada = person({"iss": "https://id.uni.edu", "sub": "42", "email": "Ada@uni.edu"},
+    ...              instructors=("ada@uni.edu",), claim=None)
+    >>> ada.identity, ada.role
+    ('https://id.uni.edu 42', 'instructor')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+LEARNER, INSTRUCTOR = "learner", "instructor"
+
+
+class NoIdentity(ValueError):
+    """The identity token lacks its issuer or its subject."""
+
+
+@dataclass(frozen=True)
+class Person:
+    """A signed-in person: who (identity), what to call them, and their role."""
+
+    identity: str  # "<issuer> <subject>": an issuer is a URL, so it holds no space
+    name: str
+    email: str
+    role: str
+
+
+def person(claims: Mapping, instructors: tuple[str, ...], claim: tuple[str, str] | None) -> Person:
+    """Return the person the claims describe, with the role the configuration gives them."""
+    issuer, subject = claims.get("iss"), claims.get("sub")
+    if not (isinstance(issuer, str) and issuer and isinstance(subject, str) and subject):
+        raise NoIdentity("The identity token has no issuer (iss) or subject (sub).")
+    email = _email(claims)
+    instructor = (email and email in instructors) or _has_claim(claims, claim)
+    name = claims.get("name") or email or subject
+    return Person(f"{issuer} {subject}", str(name), email, INSTRUCTOR if instructor else LEARNER)
+
+
+def _email(claims: Mapping) -> str:
+    """Return the e-mail address in the claims, lower case, or '' if the provider says it is
+    unverified (`email_verified: false`): nobody gains a role with an address they only typed."""
+    email = claims.get("email")
+    if not isinstance(email, str) or claims.get("email_verified") in (False, "false"):
+        return ""
+    return email.strip().lower()
+
+
+def _has_claim(claims: Mapping, claim: tuple[str, str] | None) -> bool:
+    """Return True if the claim named in the configuration holds its value (or lists it)."""
+    if claim is None:
+        return False
+    name, value = claim
+    found = claims.get(name)
+    if isinstance(found, list | tuple):
+        return value in found
+    return found == value
