@@ -34,6 +34,11 @@ class AppConfig:
     reveal_after: int = 1  # real attempts before the solution may be revealed; 0: never
     grade_delay: float = 0.0  # tests only: seconds between recording a submission and grading it
     time_limit: float = 5.0  # CPU seconds one grading may use; its wall-clock limit is twice that
+    # Whether whoever opens the app is the course's instructor: the Problems page and the file
+    # problems on Home (server paths, answers' paths, mistake hints). Locally the person running
+    # the app is; a server for learners sets NINJA_INSTRUCTOR=0 (they see only that some
+    # exercises are withdrawn).
+    instructor: bool = True
 
     @property
     def cache_dir(self) -> Path:
@@ -75,7 +80,7 @@ def _convert(name: str, raw: str):
     """Return raw converted to the type of field `name`."""
     if name in ("data_dir", "exercises_dir"):
         return Path(raw).expanduser()
-    if name == "require_all_layers":
+    if name in ("require_all_layers", "instructor"):
         return _flag(name, raw)
     if name == "reveal_after":
         return _count(name, raw)
