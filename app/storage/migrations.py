@@ -111,17 +111,25 @@ def add_courses(db: sqlite3.Connection) -> None:
     """Step 5: key progress by course too, and give attempts the exercise's version; rows
     recorded before belong to the default course. Safe to run on every start."""
     for table in ("attempts", "events", "submissions"):
-        if "course_id" not in _columns(db, table):
-            db.execute(f"ALTER TABLE {table} ADD COLUMN {COURSE_COLUMN}")
-    if "version" not in _columns(db, "attempts"):
-        db.execute("ALTER TABLE attempts ADD COLUMN version TEXT NOT NULL DEFAULT ''")
-    if "course_id" not in _columns(db, "drafts"):  # its primary key changes: rebuild it
-        for statement in DRAFTS_V5.split(";")[:-1]:
-            db.execute(statement)
+        _add_column(db, table, "course_id", COURSE_COLUMN)
+    _add_column(db, "attempts", "version", "version TEXT NOT NULL DEFAULT ''")
+    if "course_id" not in _columns(db, "drafts"):  # its primary key changes: rebuild it, whole
+        db.executescript(f"BEGIN IMMEDIATE; {DRAFTS_V5} COMMIT;")
     db.execute(
         "CREATE INDEX IF NOT EXISTS attempts_by_course"
         " ON attempts (profile_id, course_id, exercise_id)"
     )
+
+
+def _add_column(db: sqlite3.Connection, table: str, name: str, column: str) -> None:
+    """Add a column unless the table has it (a server starting at the same time may add it)."""
+    if name in _columns(db, table):
+        return
+    try:
+        db.execute(f"ALTER TABLE {table} ADD COLUMN {column}")
+    except sqlite3.OperationalError as err:
+        if "duplicate column" not in str(err):
+            raise
 
 
 def _columns(db: sqlite3.Connection, table: str) -> set[str]:
