@@ -52,6 +52,12 @@ class AppConfig:
         """Return True in the classroom mode (sign-in required)."""
         return self.mode == "classroom"
 
+    # Whether whoever opens the app is the course's instructor: the Problems page and the file
+    # problems on Home (server paths, answers' paths, mistake hints). Locally the person running
+    # the app is; a server for learners sets NINJA_INSTRUCTOR=0 (they see only that some
+    # exercises are withdrawn).
+    instructor: bool = True
+
     @property
     def cache_dir(self) -> Path:
         """Return where downloaded word lists are kept."""
@@ -79,7 +85,7 @@ def from_env(environ: Mapping[str, str]) -> AppConfig:
     if config.editor not in EDITORS:
         choices = ", ".join(EDITORS)
         raise ConfigError(f"`NINJA_EDITOR` must be one of {choices}: got {config.editor!r}.")
-    _check_mode(config)
+    _check_mode(config, set(values))
     if config.exercises_dir is not None and not config.exercises_dir.is_dir():
         found = config.exercises_dir
         raise ConfigError(f"`NINJA_EXERCISES_DIR` must be an exercises folder: {found} is not one.")
@@ -89,12 +95,18 @@ def from_env(environ: Mapping[str, str]) -> AppConfig:
     return config
 
 
-def _check_mode(config: AppConfig) -> None:
-    """Refuse an unknown mode, and roles in the local mode (they would do nothing there)."""
+def _check_mode(config: AppConfig, given: set[str]) -> None:
+    """Refuse an unknown mode, roles in the local mode (they would do nothing there), and
+    `NINJA_INSTRUCTOR` in the classroom mode (there, sign-in says who the instructors are)."""
     if config.mode not in MODES:
         choices = ", ".join(MODES)
         raise ConfigError(f"`NINJA_MODE` must be one of {choices}: got {config.mode!r}.")
     if config.classroom:
+        if "instructor" in given:
+            raise ConfigError(
+                "`NINJA_INSTRUCTOR` is for the local mode: in the classroom mode instructors "
+                "are named by `NINJA_INSTRUCTORS` or `NINJA_INSTRUCTOR_CLAIM`."
+            )
         return
     for name in ("instructors", "instructor_claim"):
         if getattr(config, name):
@@ -133,7 +145,7 @@ def _convert(name: str, raw: str):
     """Return raw converted to the type of field `name`."""
     if name in ("data_dir", "exercises_dir"):
         return Path(raw).expanduser()
-    if name == "require_all_layers":
+    if name in ("require_all_layers", "instructor"):
         return _flag(name, raw)
     if name == "reveal_after":
         return _count(name, raw)

@@ -15,7 +15,7 @@ from app.screens import home, problems, progress, training, whole_pass
 
 def sections() -> dict[str, list]:
     """Return the navigation: home and progress, one section per exercise group, training (where
-    the course has it), and the problems with the exercise files (if any).
+    the course has it), and, for an instructor, the problems with the exercise files (if any).
 
     Home is drawn while the scenarios run for the first time (their exercises appear once they
     have); an address of any other page waits for them, so that a link to an exercise opens it.
@@ -44,6 +44,8 @@ def sections() -> dict[str, list]:
             )
     if services.training_available(catalog):
         found[TRAINING_SECTION] = [_fixed(TRAINING, training.render)]
+    if not classroom.is_instructor():
+        return found
     if catalog.errors:
         found["Problems"] = [_fixed(PROBLEMS, problems.render, f"Problems ({len(catalog.errors)})")]
     elif services.proofs_pending():

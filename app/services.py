@@ -34,14 +34,22 @@ def config() -> AppConfig:
 
 
 def store() -> Store:
-    """Return the progress store named by the configured database URL."""
-    return _store(config().database_url)
+    """Return the progress store named by the configured database URL, for the served course
+    (progress is keyed by course id: see grader's course.toml `id`)."""
+    return _store(config().database_url, _declared(*_version()).course.id)
 
 
 @st.cache_resource(show_spinner=False)
-def _store(url: str) -> Store:
-    """Open a store once per URL."""
-    return open_store(url)
+def _store(url: str, course: str) -> Store:
+    """Open a store once per URL and course."""
+    return open_store(url, course)
+
+
+def exercise_version(key: str) -> str:
+    """Return the content version of the exercise with this id (or part id), "" for other keys
+    (a whole pass, the training page)."""
+    found = {e.id: e.version for e in _declared(*_version()).exercises}
+    return found.get(key.split(":")[0], "")
 
 
 def identity_secret() -> bytes:

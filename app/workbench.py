@@ -130,9 +130,8 @@ def record(
     attempt = None
     if not busy:
         spent, dataset = visits.time_spent(key), session.dataset_source()
-        attempt = Attempt(
-            key, code, solved, summary, elapsed, spent, dataset, 0.0, facts or Facts()
-        )
+        facts, version = facts or Facts(), services.exercise_version(key)
+        attempt = Attempt(key, code, solved, summary, elapsed, spent, dataset, 0.0, facts, version)
     queue = st.session_state.get(f"pending:{key}") or []
     if queue and queue[0].code == code:
         store.finish_submission(profile, queue.pop(0).ticket, attempt)

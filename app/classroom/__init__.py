@@ -10,6 +10,7 @@ from app.classroom.signin import (
     admitted,
     current,
     enabled,
+    is_instructor,
     sign_in_entry,
     sign_in_page,
 )
@@ -23,6 +24,7 @@ __all__ = [
     "admitted",
     "current",
     "enabled",
+    "is_instructor",
     "person",
     "sign_in_entry",
     "sign_in_page",

@@ -41,6 +41,15 @@ def current() -> Person:
     return person(st.user.to_dict(), config.instructors, config.instructor_claim)
 
 
+def is_instructor() -> bool:
+    """Return True if this session is the course's instructor: in the local mode whoever runs
+    the app (unless `NINJA_INSTRUCTOR=0`), in the classroom mode a signed-in instructor."""
+    config = services.config()
+    if not config.classroom:
+        return config.instructor
+    return admitted() and current().role == INSTRUCTOR
+
+
 def sign_in_entry():
     """Return the navigation's one page for a visitor who has not signed in: every address
     leads there."""

@@ -10,6 +10,7 @@ from app.storage import SOLVED, facts_of
 from app.views import graphview, results
 
 REVEAL_CONFIRM = "reveal:confirm"
+EARLIER_VERSION = "It answered an earlier version of this exercise, which has changed since."
 ROLES = {"forward": "forward value", "given": "given (upstream)", "answer": "you write this"}
 
 
@@ -122,6 +123,8 @@ def _last_attempt(exercise_id: str) -> None:
         last = attempts[-1]
         verdict = "solved" if last.solved else "not solved yet"
         st.caption(f"Your last attempt ({len(attempts)} so far): {verdict}. {last.summary}")
+        if last.version and last.version != services.exercise_version(exercise_id):
+            st.caption(EARLIER_VERSION)
 
 
 def _hints(exercise_id: str, hints: tuple[str, ...]) -> None:

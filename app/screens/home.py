@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app import datasets, links, services, session
+from app import classroom, datasets, links, services, session
 from app.storage import ATTEMPTED, SOLVED
 from app.views import graphview
 
 ICONS = {SOLVED: ":material/check_circle:", ATTEMPTED: ":material/pending:"}
 UNTOUCHED = ":material/radio_button_unchecked:"
+WITHDRAWN = "Some exercises are not available until the course's files are fixed."
 LEGEND = (
     ":green[:material/check_circle:] solved · :orange[:material/pending:] attempted · "
     ":material/radio_button_unchecked: not yet"
@@ -85,8 +86,12 @@ def next_exercise(catalog, progress, statuses: dict[str, str]) -> str | None:
 
 
 def _errors(errors) -> None:
-    """List the problems with the exercise files; the rest keep working."""
+    """List the problems with the exercise files for an instructor; a learner is only told that
+    some exercises are withdrawn (no paths, no answers' places). The rest keep working."""
     if not errors:
+        return
+    if not classroom.is_instructor():
+        st.info(WITHDRAWN, icon=":material/construction:")
         return
     with st.expander(f"{len(errors)} problem(s) with the exercise files", icon=":material/error:"):
         for err in errors:

@@ -9,13 +9,19 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app import services
+from app import classroom, services
+
+LEARNERS = "This page is for the course's instructor."
 
 
 def render() -> None:
-    """List every problem with the exercise files, then the exercises still being checked."""
-    errors = services.catalog().errors
+    """List every problem with the exercise files, then the exercises still being checked (to
+    an instructor only: the problems name server paths and answers)."""
     st.title("Problems with the exercise files")
+    if not classroom.is_instructor():
+        st.info(LEARNERS, icon=":material/lock:")
+        return
+    errors = services.catalog().errors
     if errors:
         st.markdown(
             f"{len(errors)} problem(s) found; what they affect is withdrawn and everything else "

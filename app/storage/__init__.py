@@ -1,7 +1,7 @@
 """The progress store, behind one URL (SQLite or PostgreSQL): what the pages keep and read.
 
     >>> from app.storage import open_store
-    >>> store = open_store("sqlite:///var/progress.db")
+    >>> store = open_store("sqlite:///var/progress.db", course="default")
     >>> store.statuses(profile)  # {exercise id: SOLVED or ATTEMPTED}
 
 store.py is the Store (drafts, attempts, hints, reveals) and its schema; profiles.py the
@@ -13,6 +13,7 @@ from app.storage.profiles import Profile, StorageError
 from app.storage.runstore import TrainingRun
 from app.storage.store import (
     ATTEMPTED,
+    DEFAULT_COURSE,
     NOT_SOLVED,
     SOLVED,
     Attempt,
@@ -24,6 +25,7 @@ from app.storage.store import (
 
 __all__ = [
     "ATTEMPTED",
+    "DEFAULT_COURSE",
     "NOT_SOLVED",
     "SOLVED",
     "Attempt",

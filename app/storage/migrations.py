@@ -4,6 +4,10 @@ Step 4: attempts carry their facts as columns (whether the code ran, the first f
 misconception id, the status, and where those came from). Rows recorded before step 4 have only
 their feedback text: their facts are derived from it here, once, and marked `backfilled`. This
 is the only place that reads a recorded sentence; every later reader uses the columns.
+
+Step 5: drafts, attempts, events and submissions are keyed by (course id, exercise id), and an
+attempt records the version of the exercise it answered (a hash of the exercise's files). Rows
+recorded before step 5 came from the default course; their version is unknown ("").
 """
 
 from __future__ import annotations
@@ -87,3 +91,47 @@ def backfill(solved: bool, summary: str) -> tuple[bool, str, str, str]:
     if not summary.startswith(NOT_RUN):
         return True, "", found, "not_solved"
     return False, "rules" if found == "autograd" else "runs", found, "not_solved"
+
+
+DEFAULT_COURSE = "default"  # the course every row recorded before step 5 came from
+COURSE_COLUMN = f"course_id TEXT NOT NULL DEFAULT '{DEFAULT_COURSE}'"
+DRAFTS_V5 = f"""
+CREATE TABLE drafts_v5 (
+    profile_id INTEGER NOT NULL REFERENCES profiles(id) ON DELETE CASCADE,
+    {COURSE_COLUMN}, exercise_id TEXT NOT NULL, code TEXT NOT NULL, updated_at REAL NOT NULL,
+    PRIMARY KEY (profile_id, course_id, exercise_id));
+INSERT INTO drafts_v5 (profile_id, exercise_id, code, updated_at)
+    SELECT profile_id, exercise_id, code, updated_at FROM drafts;
+DROP TABLE drafts;
+ALTER TABLE drafts_v5 RENAME TO drafts;
+"""
+
+
+def add_courses(db: sqlite3.Connection) -> None:
+    """Step 5: key progress by course too, and give attempts the exercise's version; rows
+    recorded before belong to the default course. Safe to run on every start."""
+    for table in ("attempts", "events", "submissions"):
+        _add_column(db, table, "course_id", COURSE_COLUMN)
+    _add_column(db, "attempts", "version", "version TEXT NOT NULL DEFAULT ''")
+    if "course_id" not in _columns(db, "drafts"):  # its primary key changes: rebuild it, whole
+        db.executescript(f"BEGIN IMMEDIATE; {DRAFTS_V5} COMMIT;")
+    db.execute(
+        "CREATE INDEX IF NOT EXISTS attempts_by_course"
+        " ON attempts (profile_id, course_id, exercise_id)"
+    )
+
+
+def _add_column(db: sqlite3.Connection, table: str, name: str, column: str) -> None:
+    """Add a column unless the table has it (a server starting at the same time may add it)."""
+    if name in _columns(db, table):
+        return
+    try:
+        db.execute(f"ALTER TABLE {table} ADD COLUMN {column}")
+    except sqlite3.OperationalError as err:
+        if "duplicate column" not in str(err):
+            raise
+
+
+def _columns(db: sqlite3.Connection, table: str) -> set[str]:
+    """Return the names of a table's columns."""
+    return {row[1] for row in db.execute(f"PRAGMA table_info({table})")}

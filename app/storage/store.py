@@ -8,6 +8,10 @@ more table, kept by runstore.TrainingRuns.
     >>> store = open_store("sqlite:////tmp/ninja.sqlite3")
     >>> me = store.add_profile("ada")
     >>> store.save_draft(me, "dlogprobs", "dlogprobs = ...")
+
+A store is opened for one course (`open_store(url, course="attention")`): its drafts, attempts,
+events and statuses are that course's, so two courses served from one database never share
+progress, even where they share exercise ids.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app import private
-from app.storage.migrations import GRADED, add_facts
+from app.storage.migrations import DEFAULT_COURSE, GRADED, add_courses, add_facts
 from app.storage.profiles import SCHEMA as PROFILES_SCHEMA
 from app.storage.profiles import Profile, Profiles, StorageError, migrate
 from app.storage.runstore import SCHEMA as RUNS_SCHEMA
@@ -28,10 +32,20 @@ from app.storage.runstore import TrainingRuns
 from app.storage.submissions import SCHEMA as SUBMISSIONS_SCHEMA
 from app.storage.submissions import Submissions, add_tickets, insert_attempt, upsert_draft
 
-__all__ = ["Attempt", "Facts", "Profile", "StorageError", "Store", "facts_of", "open_store"]
+__all__ = [
+    "DEFAULT_COURSE",
+    "Attempt",
+    "Facts",
+    "Profile",
+    "StorageError",
+    "Store",
+    "facts_of",
+    "open_store",
+]
 
-# 2: profiles belong to a browser identity; 3: attempts carry a ticket; 4: and their facts
-SCHEMA_VERSION = 4
+# 2: profiles belong to a browser identity; 3: attempts carry a ticket; 4: and their facts;
+# 5: progress is keyed by course, and an attempt records the exercise's version
+SCHEMA_VERSION = 5
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS settings (
@@ -89,6 +103,7 @@ class Attempt:
     dataset: str
     created_at: float = 0.0
     facts: Facts = field(default_factory=Facts)
+    version: str = ""  # the exercise's content version when answered ("" if not known)
 
 
 @dataclass(frozen=True)
@@ -104,19 +119,24 @@ class ExerciseProgress:
     last_at: float
 
 
-def open_store(url: str) -> Store:
-    """Return the store for a database URL; only `sqlite:///<path>` exists so far."""
+def open_store(url: str, course: str = DEFAULT_COURSE) -> Store:
+    """Return one course's store for a database URL; only `sqlite:///<path>` exists so far."""
     prefix = "sqlite:///"
     if not url.startswith(prefix) or url == prefix or url.endswith(":memory:"):
         raise StorageError(f"The database URL must look like `sqlite:///<path>`: got {url!r}.")
-    return Store(Path(url[len(prefix) :]))
+    return Store(Path(url[len(prefix) :]), course)
 
 
 class Store(Profiles, TrainingRuns, Submissions):
-    """Progress of every local profile, in one SQLite file (created on first use)."""
+    """Progress of every local profile in one course, in one SQLite file (created on first use).
 
-    def __init__(self, path: Path):
-        self.path = path
+    Profiles, settings and training runs belong to the learner, whatever the course.
+    """
+
+    def __init__(self, path: Path, course: str = DEFAULT_COURSE):
+        if not course:
+            raise StorageError("A store needs a course id: got an empty one.")
+        self.path, self.course = path, course
         private.folder(path.parent)
         private.database(path)
         migrate(path)
@@ -125,6 +145,7 @@ class Store(Profiles, TrainingRuns, Submissions):
             db.executescript(PROFILES_SCHEMA + SCHEMA + RUNS_SCHEMA + SUBMISSIONS_SCHEMA)
             add_tickets(db)
             add_facts(db)
+            add_courses(db)
             db.execute(
                 "INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
             )
@@ -156,59 +177,64 @@ class Store(Profiles, TrainingRuns, Submissions):
         """Return the code last typed for an exercise, if any."""
         with self._db() as db:
             row = db.execute(
-                "SELECT code FROM drafts WHERE profile_id = ? AND exercise_id = ?",
-                (profile.id, exercise_id),
+                "SELECT code FROM drafts WHERE profile_id = ? AND course_id = ?"
+                " AND exercise_id = ?",
+                (profile.id, self.course, exercise_id),
             ).fetchone()
         return row[0] if row else None
 
     def save_draft(self, profile: Profile, exercise_id: str, code: str) -> None:
         """Keep the code typed for an exercise."""
         with self._db() as db:
-            upsert_draft(db, profile, exercise_id, code)
+            upsert_draft(db, profile, self.course, exercise_id, code)
 
     # Attempts and events ------------------------------------------------------------------
 
     def record_attempt(self, profile: Profile, attempt: Attempt) -> None:
         """Record one graded submission."""
         with self._db() as db:
-            insert_attempt(db, profile, attempt, None)
+            insert_attempt(db, profile, self.course, attempt, None)
 
     def attempts(self, profile: Profile, exercise_id: str | None = None) -> list[Attempt]:
         """Return the profile's attempts (at one exercise, if given), oldest first."""
         query = (
             "SELECT exercise_id, code, solved, summary, elapsed, time_spent, dataset,"
-            " created_at, ran, failed_check, misconception, status, facts"
-            " FROM attempts WHERE profile_id = ?"
+            " created_at, ran, failed_check, misconception, status, facts, version"
+            " FROM attempts WHERE profile_id = ? AND course_id = ?"
         )
-        args: tuple = (profile.id,)
+        args: tuple = (profile.id, self.course)
         if exercise_id is not None:
             query, args = query + " AND exercise_id = ?", (*args, exercise_id)
         with self._db() as db:
             rows = db.execute(query + " ORDER BY id", args).fetchall()
-        return [Attempt(r[0], r[1], bool(r[2]), *r[3:8], Facts(bool(r[8]), *r[9:])) for r in rows]
+        return [
+            Attempt(r[0], r[1], bool(r[2]), *r[3:8], Facts(bool(r[8]), *r[9:13]), r[13])
+            for r in rows
+        ]
 
     def record_event(self, profile: Profile, exercise_id: str, kind: str) -> None:
         """Record a hint shown or a solution revealed."""
         with self._db() as db:
             db.execute(
-                "INSERT INTO events (profile_id, exercise_id, kind, created_at)"
-                " VALUES (?, ?, ?, ?)",
-                (profile.id, exercise_id, kind, time.time()),
+                "INSERT INTO events (profile_id, course_id, exercise_id, kind, created_at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (profile.id, self.course, exercise_id, kind, time.time()),
             )
 
     def count_events(self, profile: Profile, exercise_id: str, kind: str) -> int:
         """Return how many hints (or reveals) the profile has had for an exercise."""
         with self._db() as db:
             row = db.execute(
-                "SELECT COUNT(*) FROM events WHERE profile_id = ? AND exercise_id = ? AND kind = ?",
-                (profile.id, exercise_id, kind),
+                "SELECT COUNT(*) FROM events WHERE profile_id = ? AND course_id = ?"
+                " AND exercise_id = ? AND kind = ?",
+                (profile.id, self.course, exercise_id, kind),
             )
             return row.fetchone()[0]
 
     def progress(self, profile: Profile) -> list[ExerciseProgress]:
         """Return per-exercise totals for every exercise the profile has touched."""
         with self._db() as db:
-            rows = db.execute(PROGRESS_QUERY, {"p": profile.id}).fetchall()
+            rows = db.execute(PROGRESS_QUERY, {"p": profile.id, "c": self.course}).fetchall()
         return [
             ExerciseProgress(r[0], r[1], bool(r[2]), r[3], r[4], bool(r[5]), r[6]) for r in rows
         ]
@@ -222,31 +248,40 @@ class Store(Profiles, TrainingRuns, Submissions):
         }
 
     def reset(self, profile: Profile) -> None:
-        """Delete the profile's drafts, attempts, events and runs; keep it and its settings."""
+        """Delete the profile's drafts, attempts and events in this course, and its runs; keep
+        it, its settings and its progress in other courses."""
         with self._db() as db:
-            for table in ("drafts", "attempts", "submissions", "events", "training_runs"):
-                db.execute(f"DELETE FROM {table} WHERE profile_id = ?", (profile.id,))
+            for table in ("drafts", "attempts", "submissions", "events"):
+                db.execute(
+                    f"DELETE FROM {table} WHERE profile_id = ? AND course_id = ?",
+                    (profile.id, self.course),
+                )
+            db.execute("DELETE FROM training_runs WHERE profile_id = ?", (profile.id,))
 
 
+# Every sub-query reads one profile's rows in one course (":p", ":c") for one exercise.
 PROGRESS_QUERY = """
 WITH touched AS (
-    SELECT exercise_id FROM attempts WHERE profile_id = :p
-    UNION SELECT exercise_id FROM events WHERE profile_id = :p
-    UNION SELECT exercise_id FROM drafts WHERE profile_id = :p)
+    SELECT exercise_id FROM attempts WHERE profile_id = :p AND course_id = :c
+    UNION SELECT exercise_id FROM events WHERE profile_id = :p AND course_id = :c
+    UNION SELECT exercise_id FROM drafts WHERE profile_id = :p AND course_id = :c)
 SELECT t.exercise_id,
-    (SELECT COUNT(*) FROM attempts a WHERE a.profile_id = :p AND a.exercise_id = t.exercise_id),
+    (SELECT COUNT(*) FROM attempts a
+        WHERE a.profile_id = :p AND a.course_id = :c AND a.exercise_id = t.exercise_id),
     (SELECT COALESCE(MAX(solved), 0) FROM attempts a
-        WHERE a.profile_id = :p AND a.exercise_id = t.exercise_id),
+        WHERE a.profile_id = :p AND a.course_id = :c AND a.exercise_id = t.exercise_id),
     (SELECT COALESCE(SUM(time_spent), 0) FROM attempts a
-        WHERE a.profile_id = :p AND a.exercise_id = t.exercise_id),
-    (SELECT COUNT(*) FROM events e WHERE e.profile_id = :p AND e.exercise_id = t.exercise_id
+        WHERE a.profile_id = :p AND a.course_id = :c AND a.exercise_id = t.exercise_id),
+    (SELECT COUNT(*) FROM events e
+        WHERE e.profile_id = :p AND e.course_id = :c AND e.exercise_id = t.exercise_id
         AND kind = 'hint'),
-    (SELECT COUNT(*) > 0 FROM events e WHERE e.profile_id = :p AND e.exercise_id = t.exercise_id
+    (SELECT COUNT(*) > 0 FROM events e
+        WHERE e.profile_id = :p AND e.course_id = :c AND e.exercise_id = t.exercise_id
         AND kind = 'reveal'),
     (SELECT MAX(at) FROM (
         SELECT MAX(created_at) AS at FROM attempts a
-            WHERE a.profile_id = :p AND a.exercise_id = t.exercise_id
+            WHERE a.profile_id = :p AND a.course_id = :c AND a.exercise_id = t.exercise_id
         UNION ALL SELECT MAX(updated_at) FROM drafts d
-            WHERE d.profile_id = :p AND d.exercise_id = t.exercise_id))
+            WHERE d.profile_id = :p AND d.course_id = :c AND d.exercise_id = t.exercise_id))
 FROM touched t
 """

@@ -50,10 +50,11 @@ class Submissions:
             done = db.execute("SELECT 1 FROM attempts WHERE ticket = ?", (ticket,)).fetchone()
             if done is None:
                 db.execute(
-                    "INSERT OR REPLACE INTO submissions VALUES (?, ?, ?, ?, ?, ?)",
-                    (ticket, profile.id, exercise_id, code, server, time.time()),
+                    "INSERT OR REPLACE INTO submissions (ticket, profile_id, exercise_id, code,"
+                    " server, created_at, course_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (ticket, profile.id, exercise_id, code, server, time.time(), self.course),
                 )
-            upsert_draft(db, profile, exercise_id, draft)
+            upsert_draft(db, profile, self.course, exercise_id, draft)
         return done is None
 
     def finish_submission(self, profile, ticket: str, attempt) -> None:
@@ -65,11 +66,11 @@ class Submissions:
             row = db.execute("SELECT created_at FROM submissions WHERE ticket = ?", (ticket,))
             since = (row.fetchone() or (time.time(),))[0]
             if attempt is not None:
-                insert_attempt(db, profile, attempt, ticket)
+                insert_attempt(db, profile, self.course, attempt, ticket)
             db.execute(
-                "DELETE FROM submissions WHERE ticket = ? OR (profile_id = ? AND exercise_id = ?"
-                " AND created_at <= ?)",
-                (ticket, profile.id, attempt.exercise_id if attempt else "", since),
+                "DELETE FROM submissions WHERE ticket = ? OR (profile_id = ? AND course_id = ?"
+                " AND exercise_id = ? AND created_at <= ?)",
+                (ticket, profile.id, self.course, attempt.exercise_id if attempt else "", since),
             )
 
     def pending(self, profile, exercise_id: str) -> list[Pending]:
@@ -77,8 +78,8 @@ class Submissions:
         with self._db() as db:
             rows = db.execute(
                 "SELECT ticket, exercise_id, code, server, created_at FROM submissions"
-                " WHERE profile_id = ? AND exercise_id = ? ORDER BY created_at",
-                (profile.id, exercise_id),
+                " WHERE profile_id = ? AND course_id = ? AND exercise_id = ? ORDER BY created_at",
+                (profile.id, self.course, exercise_id),
             ).fetchall()
         return [Pending(*row) for row in rows]
 
@@ -94,21 +95,23 @@ def add_tickets(db: sqlite3.Connection) -> None:
     )
 
 
-def upsert_draft(db: sqlite3.Connection, profile, exercise_id: str, code: str) -> None:
-    """Keep the code typed for an exercise (inside the caller's transaction)."""
+def upsert_draft(db: sqlite3.Connection, profile, course: str, exercise_id: str, code: str) -> None:
+    """Keep the code typed for an exercise of a course (inside the caller's transaction)."""
     db.execute(
-        "INSERT OR REPLACE INTO drafts VALUES (?, ?, ?, ?)",
-        (profile.id, exercise_id, code, time.time()),
+        "INSERT OR REPLACE INTO drafts (profile_id, course_id, exercise_id, code, updated_at)"
+        " VALUES (?, ?, ?, ?, ?)",
+        (profile.id, course, exercise_id, code, time.time()),
     )
 
 
-def insert_attempt(db: sqlite3.Connection, profile, a, ticket: str | None) -> None:
-    """Insert one attempt (inside the caller's transaction); a ticket already recorded is kept."""
+def insert_attempt(db: sqlite3.Connection, profile, course: str, a, ticket: str | None) -> None:
+    """Insert one attempt at a course's exercise (inside the caller's transaction); a ticket
+    already recorded is kept."""
     facts = a.facts
     db.execute(
         "INSERT OR IGNORE INTO attempts (profile_id, exercise_id, code, solved, summary, elapsed,"
         " time_spent, dataset, created_at, ticket, ran, failed_check, misconception, status,"
-        " facts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " facts, course_id, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             profile.id,
             a.exercise_id,
@@ -125,5 +128,7 @@ def insert_attempt(db: sqlite3.Connection, profile, a, ticket: str | None) -> No
             facts.misconception,
             facts.status,
             facts.source,
+            course,
+            a.version,
         ),
     )

@@ -30,6 +30,8 @@ _HOMES = {
     "TOLERANCE": "grader.course.exercises",
     "TRAINING": "grader.course.lecture",
     "discover": "grader.course.exercises",
+    "missing_solution": "grader.course.exercises",
+    "solutions_root": "grader.course.exercises",
     "evaluate_shape": "grader.course.shapes",
 }
 __all__ = sorted(_HOMES)

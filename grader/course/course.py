@@ -3,8 +3,10 @@ Progress suggests practising a mistake made twice.
 
 Read from an optional `course.toml` in the exercises folder, beside the scenario folders; a
 folder without one gets the defaults (and suggests no practice). Unknown keys are an error, as
-in every instructor file.
+in every instructor file. The course's `id` keys its learners' progress (two courses served from
+one database never share it); without one, it is the folder's name.
 
+    id = "attention"
     title = "Attention by hand"
     intro = "Write the backward pass of one self-attention head."
     training = false
@@ -17,14 +19,16 @@ in every instructor file.
 
 from __future__ import annotations
 
+import re
 import tomllib
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 from grader.course.schema import SchemaError, check_keys, require
 from grader.misconceptions import IDS
 
 FILE_NAME = "course.toml"
+COURSE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 INTRO = """
 Write, by hand, the gradients of a forward pass. Each answer is checked against PyTorch autograd
 — on the given batch, on random upstream gradients and on other sizes — and the feedback says
@@ -46,13 +50,14 @@ class Practice:
 
 @dataclass(frozen=True)
 class Course:
-    """The app's title, Home's introduction (Markdown), whether the training page exists, and
-    the practice Progress suggests."""
+    """The app's title, Home's introduction (Markdown), whether the training page exists, the
+    practice Progress suggests, and the id that keys its learners' progress."""
 
     title: str = "Backprop Ninja"
     intro: str = INTRO.strip()
     training: bool = True  # shown only where the lecture's MLP and its exercises are served
     practice: tuple[Practice, ...] = ()
+    id: str = "default"  # a course read from a folder has that folder's name unless it sets one
 
     def practice_for(self, misconception: str) -> Practice | None:
         """Return the first practice that counts a misconception id, if any."""
@@ -64,24 +69,55 @@ PRACTICE_KEYS = {"misconceptions": list, "exercises": list, "rule": str}
 
 
 def load_course(root: Path) -> Course:
-    """Return the course of an exercises folder; raise SchemaError naming the file and key."""
-    path = root / FILE_NAME
+    """Return the course of an exercises folder; raise its first problem (SchemaError)."""
+    course, problems = read_course(root)
+    if problems:
+        raise problems[0]
+    return course
+
+
+def read_course(root: Path) -> tuple[Course, tuple[SchemaError, ...]]:
+    """Return the course of an exercises folder and its problems, each naming file and key.
+
+    A bad key (unknown, of the wrong type, empty) or a bad `[[practice]]` table is refused on
+    its own and the rest kept; a file that is not TOML at all gives the defaults.
+    """
+    path, course = root / FILE_NAME, Course(id=root.resolve().name)
     if not path.exists():
-        return Course()
+        return course, ()
     where = str(path)
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
-        raise SchemaError(where, f"is not valid TOML: {err}") from err
-    check_keys(raw, COURSE_KEYS, (), where)
-    for key in ("title", "intro"):
-        if key in raw and not raw[key].strip():
-            raise SchemaError(f"{where}: {key}", "must not be empty")
-    practice = tuple(
-        _practice(p, f"{where}: practice[{i}]") for i, p in enumerate(raw.pop("practice", []))
-    )
-    plain = {k: v.strip() if isinstance(v, str) else v for k, v in raw.items()}
-    return Course(**plain, practice=practice)
+        return course, (SchemaError(where, f"is not valid TOML: {err}"),)
+    kept, problems = {}, []
+    for key, value in raw.items():
+        _keep(kept, key, lambda k=key, v=value: _value(k, v, where), problems)
+    practice: dict[int, Practice] = {}
+    for i, table in enumerate(kept.pop("practice", []), start=1):
+        _keep(
+            practice, i, lambda t=table, n=i: _practice(t, f"{where}: [[practice]] {n}"), problems
+        )
+    return replace(course, **kept, practice=tuple(practice.values())), tuple(problems)
+
+
+def _keep(kept: dict, key, read, problems: list) -> None:
+    """Keep read()'s value under key, or its SchemaError among the problems."""
+    try:
+        kept[key] = read()
+    except SchemaError as err:
+        problems.append(err)
+
+
+def _value(key: str, value, where: str):
+    """Return one top-level key's value, checked (strings stripped)."""
+    check_keys({key: value}, COURSE_KEYS, (), where)
+    if key in ("title", "intro"):
+        require(value.strip(), f"{where}: {key}", "must not be empty")
+    if key == "id":
+        ok = COURSE_ID.match(value) is not None
+        require(ok, f"{where}: id", "must be letters, digits, `_`, `-` or `.` (1 to 64)")
+    return value.strip() if isinstance(value, str) else value
 
 
 def _practice(raw: dict, where: str) -> Practice:

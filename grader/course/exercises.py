@@ -1,18 +1,19 @@
 """Exercises are data: discover, read and check the instructor files under `exercises/`.
 
-Layout: `exercises/NN_slug/scenario.toml` holds a forward program; every other
-`exercises/NN_slug/NN_id.toml` beside it is one exercise on that program, and its reference
-answer lives in `solutions/NN_slug/id.py`. Names sort in teaching order.
+Layout of a course folder: `NN_slug/scenario.toml` holds a forward program; every other
+`NN_slug/NN_id.toml` beside it is one exercise on that program, and its reference answer lives
+in the course's own `solutions/NN_slug/id.py`. Names sort in teaching order.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from grader.course.course import Course, load_course
+from grader.course.course import Course, read_course
 from grader.course.lecture import LectureLink, parse_lecture
 from grader.course.scenario import Scenario, load_scenario
 from grader.course.schema import SchemaError, check_keys, require
@@ -20,7 +21,8 @@ from grader.misconceptions import IDS, LISTED_MISTAKE
 
 ROOT = Path(__file__).resolve().parents[2]
 EXERCISES_DIR = ROOT / "exercises"
-SOLUTIONS_DIR = ROOT / "solutions"
+SOLUTIONS = "solutions"  # the folder in a course that holds its reference answers
+SOLUTIONS_DIR = EXERCISES_DIR / SOLUTIONS  # the project's course's answers
 FILE_NAME = re.compile(r"^(\d+)_([A-Za-z_][A-Za-z0-9_]*)\.toml$")
 EXERCISE_KEYS = {
     "title": str,
@@ -86,6 +88,7 @@ class Exercise:
 
     answers: tuple[str, ...] = ()  # every variable to write, when there are several
     dtype: str = ""  # the dtype of the inputs and the answer; "" keeps the scenario's
+    version: str = ""  # a hash of the exercise file and its scenario file: changes with either
 
     def parts(self) -> tuple[Exercise, ...]:
         """Return one exercise per answer, each graded on its own with the same inputs
@@ -99,14 +102,11 @@ class Exercise:
 
     @property
     def solution_path(self) -> Path:
-        """Return where the reference answer lives: in the `solutions` folder beside the
-        exercises folder (a course of its own keeps its answers beside it), else the project's."""
-        beside = self.path.parents[2] / "solutions"
-        root = beside if beside.is_dir() else SOLUTIONS_DIR
-        return root / self.scenario.slug / f"{self.id}.py"
+        """Return where the reference answer lives: in its course's `solutions/` folder."""
+        return solutions_root(self.path.parents[1]) / self.scenario.slug / f"{self.id}.py"
 
     def solution(self) -> str:
-        """Return the reference answer's code."""
+        """Return the reference answer's code (OSError if missing: see missing_solution)."""
         return self.solution_path.read_text(encoding="utf-8")
 
 
@@ -142,10 +142,24 @@ class Catalog:
         return replace(self, scenarios=left, exercises=kept, errors=self.errors + tuple(errors))
 
 
+def solutions_root(course: Path) -> Path:
+    """Return the folder of a course's reference answers: its own `solutions/`, never another
+    course's (nor the project's)."""
+    return course / SOLUTIONS
+
+
+def missing_solution(exercise: Exercise) -> str:
+    """Say that an exercise's reference answer is missing, and where it belongs."""
+    return (
+        f"its reference answer is missing: write `{exercise.answer}` = ... in "
+        f"{exercise.solution_path} (a course keeps its answers in its own `solutions/` folder)"
+    )
+
+
 def discover(root: Path = EXERCISES_DIR) -> Catalog:
     """Read every scenario and exercise under root; collect errors instead of raising."""
     scenarios, exercises, errors = [], [], []
-    for folder in sorted(p for p in root.iterdir() if p.is_dir() and p.name[0] not in "._"):
+    for folder in sorted(p for p in root.iterdir() if _is_scenario_folder(p)):
         try:
             scenario = load_scenario(folder / "scenario.toml")
         except (SchemaError, OSError) as err:
@@ -167,13 +181,20 @@ def discover(root: Path = EXERCISES_DIR) -> Catalog:
     return Catalog(tuple(scenarios), kept, tuple(errors), course)
 
 
+def _is_scenario_folder(path: Path) -> bool:
+    """Return whether path is a scenario's folder (not hidden, a template or the answers)."""
+    return path.is_dir() and path.name[0] not in "._" and path.name != SOLUTIONS
+
+
 def _course(root: Path, errors: list[SchemaError]) -> Course:
-    """Return the folder's course; a bad course.toml is reported and the defaults are used."""
+    """Return the folder's course; each bad key of course.toml is reported and left out."""
     try:
-        return load_course(root)
-    except (SchemaError, OSError) as err:
+        course, problems = read_course(root)
+    except OSError as err:
         errors.append(_as_schema_error(root / "course.toml", err))
-        return Course()
+        return Course(id=root.resolve().name)
+    errors.extend(problems)
+    return course
 
 
 # Ids are also the app's page addresses: these belong to its own pages.
@@ -200,11 +221,11 @@ def _duplicate_ids(exercises: list[Exercise]) -> list[SchemaError]:
     errors = []
     for exercise in exercises:
         if exercise.id in seen:
-            errors.append(
-                SchemaError(
-                    str(exercise.path), f"id `{exercise.id}` is also used by {seen[exercise.id]}"
-                )
+            problem = (
+                f"id `{exercise.id}` is also used by {seen[exercise.id]}, which keeps it; "
+                "this file is left out until it has an id of its own"
             )
+            errors.append(SchemaError(str(exercise.path), problem))
         seen.setdefault(exercise.id, exercise.path)
     return errors
 
@@ -248,9 +269,19 @@ def load_exercise(path: Path, scenario: Scenario) -> Exercise:
         lecture=parse_lecture(raw["lecture"], where) if "lecture" in raw else scenario.lecture,
         answers=answers,
         dtype=raw.get("dtype", ""),
+        version=content_version(path, scenario.path),
     )
     _check_exercise(exercise, where)
     return exercise
+
+
+def content_version(*paths: Path) -> str:
+    """Return a short hash of the files' bytes, in order: a new version whenever one changes."""
+    digest = hashlib.sha256()
+    for path in paths:
+        data = path.read_bytes()
+        digest.update(len(data).to_bytes(8, "big") + data)
+    return digest.hexdigest()[:12]
 
 
 def _consumers(scenario: Scenario, targets: list[str]) -> tuple[str, ...]:
@@ -290,8 +321,8 @@ def _tolerance(raw: dict, where: str) -> tuple[float, float] | None:
 def _mistakes(raw: list, where: str) -> list[Mistake]:
     """Read the `[[mistakes]]` tables."""
     mistakes = []
-    for i, item in enumerate(raw):
-        at = f"{where}: mistakes[{i}]"
+    for i, item in enumerate(raw, start=1):
+        at = f"{where}: [[mistakes]] {i}"  # counted from 1, as an author counts the blocks
         check_keys(item, MISTAKE_KEYS, ("code", "message"), at)
         named = item.get("misconception", LISTED_MISTAKE)
         require(named in IDS, f"{at}: misconception", f"must be one of {', '.join(IDS)}")

@@ -43,6 +43,13 @@ class Statement:
     line: int
     note: str = ""  # the lecture's reason for writing the line this way, if any
     differentiable: bool = True  # False for a mask or indices: no gradient, not a consumer
+    file_line: int = 0  # the line in its file, counted from 1 (0 where not known)
+
+    def place(self, path, program: str) -> str:
+        """Name this line for an author: the file and the line there, then the program's line
+        (`01_mlp/scenario.toml:52: forward.code line 4`)."""
+        at = f"{path}:{self.file_line}" if self.file_line else str(path)
+        return f"{at}: {program}.code line {self.line}"
 
 
 @dataclass

@@ -9,6 +9,7 @@ vector-Jacobian product with autograd.
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -87,7 +88,8 @@ def load_scenario(path: Path) -> Scenario:
     """Read and check a scenario file; raise SchemaError naming the file and field."""
     where = str(path)
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        raw = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
         raise SchemaError(where, f"is not valid TOML: {err}") from err
     check_keys(raw, SCENARIO_KEYS, REQUIRED, where)
@@ -97,6 +99,8 @@ def load_scenario(path: Path) -> Scenario:
             (_code(raw, "forward", where), f"{where}: forward.code"),
         ]
     )
+    offsets = code_offsets(text)
+    setup, forward = _in_file(setup, offsets["setup"]), _in_file(forward, offsets["forward"])
     params = tuple(raw["params"])
     setup = tuple(replace(s, differentiable=s.target in params) for s in setup)
     forward = mark_differentiable(forward, params)
@@ -119,6 +123,27 @@ def load_scenario(path: Path) -> Scenario:
     )
     _check_names(scenario, where)
     return scenario
+
+
+CODE_START = re.compile(r"^\s*code\s*=\s*('{3}|\"{3})(.*)$")
+
+
+def code_offsets(text: str) -> dict[str, int]:
+    """Return, for the `setup` and `forward` tables, the file line just before their code's
+    first line (program line k is file line offset + k); 0 where the code is not found."""
+    offsets, table = {"setup": 0, "forward": 0}, ""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip().startswith("["):
+            table = line.strip().strip("[]").strip()
+        elif table in offsets and not offsets[table] and (match := CODE_START.match(line)):
+            empty = not match.group(2).strip()  # TOML drops a newline right after the quotes
+            offsets[table] = number if empty else number - 1
+    return offsets
+
+
+def _in_file(program: tuple[Statement, ...], offset: int) -> tuple[Statement, ...]:
+    """Return the program's statements with their file lines (left unknown at offset 0)."""
+    return tuple(replace(s, file_line=offset + s.line) if offset else s for s in program)
 
 
 def _code(raw: dict, table: str, where: str) -> str:

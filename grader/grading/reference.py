@@ -44,14 +44,15 @@ class ScenarioError(Exception):
         self.where, self.problem = where, problem
 
 
-def _execute(statements: tuple[Statement, ...], env: dict, where: str) -> None:
-    """Execute statements in order inside env; a line that raises is named by its line."""
+def _execute(statements: tuple[Statement, ...], env: dict, path, program: str) -> None:
+    """Execute statements in order inside env; a line that raises is named by its file's line
+    and its program's."""
     for stmt in statements:
         try:
-            exec(_compiled(stmt.source, where), env)
+            exec(_compiled(stmt.source, f"{path}: {program}"), env)
         except Exception as err:
             detail = f"`{stmt.source}` raised {type(err).__name__}: {err}"
-            raise ScenarioError(f"{where}.code line {stmt.line}", detail) from err
+            raise ScenarioError(stmt.place(path, program), detail) from err
 
 
 def synthetic_data(sizes: dict, seed: int, rows: int = 1000) -> tuple[torch.Tensor, torch.Tensor]:
@@ -72,11 +73,11 @@ def run_forward(
     if data is not None:
         env["Xtr"], env["Ytr"] = data
     with torch.enable_grad():
-        _execute(scenario.setup, env, f"{scenario.path}: setup")
+        _execute(scenario.setup, env, scenario.path, "setup")
         for name in scenario.params:
             env[name].requires_grad_(True)
         for stmt in scenario.forward:
-            _execute((stmt,), env, f"{scenario.path}: forward")
+            _execute((stmt,), env, scenario.path, "forward")
             _retain(env[stmt.target])
         _backward(scenario, env)
     names = scenario.names()
@@ -145,7 +146,7 @@ def vjp(
     outputs = {}
     with torch.enable_grad():
         for stmt in path_statements(scenario, target, given):
-            _execute((stmt,), env, f"{scenario.path}: forward")
+            _execute((stmt,), env, scenario.path, "forward")
             if stmt.target in cotangents:
                 outputs[stmt.target] = env[stmt.target]
                 env[stmt.target] = env[stmt.target].detach()

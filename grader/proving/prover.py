@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from data import default_dataset
-from grader.course import EXERCISES_DIR, Exercise, discover
+from grader.course import EXERCISES_DIR, Exercise, discover, missing_solution
 from grader.grading import Grader
 
 
@@ -40,7 +41,7 @@ def prove(exercise: Exercise, grader: Grader) -> list[Finding]:
     if findings:  # the grades below would only repeat what is wrong with the scenario
         return findings
     if not exercise.solution_path.exists():
-        return [Finding(f"{where}: solution", f"{exercise.solution_path} does not exist")]
+        return [Finding(f"{where}: solution", missing_solution(exercise))]
     solved = grader.grade(exercise.id, exercise.solution())
     if not solved.solved:
         findings.append(Finding(f"{exercise.solution_path}", f"fails: {_explain(solved)}"))
@@ -48,13 +49,13 @@ def prove(exercise: Exercise, grader: Grader) -> list[Finding]:
         findings.append(Finding(f"{where}: starter", "passes every check; it must fail"))
     if grader.grade(exercise.id, zeros_answer(exercise, grader)).solved:
         findings.append(Finding(f"{where}: (zeros)", "an all-zeros answer passes every check"))
-    for i, mistake in enumerate(exercise.mistakes):
+    for i, mistake in enumerate(exercise.mistakes, start=1):  # as an author counts the blocks
         result = grader.grade(exercise.id, mistake.code)
         shown = [c.hint for c in result.checks] + [c.message for c in result.checks]
         if result.solved or mistake.message not in shown:
             got = "it passes" if result.solved else f"feedback was: {_explain(result)}"
             findings.append(
-                Finding(f"{where}: mistakes[{i}]", f"is not caught with its message; {got}")
+                Finding(f"{where}: [[mistakes]] {i}", f"is not caught with its message; {got}")
             )
     return findings
 
@@ -66,15 +67,34 @@ def _explain(result) -> str:
 
 
 def validate(path: Path | None = None, dataset=None, sandbox=None) -> tuple[int, list[Finding]]:
-    """Validate the exercises under path (a folder of folders, one folder or one file)."""
+    """Validate the exercises under path (a course folder, one scenario folder or one exercise
+    file), and every scenario there, with or without exercises; report only that scope."""
     root, only = _root(path)
     catalog = discover(root)
-    findings = [Finding(e.where, e.problem) for e in catalog.errors]
+    scope = _scope(only)
+    findings = [Finding(e.where, e.problem) for e in catalog.errors if scope(e.where)]
+    from grader.proving.scenariocheck import check_scenario
+
+    for scenario in catalog.scenarios:
+        if scope(str(scenario.path)):
+            findings.extend(Finding(w, p) for w, p in check_scenario(scenario))
     grader = Grader(dataset or default_dataset(), catalog, sandbox)
     chosen = [e for e in catalog.exercises if only is None or only in (e.path, e.path.parent)]
     for exercise in chosen:
-        findings.extend(prove(exercise, grader))
+        findings.extend(f for f in prove(exercise, grader) if f not in findings)
     return len(chosen), findings
+
+
+def _scope(only: Path | None):
+    """Return whether a finding's place is in the scope asked: the whole course, a scenario's
+    folder, or one exercise file and its scenario's file."""
+    if only is None:
+        return lambda where: True
+    if only.is_dir():
+        prefixes = (f"{only}{os.sep}",)
+    else:
+        prefixes = (str(only), str(only.parent / "scenario.toml"))
+    return lambda where: any(f"{where}:".startswith((f"{p}:", p)) for p in prefixes)
 
 
 def _root(path: Path | None) -> tuple[Path, Path | None]:

@@ -61,7 +61,7 @@ def _shape_comments(scenario: Scenario, run, sizes: dict, label: str) -> list[Fi
             if declared is not None and declared != tuple(value.shape):
                 found.append(
                     (
-                        f"{scenario.path}: {program}.code line {stmt.line}",
+                        stmt.place(scenario.path, program),
                         f"the shape comment of `{stmt.target}` says {stmt.shape}, which is "
                         f"{declared} with {label}, but the line makes {tuple(value.shape)}",
                     )
@@ -85,7 +85,7 @@ def _gradients(scenario: Scenario, run) -> list[Finding]:
                 f"`{stmt.target}` is taken to carry no gradient (a comparison, indices or a "
                 "detached value), but autograd gives it one"
             )
-        found.append((f"{scenario.path}: forward.code line {stmt.line}", problem))
+        found.append((stmt.place(scenario.path, "forward"), problem))
     return found
 
 

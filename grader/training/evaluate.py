@@ -100,7 +100,7 @@ TIMED_STEPS = 150
 
 @functools.cache
 def lecture_section() -> str:
-    """Return the section from the reference answers in solutions/, `dC` zeroed, to time."""
+    """Return the section from the course's reference answers, `dC` zeroed, to time."""
     from grader.course import discover  # exercise files load only when advice is given
 
     catalog = discover()

@@ -152,3 +152,9 @@ def test_scripts_run_checks_the_configuration_before_it_serves():
     serve = next(i for i, c in enumerate(commands) if "-m streamlit run app/main.py" in c)
     assert commands[serve].startswith("exec ") and check < serve
     assert not any(word in c.lower() for c in commands for word in ("postgres", "auth", "login"))
+
+
+def test_the_local_instructor_switch_is_refused_in_the_classroom_mode():
+    assert from_env({"NINJA_INSTRUCTOR": "0"}).instructor is False
+    with pytest.raises(ConfigError, match="`NINJA_INSTRUCTOR` is for the local mode"):
+        from_env({"NINJA_MODE": "classroom", "NINJA_INSTRUCTOR": "0"})

@@ -119,7 +119,7 @@ def test_an_old_database_gains_the_columns_and_every_old_attempt_its_facts(old_d
         columns = {row[1] for row in db.execute("PRAGMA table_info(attempts)")}
         version = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
     assert {"ran", "failed_check", "misconception", "status", "facts"} <= columns
-    assert version == ("4",)
+    assert version == ("5",)
     (ada,) = store.profiles()
     got = [a.facts for a in store.attempts(ada)]
     expected = [

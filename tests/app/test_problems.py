@@ -79,7 +79,7 @@ def _reserved(root) -> str:
 def _raising(root) -> str:
     path = root / "03_attention" / "scenario.toml"
     path.write_text(path.read_text().replace("k = x @ Wk  #", "k = x @ Wk.T  #"))
-    return "03_attention/scenario.toml: forward.code line 2`: raises with sizes"
+    return "03_attention/scenario.toml:42: forward.code line 2`: raises with sizes"
 
 
 @pytest.mark.parametrize("breaks", [_duplicate, _reserved, _raising], ids=lambda f: f.__name__)

@@ -20,7 +20,8 @@ def test_an_exercise_whose_starter_passes_is_withdrawn(app_env, tmp_path, monkey
     (root / "01_mlp").mkdir(parents=True)
     for name in ("scenario.toml", "01_dlogprobs.toml", "02_dprobs.toml"):
         shutil.copy(EXERCISES_DIR / "01_mlp" / name, root / "01_mlp" / name)
-    solution = (EXERCISES_DIR.parent / "solutions" / "01_mlp" / "dprobs.py").read_text()
+    shutil.copytree(EXERCISES_DIR / "solutions" / "01_mlp", root / "solutions" / "01_mlp")
+    solution = (EXERCISES_DIR / "solutions" / "01_mlp" / "dprobs.py").read_text()
     path = root / "01_mlp" / "02_dprobs.toml"
     text = path.read_text()
     start = text.index('starter = """')
@@ -49,9 +50,9 @@ def _wrong_solution(root, solutions) -> str:
 def _correct_mistake(root, solutions) -> str:
     path = root / "01_mlp" / "02_dprobs.toml"
     mistake = '\n[[mistakes]]\ncode = "dprobs = dlogprobs / probs"\nmessage = "Hint: no."\n'
-    index = path.read_text().count("[[mistakes]]")
+    number = path.read_text().count("[[mistakes]]") + 1  # blocks are counted from 1
     path.write_text(path.read_text() + mistake)
-    return f"02_dprobs.toml: mistakes[{index}]`: is not caught with its message; it passes"
+    return f"02_dprobs.toml: [[mistakes]] {number}`: is not caught with its message; it passes"
 
 
 def _passing_starter(root, solutions) -> str:
@@ -70,7 +71,8 @@ def _passing_starter(root, solutions) -> str:
 def test_an_exercise_validate_refuses_is_withdrawn_and_the_rest_served(
     app_env, tmp_path, monkeypatch, breaks
 ):
-    root, solutions = tmp_path / "exercises", tmp_path / "solutions"
+    root = tmp_path / "exercises"
+    solutions = root / "solutions"  # a course keeps its answers inside it
     (root / "01_mlp").mkdir(parents=True)
     for name in ("scenario.toml", "01_dlogprobs.toml", "02_dprobs.toml"):
         shutil.copy(EXERCISES_DIR / "01_mlp" / name, root / "01_mlp" / name)

@@ -28,7 +28,7 @@ def test_the_schema_is_created_with_its_version(tmp_path, store):
     db = sqlite3.connect(tmp_path / "progress.sqlite3")
     tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     assert {"meta", "profiles", "settings", "drafts", "attempts", "submissions", "events"} <= tables
-    assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("4",)
+    assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("5",)
 
 
 def test_profiles_are_created_once_and_remembered(store):

@@ -83,5 +83,5 @@ def test_a_schema_1_store_gets_tickets(tmp_path):
     assert len(store.attempts(me)) == 1
     with sqlite3.connect(path) as db:
         assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (
-            "4",
+            "5",
         )

@@ -62,10 +62,18 @@ def validator():
 
 WRONG_PASS = LECTURE_PASS.read_text().replace("dh = dlogits @ W2.T", "dh = dlogits @ W2.T * 0.5")
 OUTCOMES = [
-    ("exercise solved", ["solutions/01_mlp/dlogprobs.py", "--exercise", "dlogprobs"], None),
+    (
+        "exercise solved",
+        ["exercises/solutions/01_mlp/dlogprobs.py", "--exercise", "dlogprobs"],
+        None,
+    ),
     ("exercise raises", ["-", "--exercise", "dprobs"], "dprobs = 1 / 0\n"),
     ("exercise wrong shape", ["-", "--exercise", "dbnmeani"], "dbnmeani = (-dbndiff).sum(0)\n"),
-    ("pass solved", ["solutions/03_attention/whole_pass.py", "--scenario", "03_attention"], None),
+    (
+        "pass solved",
+        ["exercises/solutions/03_attention/whole_pass.py", "--scenario", "03_attention"],
+        None,
+    ),
     ("pass wrong", ["-"], WRONG_PASS),
     ("pass does not parse", ["-", "--scenario", "wavenet"], "dlogits = (\n"),
     ("unknown exercise", ["-", "--exercise", "nope"], ""),
@@ -97,7 +105,7 @@ def test_grader_failure_validates_and_exits_3(validator, args):
 
 
 def test_an_exercise_carries_its_checks_score_and_learner(validator):
-    answer = ROOT / "solutions/01_mlp/dcounts.py"
+    answer = ROOT / "exercises/solutions/01_mlp/dcounts.py"
     payload, _ = check_json(answer, "--exercise", "dcounts", "--learner", "Ada L.")
     assert payload["learner"] == "Ada L." and payload["file"] == str(answer)
     assert payload["kind"] == "exercise" and payload["scenario"] == "01_mlp"

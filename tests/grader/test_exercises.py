@@ -95,7 +95,7 @@ def copy(tmp_path):
         (lambda t: t.replace('target = "counts"', 'target = "cnts"'), "target", "not in the"),
         (lambda t: t.replace("hints = [", "hints = [] \nold = ["), "old", "unknown key"),
         (lambda t: t.replace('title = "dcounts', "title = 3 #"), "title", "must be a string"),
-        (lambda t: t.replace("[[mistakes]]", "[[mistakes]]\nwhy = 1"), "mistakes[0]: why", ""),
+        (lambda t: t.replace("[[mistakes]]", "[[mistakes]]\nwhy = 1"), "[[mistakes]] 1: why", ""),
         (lambda t: t + "[[", "", "is not valid TOML"),
         (lambda t: "atol = 2.0\n" + t, "atol", "below 1"),
         (lambda t: 'rtol = "loose"\n' + t, "rtol", "must be a number"),
@@ -140,7 +140,10 @@ def test_an_id_used_in_another_scenario_is_withdrawn_there(copy):
     catalog = discover(copy.parent)
     (error,) = catalog.errors
     assert error.where == str(other / "01_dlogprobs.toml")
-    assert f"id `dlogprobs` is also used by {copy / '01_dlogprobs.toml'}" in error.problem
+    keeper = copy / "01_dlogprobs.toml"
+    assert f"id `dlogprobs` is also used by {keeper}, which keeps it; this file is left out" in (
+        error.problem
+    )
     assert [e.id for e in catalog.exercises] == ["dlogprobs", "dcounts"]
 
 

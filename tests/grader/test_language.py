@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 import torch
 
-import grader.course.exercises
 from grader import Grader
 from grader.course.exercises import EXERCISES_DIR, discover
 from grader.proving.prover import validate
@@ -18,12 +17,7 @@ from grader.proving.scenariocheck import check_scenario, given_cuts
 from grader.result import FAIL
 
 FIXTURE = Path(__file__).parent / "fixtures" / "language"
-SOLUTIONS = FIXTURE / "solutions"
-
-
-@pytest.fixture(autouse=True)
-def fixture_solutions(monkeypatch):
-    monkeypatch.setattr(grader.course.exercises, "SOLUTIONS_DIR", SOLUTIONS)
+SOLUTIONS = FIXTURE / "exercises" / "solutions"  # a course keeps its answers inside it
 
 
 @pytest.fixture
@@ -150,7 +144,7 @@ def test_a_line_the_language_misjudges_is_reported_by_autograd(folder):
     )
     (scenario,) = discover(folder).scenarios
     ((where, problem),) = check_scenario(scenario)
-    assert where.endswith("forward.code line 13")
+    assert where.endswith("scenario.toml:45: forward.code line 13")
     assert "`z` gets no gradient from autograd" in problem
 
 
@@ -241,9 +235,8 @@ def test_the_authoring_docs_worked_example_validates(tmp_path, monkeypatch):
         'title = "db"\ntarget = "b"\nprompt = "Write `db`."\nstarter = "db = ..."\n'
         'hints = ["Two lines read `b`.", "Add both contributions."]\n'
     )
-    solutions = tmp_path / "solutions" / "05_residual"
+    solutions = tmp_path / "exercises" / "solutions" / "05_residual"  # inside the course
     solutions.mkdir(parents=True)
     (solutions / "db.py").write_text("s = torch.sigmoid(b)\ndb = du_1 * a * s * (1 - s) + du\n")
-    monkeypatch.setattr(grader.course.exercises, "SOLUTIONS_DIR", tmp_path / "solutions")
     assert discover(folder.parent).get("db").given == ("u_1", "u")  # as the doc says
     assert validate(folder) == (1, [])

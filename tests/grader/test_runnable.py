@@ -32,7 +32,7 @@ def test_a_raising_line_withdraws_its_scenario_and_exercises(tmp_path):
     assert [s.slug for s in catalog.scenarios] == ["02_layernorm"]
     assert {e.scenario.slug for e in catalog.exercises} == {"02_layernorm"}
     (error,) = catalog.errors
-    assert error.where == f"{root / '03_attention/scenario.toml'}: forward.code line 3"
+    assert error.where == f"{root / '03_attention/scenario.toml'}:43: forward.code line 3"
     assert error.problem.startswith("raises with sizes: `v = x @ Wv.T` raised RuntimeError")
     assert error.problem.endswith("its whole pass and its exercises)")
 

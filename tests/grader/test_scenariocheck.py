@@ -41,7 +41,9 @@ def test_a_wrong_shape_comment_is_named_with_its_line(layernorm):
     _edit(layernorm, "var = (xc**2).mean(-1, keepdim=True)  # (n, 1)",
           "var = (xc**2).mean(-1, keepdim=True)  # (1, d)")  # fmt: skip
     ((where, problem),) = _findings(layernorm)[:1]
-    assert where.endswith("scenario.toml: forward.code line 3")
+    assert where.endswith("scenario.toml:35: forward.code line 3"), (
+        "the file's line, then the code's"
+    )
     assert "says (1, d), which is (1, 24) with sizes, but the line makes (16, 1)" in problem
 
 
@@ -55,7 +57,7 @@ def test_alt_sizes_equal_to_sizes_are_refused(layernorm):
 def test_a_line_that_raises_is_named_at_its_own_line(layernorm):
     _edit(layernorm, "xc = x - mean  # (n, d)", "xc = x - mean @ x  # (n, d)")
     ((where, problem),) = _findings(layernorm)
-    assert where.endswith("scenario.toml: forward.code line 2")
+    assert where.endswith("scenario.toml:34: forward.code line 2")
     assert problem.startswith("raises with sizes: `xc = x - mean @ x` raised RuntimeError")
 
 

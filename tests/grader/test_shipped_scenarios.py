@@ -7,7 +7,7 @@ import pytest
 from grader import Grader
 from grader.course.exercises import EXERCISES_DIR
 
-SOLUTIONS = EXERCISES_DIR.parent / "solutions"
+SOLUTIONS = EXERCISES_DIR / "solutions"
 SHIPPED = ["03_attention", "04_wavenet"]
 
 

@@ -1,0 +1,152 @@
+"""Schema step 5: progress keyed by (course, exercise), attempts carry the exercise's version."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from app.storage import DEFAULT_COURSE, Attempt, StorageError, open_store
+from app.storage.migrations import add_courses
+
+# Schema 4 as it was written before step 5: every table that holds an exercise id.
+SCHEMA_4 = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE profiles (
+    id INTEGER PRIMARY KEY, name TEXT NOT NULL, created_at REAL NOT NULL,
+    owner TEXT NOT NULL DEFAULT '', UNIQUE (owner, name));
+CREATE TABLE drafts (
+    profile_id INTEGER NOT NULL REFERENCES profiles(id) ON DELETE CASCADE,
+    exercise_id TEXT NOT NULL, code TEXT NOT NULL, updated_at REAL NOT NULL,
+    PRIMARY KEY (profile_id, exercise_id));
+CREATE TABLE attempts (
+    id INTEGER PRIMARY KEY,
+    profile_id INTEGER NOT NULL REFERENCES profiles(id) ON DELETE CASCADE,
+    exercise_id TEXT NOT NULL, code TEXT NOT NULL, solved INTEGER NOT NULL,
+    summary TEXT NOT NULL, elapsed REAL NOT NULL, time_spent REAL NOT NULL,
+    dataset TEXT NOT NULL, created_at REAL NOT NULL, ticket TEXT,
+    ran INTEGER NOT NULL DEFAULT 0, failed_check TEXT NOT NULL DEFAULT '',
+    misconception TEXT NOT NULL DEFAULT '', status TEXT NOT NULL DEFAULT '',
+    facts TEXT NOT NULL DEFAULT 'graded');
+CREATE TABLE events (
+    id INTEGER PRIMARY KEY,
+    profile_id INTEGER NOT NULL REFERENCES profiles(id) ON DELETE CASCADE,
+    exercise_id TEXT NOT NULL, kind TEXT NOT NULL CHECK (kind IN ('hint', 'reveal')),
+    created_at REAL NOT NULL);
+CREATE TABLE submissions (
+    ticket TEXT PRIMARY KEY,
+    profile_id INTEGER NOT NULL REFERENCES profiles(id) ON DELETE CASCADE,
+    exercise_id TEXT NOT NULL, code TEXT NOT NULL, server TEXT NOT NULL, created_at REAL NOT NULL);
+INSERT INTO meta VALUES ('schema_version', '4');
+INSERT INTO profiles VALUES (1, 'ada', 0.0, '');
+INSERT INTO drafts VALUES (1, 'dW1', 'dW1 = old draft', 5.0);
+INSERT INTO attempts (profile_id, exercise_id, code, solved, summary, elapsed, time_spent,
+    dataset, created_at, ran, status) VALUES (1, 'dW1', 'dW1 = 1', 1, 'ok', 0.1, 3.0, 'default',
+    6.0, 1, 'solved');
+INSERT INTO events (profile_id, exercise_id, kind, created_at) VALUES (1, 'dW1', 'hint', 7.0);
+INSERT INTO submissions VALUES ('page:1', 1, 'dW1', 'dW1 = 2', 'a1', 8.0);
+"""
+
+
+def _attempt(exercise: str, solved: bool, version: str = "") -> Attempt:
+    return Attempt(exercise, "code", solved, "summary", 0.1, 5.0, "default", version=version)
+
+
+@pytest.fixture
+def old_database(tmp_path):
+    """Return the path of a database written by schema 4, with a row in every table."""
+    path = tmp_path / "progress.sqlite3"
+    with sqlite3.connect(path) as db:
+        db.executescript(SCHEMA_4)
+    return path
+
+
+def test_an_old_database_keeps_every_row_in_the_default_course(old_database):
+    store = open_store(f"sqlite:///{old_database}")
+    (ada,) = store.profiles()
+    assert store.course == DEFAULT_COURSE
+    assert store.draft(ada, "dW1") == "dW1 = old draft"
+    (old,) = store.attempts(ada)
+    assert (old.exercise_id, old.solved, old.version) == ("dW1", True, "")
+    assert store.statuses(ada) == {"dW1": "solved"}
+    assert store.count_events(ada, "dW1", "hint") == 1
+    assert [p.ticket for p in store.pending(ada, "dW1")] == ["page:1"]
+    with sqlite3.connect(old_database) as db:
+        version = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        keys = [r[1] for r in db.execute("PRAGMA table_info(drafts)") if r[5]]
+    assert version == ("5",)
+    assert keys == ["profile_id", "course_id", "exercise_id"]
+
+
+def test_another_course_sees_none_of_the_old_rows(old_database):
+    other = open_store(f"sqlite:///{old_database}", course="attention")
+    (ada,) = other.profiles()
+    assert other.draft(ada, "dW1") is None
+    assert other.attempts(ada) == [] and other.statuses(ada) == {} and other.progress(ada) == []
+    assert other.count_events(ada, "dW1", "hint") == 0 and other.pending(ada, "dW1") == []
+
+
+def test_the_step_runs_once_and_again_changes_nothing(old_database):
+    open_store(f"sqlite:///{old_database}")
+    with sqlite3.connect(old_database) as db:
+        before = db.execute("SELECT * FROM drafts").fetchall()
+        add_courses(db)
+        assert db.execute("SELECT * FROM drafts").fetchall() == before
+    store = open_store(f"sqlite:///{old_database}")
+    (ada,) = store.profiles()
+    assert len(store.attempts(ada)) == 1
+
+
+def test_two_courses_with_the_same_exercise_id_never_share_progress(tmp_path):
+    url = f"sqlite:///{tmp_path}/progress.sqlite3"
+    mlp, softplus = open_store(url), open_store(url, course="softplus")
+    ada = mlp.add_profile("ada")
+    mlp.save_draft(ada, "dW1", "dW1 = mlp")
+    softplus.save_draft(ada, "dW1", "dW1 = softplus")
+    mlp.record_attempt(ada, _attempt("dW1", True))
+    softplus.record_attempt(ada, _attempt("dW1", False))
+    softplus.record_event(ada, "dW1", "reveal")
+    assert (mlp.draft(ada, "dW1"), softplus.draft(ada, "dW1")) == ("dW1 = mlp", "dW1 = softplus")
+    assert mlp.statuses(ada) == {"dW1": "solved"}
+    assert softplus.statuses(ada) == {"dW1": "attempted"}
+    assert [p.revealed for p in mlp.progress(ada)] == [False]
+    assert [p.revealed for p in softplus.progress(ada)] == [True]
+
+
+def test_a_submission_is_pending_and_finished_in_its_own_course(tmp_path):
+    url = f"sqlite:///{tmp_path}/progress.sqlite3"
+    mlp, softplus = open_store(url), open_store(url, course="softplus")
+    ada = mlp.add_profile("ada")
+    assert softplus.begin_submission(ada, "dW1", "page:1", "dW1 = 1", "dW1 = 1", "a1")
+    assert mlp.pending(ada, "dW1") == [] and len(softplus.pending(ada, "dW1")) == 1
+    softplus.finish_submission(ada, "page:1", _attempt("dW1", True, "v2"))
+    assert softplus.pending(ada, "dW1") == []
+    assert [a.version for a in softplus.attempts(ada)] == ["v2"] and mlp.attempts(ada) == []
+
+
+def test_an_attempt_says_which_version_of_the_exercise_it_answered(tmp_path):
+    store = open_store(f"sqlite:///{tmp_path}/progress.sqlite3")
+    ada = store.add_profile("ada")
+    store.record_attempt(ada, _attempt("dh", True, "3f2a9c"))
+    store.record_attempt(ada, _attempt("dh", False, "b71e04"))
+    assert [(a.version, a.solved) for a in store.attempts(ada, "dh")] == [
+        ("3f2a9c", True),
+        ("b71e04", False),
+    ]
+
+
+def test_reset_empties_one_course_and_keeps_the_other(tmp_path):
+    url = f"sqlite:///{tmp_path}/progress.sqlite3"
+    mlp, softplus = open_store(url), open_store(url, course="softplus")
+    ada = mlp.add_profile("ada")
+    for store in (mlp, softplus):
+        store.save_draft(ada, "dW1", "dW1 = 0")
+        store.record_attempt(ada, _attempt("dW1", True))
+    softplus.reset(ada)
+    assert softplus.progress(ada) == [] and softplus.draft(ada, "dW1") is None
+    assert mlp.statuses(ada) == {"dW1": "solved"} and mlp.draft(ada, "dW1") == "dW1 = 0"
+
+
+def test_a_store_needs_a_course_id(tmp_path):
+    with pytest.raises(StorageError, match="course id"):
+        open_store(f"sqlite:///{tmp_path}/progress.sqlite3", course="")
