@@ -150,24 +150,32 @@ def fresh(prepared: Prepared, runs: Runs) -> Prepared:
     on the other sizes.
 
     Drawn anew for every submission, so that nothing a message reveals about those cases can
-    be collected over many submissions and replayed. Only the upstream gradients change: the
-    reference is then one vector-Jacobian product per case (about a millisecond), where a new
-    forward run would cost tens.
+    be collected over many submissions and replayed, and no value computed offline passes them.
+    Mostly only the upstream gradients change: the reference is then one vector-Jacobian product
+    per case (about a millisecond). Where those cannot change the answer (the exercise is given
+    only the scalar loss), the other sizes' data and parameters are drawn anew too (one forward
+    run at the other sizes, a few milliseconds).
     """
     exercise, seed = prepared.exercise, secrets.randbits(62)
     g = torch.Generator().manual_seed(seed)
-    cotangents, expected = dict(prepared.cotangents), dict(prepared.expected)
+    forward, cotangents, expected = dict(prepared.runs), dict(prepared.cotangents), {}
+    if upstream_is_fixed(exercise):
+        forward[ALT] = in_dtype(runs.fresh(exercise.scenario, ALT, seed), exercise.dtype)
     for name in (RANDOM, ALT):
-        run = prepared.runs[name]
-        cotangents[name] = random_upstream(exercise, run, g)
-        expected[name] = vjp(exercise.scenario, run, exercise.target, cotangents[name])
+        cotangents[name] = random_upstream(exercise, forward[name], g)
+        expected[name] = vjp(exercise.scenario, forward[name], exercise.target, cotangents[name])
     cases = tuple(
-        make_case(c.name, exercise, prepared.runs[c.name], cotangents[c.name])
-        if c.name != LECTURE
-        else c
+        make_case(c.name, exercise, forward[c.name], cotangents[c.name]) if c.name != LECTURE else c
         for c in prepared.cases
     )
-    return replace(prepared, cases=cases, expected=expected, cotangents=cotangents)
+    expected = {**prepared.expected, **expected}
+    return replace(prepared, cases=cases, expected=expected, cotangents=cotangents, runs=forward)
+
+
+def upstream_is_fixed(exercise: Exercise) -> bool:
+    """Return whether random upstream gradients cannot change the answer: the exercise is given
+    only the scenario's scalar output (its gradient is 1), as `dlogprobs` is given `dloss`."""
+    return all(name == exercise.scenario.output for name in exercise.given)
 
 
 def make_case(name: str, exercise: Exercise, run: ForwardRun, cotangents: dict) -> Case:

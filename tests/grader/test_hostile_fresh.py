@@ -57,6 +57,30 @@ def test_a_whole_pass_with_offline_other_sizes_values_is_refused(grader, mlp):
     assert "dC" in result.sizes_message
 
 
+# Exercises given only the scalar loss: a random upstream weighting cannot change their answer,
+# so the other sizes' data itself is drawn for each submission.
+GIVEN_ONLY_THE_LOSS = ("dlogprobs", "dlogits_fused", "dlogits_wn")
+
+
+@pytest.mark.parametrize("exercise_id", GIVEN_ONLY_THE_LOSS)
+def test_an_answer_with_offline_other_sizes_values_is_refused(grader, exercise_id):
+    exercise = grader.catalog.get(exercise_id)
+    before = grader.runs.get(exercise.scenario, ALT)  # the other sizes before any submission
+    lecture = grader.runs.get(exercise.scenario, LECTURE)
+    target, answer = exercise.target, exercise.answer
+    shape = tuple(lecture.values[target].shape)
+    assert shape != tuple(before.values[target].shape)
+    code = (
+        f"{answer} = {_literal(lecture.grads[target])} if tuple({target}.shape) == {shape} "
+        f"else {_literal(before.grads[target])}\n"
+    )
+    assert grader.grade(exercise_id, exercise.solution()).solved, "the honest answer is solved"
+    result = grader.grade(exercise_id, code)
+    assert not result.solved, "values computed offline for the other sizes must not pass"
+    failed = next(c for c in result.checks if c.status == "fail")
+    assert failed.kind != "runs", result.checks
+
+
 # An answer right on the lecture batch and nan on a later case: the lecture's upstream
 # `dlogprobs` holds n non-zeros, a random one is dense; the other sizes have n = 20.
 DPROBS = "dprobs = (1.0 / probs) * dlogprobs\n"
