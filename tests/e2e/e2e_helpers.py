@@ -65,16 +65,17 @@ def free_port() -> int:
 
 
 def start_server(
-    data_dir: Path, log: Path, exercises: Path | None = None, settings: dict | None = None
+    data_dir: Path,
+    log: Path,
+    exercises: Path | None = None,
+    settings: dict | None = None,
+    prove: bool = True,
 ) -> Server:
-    """Prove the exercises (the shipped ones, or those of another course folder), start
-    `streamlit run app/main.py` and wait until its health check answers."""
-    proofs = data_dir / "cache" / "proofs.json"
-    folder = [str(exercises)] if exercises else []
-    # The app holds back an exercise until it is proven; prove them all first, as a finished
-    # first start would have, so that a test can open any exercise at once.
-    prove = [sys.executable, "-m", "grader.proving.proofs", str(proofs), *folder]
-    subprocess.run(prove, cwd=ROOT, check=True, timeout=600)
+    """Prove the exercises (the shipped ones, or those of another course folder) unless told
+    not to (a first start), start `streamlit run app/main.py` and wait until its health check
+    answers."""
+    if prove:
+        _prove(data_dir, exercises)
     port = free_port()
     env = {**os.environ, "NINJA_DATA_DIR": str(data_dir), **(settings or {})}
     if exercises:
@@ -107,6 +108,15 @@ def start_server(
             time.sleep(0.1)
     stop_server(process)
     raise RuntimeError(f"the app did not answer within {START_TIMEOUT} s:\n{log.read_text()}")
+
+
+def _prove(data_dir: Path, exercises: Path | None) -> None:
+    """Prove the exercises into the data directory's cache, as a finished first start would
+    have (the app holds back an exercise until it is proven), so a test can open any at once."""
+    proofs = data_dir / "cache" / "proofs.json"
+    folder = [str(exercises)] if exercises else []
+    prove = [sys.executable, "-m", "grader.proving.proofs", str(proofs), *folder]
+    subprocess.run(prove, cwd=ROOT, check=True, timeout=600)
 
 
 def stop_server(process: subprocess.Popen) -> None:
