@@ -13,7 +13,9 @@ from app.storage.profiles import Profile, StorageError
 from app.storage.runstore import TrainingRun
 from app.storage.store import (
     ATTEMPTED,
+    EDITOR,
     NOT_SOLVED,
+    NOTEBOOK,
     SOLVED,
     Attempt,
     Facts,
@@ -24,7 +26,9 @@ from app.storage.store import (
 
 __all__ = [
     "ATTEMPTED",
+    "EDITOR",
     "NOT_SOLVED",
+    "NOTEBOOK",
     "SOLVED",
     "Attempt",
     "Facts",

@@ -4,6 +4,9 @@ Step 4: attempts carry their facts as columns (whether the code ran, the first f
 misconception id, the status, and where those came from). Rows recorded before step 4 have only
 their feedback text: their facts are derived from it here, once, and marked `backfilled`. This
 is the only place that reads a recorded sentence; every later reader uses the columns.
+
+Step 6: attempts say where they were submitted from (`origin`): the editor, or a graded
+notebook; older rows were all typed in the editor.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import sqlite3
 
 GRADED, BACKFILLED = "graded", "backfilled"
+EDITOR, NOTEBOOK = "editor", "notebook"  # where an attempt was submitted from (step 6)
 FACT_COLUMNS = (
     ("ran", "INTEGER NOT NULL DEFAULT 0"),
     ("failed_check", "TEXT NOT NULL DEFAULT ''"),
@@ -87,3 +91,10 @@ def backfill(solved: bool, summary: str) -> tuple[bool, str, str, str]:
     if not summary.startswith(NOT_RUN):
         return True, "", found, "not_solved"
     return False, "rules" if found == "autograd" else "runs", found, "not_solved"
+
+
+def add_origin(db: sqlite3.Connection) -> None:
+    """Step 6: give attempts the place they were submitted from (older ones: the editor)."""
+    columns = {row[1] for row in db.execute("PRAGMA table_info(attempts)")}
+    if "origin" not in columns:
+        db.execute(f"ALTER TABLE attempts ADD COLUMN origin TEXT NOT NULL DEFAULT '{EDITOR}'")

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app import private
-from app.storage.migrations import GRADED, add_facts
+from app.storage.migrations import EDITOR, GRADED, NOTEBOOK, add_facts, add_origin
 from app.storage.profiles import SCHEMA as PROFILES_SCHEMA
 from app.storage.profiles import Profile, Profiles, StorageError, migrate
 from app.storage.runstore import SCHEMA as RUNS_SCHEMA
@@ -28,10 +28,21 @@ from app.storage.runstore import TrainingRuns
 from app.storage.submissions import SCHEMA as SUBMISSIONS_SCHEMA
 from app.storage.submissions import Submissions, add_tickets, insert_attempt, upsert_draft
 
-__all__ = ["Attempt", "Facts", "Profile", "StorageError", "Store", "facts_of", "open_store"]
+__all__ = [
+    "EDITOR",
+    "NOTEBOOK",
+    "Attempt",
+    "Facts",
+    "Profile",
+    "StorageError",
+    "Store",
+    "facts_of",
+    "open_store",
+]
 
-# 2: profiles belong to a browser identity; 3: attempts carry a ticket; 4: and their facts
-SCHEMA_VERSION = 4
+# 2: profiles belong to a browser identity; 3: attempts carry a ticket; 4: and their facts;
+# 6: and where they were submitted from (5 is another branch's: the integrator renumbers)
+SCHEMA_VERSION = 6
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS settings (
@@ -89,6 +100,7 @@ class Attempt:
     dataset: str
     created_at: float = 0.0
     facts: Facts = field(default_factory=Facts)
+    origin: str = EDITOR  # or NOTEBOOK: a part of an uploaded notebook, graded
 
 
 @dataclass(frozen=True)
@@ -125,6 +137,7 @@ class Store(Profiles, TrainingRuns, Submissions):
             db.executescript(PROFILES_SCHEMA + SCHEMA + RUNS_SCHEMA + SUBMISSIONS_SCHEMA)
             add_tickets(db)
             add_facts(db)
+            add_origin(db)
             db.execute(
                 "INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
             )
@@ -177,7 +190,7 @@ class Store(Profiles, TrainingRuns, Submissions):
         """Return the profile's attempts (at one exercise, if given), oldest first."""
         query = (
             "SELECT exercise_id, code, solved, summary, elapsed, time_spent, dataset,"
-            " created_at, ran, failed_check, misconception, status, facts"
+            " created_at, ran, failed_check, misconception, status, facts, origin"
             " FROM attempts WHERE profile_id = ?"
         )
         args: tuple = (profile.id,)
@@ -185,7 +198,10 @@ class Store(Profiles, TrainingRuns, Submissions):
             query, args = query + " AND exercise_id = ?", (*args, exercise_id)
         with self._db() as db:
             rows = db.execute(query + " ORDER BY id", args).fetchall()
-        return [Attempt(r[0], r[1], bool(r[2]), *r[3:8], Facts(bool(r[8]), *r[9:])) for r in rows]
+        return [
+            Attempt(r[0], r[1], bool(r[2]), *r[3:8], Facts(bool(r[8]), *r[9:13]), r[13])
+            for r in rows
+        ]
 
     def record_event(self, profile: Profile, exercise_id: str, kind: str) -> None:
         """Record a hint shown or a solution revealed."""

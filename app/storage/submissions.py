@@ -108,7 +108,7 @@ def insert_attempt(db: sqlite3.Connection, profile, a, ticket: str | None) -> No
     db.execute(
         "INSERT OR IGNORE INTO attempts (profile_id, exercise_id, code, solved, summary, elapsed,"
         " time_spent, dataset, created_at, ticket, ran, failed_check, misconception, status,"
-        " facts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " facts, origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             profile.id,
             a.exercise_id,
@@ -125,5 +125,6 @@ def insert_attempt(db: sqlite3.Connection, profile, a, ticket: str | None) -> No
             facts.misconception,
             facts.status,
             facts.source,
+            a.origin,
         ),
     )
