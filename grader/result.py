@@ -161,11 +161,18 @@ class PassResult:
     failed_check: str = ""  # the kind of the check that failed first (the root cause's)
     misconception: str = ""  # the id that check found (grader/misconceptions.py)
     fault: bool = False  # the grader itself failed; says nothing about the code
+    lines: tuple[tuple[str, str], ...] = field(default=())  # (gradient, the learner's lines)
+    root_exercise: str = ""  # the step exercise asking for the root cause's gradient
+    diagnosis: str = ""  # what that exercise says of the root cause's lines ("" if nothing)
 
     @property
     def status(self) -> str:
         """Return solved, not_solved, busy or grader_failed."""
         return _status(self.solved, self.busy, self.fault)
+
+    def line_of(self, name: str) -> str:
+        """Return the learner's lines that compute a gradient of the pass ('' if none)."""
+        return dict(self.lines).get(name, "")
 
     def to_dict(self) -> dict:
         """Return the result as JSON-ready data."""
