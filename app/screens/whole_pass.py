@@ -85,7 +85,7 @@ def render(slug: str) -> None:
 
 def _notebook(key: str, grader) -> None:
     """Offer to grade the learner's own Jupyter notebook of the lecture; show its report."""
-    st.subheader("Or grade your own notebook")
+    st.header("Or grade your own notebook")
     st.markdown(
         "Upload your Jupyter notebook of the lecture as it is (`.ipynb`); it is graded at once. "
         "Its Exercise 1 cell, the `dlogits` and `dhprebn` cells of Exercises 2 and 3 and the "
