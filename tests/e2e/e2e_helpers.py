@@ -153,6 +153,18 @@ def type_and_submit(page, code: str) -> None:
     page.keyboard.press("Control+Enter")
 
 
+def type_into(page, frame, code: str) -> None:
+    """Replace the text of one Ace editor (a frame locator, when a page has several) by typing
+    code, and wait until it shows the first line."""
+    content = frame.locator(".ace_content")
+    content.wait_for(timeout=WAIT_MS)
+    content.click()
+    page.keyboard.press("Control+a")
+    page.keyboard.press("Backspace")
+    page.keyboard.type(code)
+    frame.locator(".ace_content", has_text=code.splitlines()[0]).wait_for(timeout=WAIT_MS)
+
+
 def editor_shows(page, start: str, seconds: float = 10) -> str:
     """Return the editor's text once it starts with `start` (Ace paints on the next frame)."""
     deadline = time.monotonic() + seconds
