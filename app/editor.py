@@ -106,14 +106,17 @@ class EditorEvent:
     ticket: str = ""
 
 
-def code_input(key: str, initial: str, *, kind: str = "ace", lines: int = 8) -> EditorEvent | None:
-    """Show an editor holding initial; return the learner's latest change or submission."""
+def code_input(
+    key: str, initial: str, *, kind: str = "ace", lines: int = 8, label: str = SUBMIT_LABEL
+) -> EditorEvent | None:
+    """Show an editor holding initial; return the learner's latest change or submission (its
+    button says `label`: Submit, or Run for the scratchpad)."""
     if kind == "plain":
-        return _plain(key, initial, lines)
-    return _ace(key, initial, lines)
+        return _plain(key, initial, lines, label)
+    return _ace(key, initial, lines, label)
 
 
-def _ace(key: str, initial: str, lines: int) -> EditorEvent | None:
+def _ace(key: str, initial: str, lines: int, label: str = SUBMIT_LABEL) -> EditorEvent | None:
     """Render the Ace editor; report each response once (the component repeats its last)."""
     st.html(STAMP_SCRIPT, unsafe_allow_javascript=True)
     response = _ace_component()(
@@ -127,7 +130,7 @@ def _ace(key: str, initial: str, lines: int) -> EditorEvent | None:
         snippets=["", ""],
         completions=[],
         keybindings={},
-        buttons=[SUBMIT_BUTTON],
+        buttons=[SUBMIT_BUTTON | {"name": label}],
         options=ACE_OPTIONS,
         props=ACE_PROPS,
         editor_props={},
@@ -196,10 +199,10 @@ def as_text(value: object) -> str:
     return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
-def _plain(key: str, initial: str, lines: int) -> EditorEvent | None:
+def _plain(key: str, initial: str, lines: int, label: str = SUBMIT_LABEL) -> EditorEvent | None:
     """Render a text area and a Submit button (for AppTest and for browsers without JS)."""
     code = st.text_area("Your code", value=initial, key=key, height=24 * lines + 16)
-    submitted = st.button(SUBMIT_LABEL, key=f"{key}:submit", type="primary")
+    submitted = st.button(label, key=f"{key}:submit", type="primary")
     seen = f"{key}:seen"
     changed = st.session_state.get(seen, initial) != code
     st.session_state[seen] = code

@@ -19,6 +19,7 @@ WHOLE_PASS = "whole_pass"
 TRAINING_SECTION = "Exercise 4: train the MLP"
 ICONS = {SOLVED: ":material/check_circle:", ATTEMPTED: ":material/pending:"}
 UNTOUCHED_ICON = ":material/radio_button_unchecked:"
+CHECKING_ICON = ":material/hourglass_top:"
 
 
 def page(name: str, title: str | None = None, render: Callable[[], None] | None = None):
@@ -59,15 +60,21 @@ def exercise_page(
     )
 
 
-def whole_pass_page(slug: str, catalog=None, render: Callable[[], None] | None = None):
-    """Return the whole-pass page of a scenario (url: whole_pass, or whole_pass_<slug>)."""
+def whole_pass_page(
+    slug: str,
+    catalog=None,
+    render: Callable[[], None] | None = None,
+    icon: str | None = None,
+):
+    """Return the whole-pass page of a scenario (url: whole_pass, or whole_pass_<slug>); its
+    icon is its status's, as an exercise's (never a fixed tick that reads "done")."""
     catalog = catalog or services.catalog()
     first = next(s.slug for s in catalog.scenarios if s.whole_pass)
     scenario = catalog.scenario(slug)
     return st.Page(
         render or _link(WHOLE_PASS, slug),
         title=f"Whole pass: all {len(scenario.whole_pass)}",
-        icon=":material/done_all:",
+        icon=icon or UNTOUCHED_ICON,
         url_path=WHOLE_PASS if slug == first else f"{WHOLE_PASS}_{slug}",
     )
 

@@ -9,8 +9,8 @@ import streamlit as st
 
 from app import classroom, links, services, session
 from app.links import HOME, PROBLEMS, PROGRESS, TRAINING, TRAINING_SECTION
+from app.screens import checking, home, problems, progress, training, whole_pass
 from app.screens import exercise as exercise_screen
-from app.screens import home, problems, progress, training, whole_pass
 
 
 def sections() -> dict[str, list]:
@@ -23,7 +23,8 @@ def sections() -> dict[str, list]:
     """
     if not classroom.admitted():
         return {"": [classroom.sign_in_entry()]}
-    if _address():
+    address = _address()
+    if address:
         services.ran_catalog(wait=True)
     catalog = services.catalog()
     statuses = services.store().statuses(session.profile())
@@ -35,12 +36,15 @@ def sections() -> dict[str, list]:
         found.setdefault(group, []).append(
             links.exercise_page(exercise.id, exercise.title, icon, render=page)
         )
+    _add_checking(found, address, catalog)
     for scenario in catalog.scenarios:
         if scenario.whole_pass:
             section = _first_group(catalog, scenario.slug) or scenario.title
             page = _page(whole_pass.render, scenario.slug)
+            status = statuses.get(links.whole_pass_id(scenario.slug))
+            icon = links.ICONS.get(status, links.UNTOUCHED_ICON)
             found.setdefault(section, []).append(
-                links.whole_pass_page(scenario.slug, catalog, render=page)
+                links.whole_pass_page(scenario.slug, catalog, render=page, icon=icon)
             )
     if services.training_available(catalog):
         found[TRAINING_SECTION] = [_fixed(TRAINING, training.render)]
@@ -51,6 +55,19 @@ def sections() -> dict[str, list]:
     elif services.proofs_pending():
         found["Problems"] = [_fixed(PROBLEMS, problems.render, "Being checked")]
     return found
+
+
+def _add_checking(found: dict[str, list], address: str, catalog) -> None:
+    """Register the addressed exercise while it is being proven: its page says so and opens
+    the exercise once it is (a bookmark is never "Page not found" and never loses its URL)."""
+    if address in {e.id for e in catalog.exercises} or address not in services.proofs_pending():
+        return
+    exercise = services.declared().get(address)
+    group = exercise.group or exercise.scenario.title
+    page = _page(checking.render, exercise.id)
+    found.setdefault(group, []).append(
+        links.exercise_page(exercise.id, exercise.title, links.CHECKING_ICON, render=page)
+    )
 
 
 def _fixed(name: str, render: Callable[[], None], title: str | None = None):

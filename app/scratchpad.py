@@ -1,14 +1,23 @@
-"""The scratchpad of an exercise page: try code on the lecture batch, ungraded."""
+"""The scratchpad of an exercise page: try code on the lecture batch, ungraded.
+
+It stays open across submissions and reruns (a toggle kept in the session, not an expander the
+page redraws folded), in the same monospace editor as the answer, run with Ctrl+Enter.
+"""
 
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
-from app import services, session
+from app import editor, services, session
 from app.views import results
 
-PLACEHOLDER = "x = counts * dprobs\nprint(x.shape)"
+TITLE = "Scratchpad: try code on the lecture batch (not graded)"
+RUN_LABEL = "Run (Ctrl+Enter)"
+HELP = (
+    "Runs in the sandbox with the tensors in scope, e.g. `x = counts * dprobs` then "
+    "`print(x.shape)`; autograd is refused here too."
+)
 
 
 def show(exercise_id: str) -> None:
@@ -18,18 +27,21 @@ def show(exercise_id: str) -> None:
     values), which is the lecture's way of working: look at shapes, then write the line.
     """
     key = f"scratch:{exercise_id}"
+    if not st.toggle(TITLE, key=f"{key}:open"):
+        return
     store, profile = services.store(), session.profile()
-    with st.expander("Scratchpad: try code on the lecture batch (not graded)"):
-        code = st.text_area(
-            "Code to try",
-            value=store.draft(profile, key) or "",
-            key=f"{key}:code",
-            height=130,
-            placeholder=PLACEHOLDER,
-            help="Runs in the sandbox with the tensors in scope; autograd is refused here too.",
-        )
-        if st.button("Run", key=f"{key}:run", icon=":material/play_arrow:"):
-            store.save_draft(profile, key, code)
+    if f"{key}:initial" not in st.session_state:  # the editor opens on it once per session
+        st.session_state[f"{key}:initial"] = store.draft(profile, key) or ""
+    with st.container(border=True, key=f"{key.replace(':', '-')}-box"):
+        st.caption(HELP)
+        kind = services.config().editor
+        initial = st.session_state[f"{key}:initial"]
+        event = editor.code_input(f"{key}:code", initial, kind=kind, lines=5, label=RUN_LABEL)
+        if event is not None:
+            store.save_draft(profile, key, event.code)
+        if event is not None and event.submitted is not None:
+            editor.taken(event)
+            code = event.submitted
             st.session_state[f"{key}:result"] = session.grader().scratch(exercise_id, code)
         result = st.session_state.get(f"{key}:result")
         if result is not None:

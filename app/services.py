@@ -104,6 +104,11 @@ def course_title() -> str:
     return _declared(*_version()).course.title
 
 
+def declared() -> Catalog:
+    """Return every exercise the files declare (read, nothing run or proven)."""
+    return _declared(*_version())
+
+
 def ran_catalog(wait: bool = False) -> Catalog | None:
     """Return the catalog without the scenarios that fail to run, or None until they have run
     (unless told to wait for them)."""

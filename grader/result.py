@@ -174,11 +174,18 @@ class PassResult(Facts):
     sizes_message: str = ""
     notes: tuple[str, ...] = field(default=())
     busy: bool = False  # not graded: the grader's queue was full; nothing to record
+    lines: tuple[tuple[str, str], ...] = field(default=())  # (gradient, the learner's lines)
+    root_exercise: str = ""  # the step exercise asking for the root cause's gradient
+    diagnosis: str = ""  # what that exercise says of the root cause's lines ("" if nothing)
 
     @property
     def status(self) -> str:
         """Return solved, not_solved, busy or grader_failed."""
         return _status(self.solved, self.busy, self.fault)
+
+    def line_of(self, name: str) -> str:
+        """Return the learner's lines that compute a gradient of the pass ('' if none)."""
+        return dict(self.lines).get(name, "")
 
     def to_dict(self) -> dict:
         """Return the result as JSON-ready data."""

@@ -148,6 +148,8 @@ def _reveal(exercise_id: str, starter: str) -> None:
     needed = services.config().reveal_after
     if store.count_events(profile, exercise_id, "reveal"):
         _show_solution(exercise_id)
+    elif store.statuses(profile).get(exercise_id) == SOLVED:
+        return  # solved: nothing left to reveal
     elif needed == 0:
         st.caption("Revealing the solution is switched off here.")
     elif (real := real_attempts(store.attempts(profile, exercise_id), starter)) < needed:

@@ -80,9 +80,15 @@ def next_exercise(catalog, progress, statuses: dict[str, str]) -> str | None:
     touched = sorted((p for p in progress if p.exercise_id in ids), key=lambda p: p.last_at or 0)
     if touched and statuses.get(touched[-1].exercise_id) != SOLVED:
         return touched[-1].exercise_id
-    start = ids.index(touched[-1].exercise_id) if touched else 0
-    unsolved = [i for i in ids[start:] + ids[:start] if statuses.get(i) != SOLVED]
-    return unsolved[0] if unsolved else None
+    order = _after(catalog, touched[-1].exercise_id) if touched else ids
+    return next((i for i in order if statuses.get(i) != SOLVED), None)
+
+
+def _after(catalog, last: str) -> list[str]:
+    """Return the exercises after `last` in its own scenario, then every exercise in the
+    course's order (the lecture's first): never a new scenario while the lecture has gaps."""
+    own = [e.id for e in catalog.exercises if e.scenario.slug == catalog.get(last).scenario.slug]
+    return own[own.index(last) + 1 :] + [e.id for e in catalog.exercises]
 
 
 def _errors(errors) -> None:

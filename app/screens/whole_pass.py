@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app import datasets, links, services, session, workbench
+from app import datasets, links, notebook_progress, services, session, workbench
 from app.storage import SOLVED, facts_of
 from app.views import notebook_view, results
 from grader import notebook
@@ -78,13 +78,14 @@ def render(slug: str) -> None:
     if result is not None:
         st.markdown(datasets.describe(result.header))
         results.show_pass(result)
+        _root(key, result)
     if slug == notebook.lecture_scenario(services.catalog()):
         _notebook(key, grader)
 
 
 def _notebook(key: str, grader) -> None:
     """Offer to grade the learner's own Jupyter notebook of the lecture; show its report."""
-    st.subheader("Or grade your own notebook")
+    st.header("Or grade your own notebook")
     st.markdown(
         "Upload your Jupyter notebook of the lecture as it is (`.ipynb`); it is graded at once. "
         "Its Exercise 1 cell, the `dlogits` and `dhprebn` cells of Exercises 2 and 3 and the "
@@ -116,6 +117,28 @@ def _grade_notebook(key: str, grader, raw: bytes, name: str) -> None:
     with st.spinner("Grading your notebook…"):
         report = notebook.grade(found, grader, lambda code: trainer.check(code, settings))
     st.session_state[f"notebook:{key}"] = report
+    if notebook_progress.record(found, report):
+        st.rerun()  # so that the badge and the navigation show the new statuses
+
+
+def _root(key: str, result) -> None:
+    """Say what the step exercise of the first wrong gradient says of the learner's lines for
+    it, and open that exercise on those lines."""
+    if not result.root_exercise:
+        return
+    name = result.root_cause
+    with st.container(border=True, key="whole-pass-root"):
+        if result.diagnosis:
+            st.markdown(f"**What the `{name}` exercise says of your lines:** {result.diagnosis}")
+        if st.button(
+            f"Open the `{name}` exercise with your lines",
+            key=f"{key}:root",
+            icon=":material/open_in_new:",
+        ):
+            lines = result.line_of(name)
+            if lines:
+                workbench.replace(result.root_exercise, lines + "\n")
+            st.switch_page(links.exercise_page(result.root_exercise))
 
 
 def _status(key: str) -> None:

@@ -14,7 +14,9 @@ from app.storage.runstore import TrainingRun
 from app.storage.store import (
     ATTEMPTED,
     DEFAULT_COURSE,
+    EDITOR,
     NOT_SOLVED,
+    NOTEBOOK,
     SOLVED,
     Attempt,
     Facts,
@@ -26,7 +28,9 @@ from app.storage.store import (
 __all__ = [
     "ATTEMPTED",
     "DEFAULT_COURSE",
+    "EDITOR",
     "NOT_SOLVED",
+    "NOTEBOOK",
     "SOLVED",
     "Attempt",
     "Facts",

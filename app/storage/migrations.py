@@ -8,6 +8,9 @@ is the only place that reads a recorded sentence; every later reader uses the co
 Step 5: drafts, attempts, events and submissions are keyed by (course id, exercise id), and an
 attempt records the version of the exercise it answered (a hash of the exercise's files). Rows
 recorded before step 5 came from the default course; their version is unknown ("").
+
+Step 6: attempts say where they were submitted from (`origin`): the editor, or a graded
+notebook; older rows were all typed in the editor.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import sqlite3
 
 GRADED, BACKFILLED = "graded", "backfilled"
+EDITOR, NOTEBOOK = "editor", "notebook"  # where an attempt was submitted from (step 6)
 FACT_COLUMNS = (
     ("ran", "INTEGER NOT NULL DEFAULT 0"),
     ("failed_check", "TEXT NOT NULL DEFAULT ''"),
@@ -135,3 +139,8 @@ def _add_column(db: sqlite3.Connection, table: str, name: str, column: str) -> N
 def _columns(db: sqlite3.Connection, table: str) -> set[str]:
     """Return the names of a table's columns."""
     return {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+
+
+def add_origin(db: sqlite3.Connection) -> None:
+    """Step 6: give attempts the place they were submitted from (older ones: the editor)."""
+    _add_column(db, "attempts", "origin", f"origin TEXT NOT NULL DEFAULT '{EDITOR}'")

@@ -24,7 +24,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app import private
-from app.storage.migrations import DEFAULT_COURSE, GRADED, add_courses, add_facts
+from app.storage.migrations import (
+    DEFAULT_COURSE,
+    EDITOR,
+    GRADED,
+    NOTEBOOK,
+    add_courses,
+    add_facts,
+    add_origin,
+)
 from app.storage.profiles import SCHEMA as PROFILES_SCHEMA
 from app.storage.profiles import Profile, Profiles, StorageError, migrate
 from app.storage.runstore import SCHEMA as RUNS_SCHEMA
@@ -34,6 +42,8 @@ from app.storage.submissions import Submissions, add_tickets, insert_attempt, up
 
 __all__ = [
     "DEFAULT_COURSE",
+    "EDITOR",
+    "NOTEBOOK",
     "Attempt",
     "Facts",
     "Profile",
@@ -44,8 +54,9 @@ __all__ = [
 ]
 
 # 2: profiles belong to a browser identity; 3: attempts carry a ticket; 4: and their facts;
-# 5: progress is keyed by course, and an attempt records the exercise's version
-SCHEMA_VERSION = 5
+# 5: progress is keyed by course, and an attempt records the exercise's version; 6: and where
+# it was submitted from (the editor or a notebook)
+SCHEMA_VERSION = 6
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS settings (
@@ -104,6 +115,7 @@ class Attempt:
     created_at: float = 0.0
     facts: Facts = field(default_factory=Facts)
     version: str = ""  # the exercise's content version when answered ("" if not known)
+    origin: str = EDITOR  # or NOTEBOOK: a part of an uploaded notebook, graded
 
 
 @dataclass(frozen=True)
@@ -146,6 +158,7 @@ class Store(Profiles, TrainingRuns, Submissions):
             add_tickets(db)
             add_facts(db)
             add_courses(db)
+            add_origin(db)
             db.execute(
                 "INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
             )
@@ -199,7 +212,7 @@ class Store(Profiles, TrainingRuns, Submissions):
         """Return the profile's attempts (at one exercise, if given), oldest first."""
         query = (
             "SELECT exercise_id, code, solved, summary, elapsed, time_spent, dataset,"
-            " created_at, ran, failed_check, misconception, status, facts, version"
+            " created_at, ran, failed_check, misconception, status, facts, version, origin"
             " FROM attempts WHERE profile_id = ? AND course_id = ?"
         )
         args: tuple = (profile.id, self.course)
@@ -208,7 +221,7 @@ class Store(Profiles, TrainingRuns, Submissions):
         with self._db() as db:
             rows = db.execute(query + " ORDER BY id", args).fetchall()
         return [
-            Attempt(r[0], r[1], bool(r[2]), *r[3:8], Facts(bool(r[8]), *r[9:13]), r[13])
+            Attempt(r[0], r[1], bool(r[2]), *r[3:8], Facts(bool(r[8]), *r[9:13]), r[13], r[14])
             for r in rows
         ]
 

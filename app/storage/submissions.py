@@ -111,7 +111,8 @@ def insert_attempt(db: sqlite3.Connection, profile, course: str, a, ticket: str 
     db.execute(
         "INSERT OR IGNORE INTO attempts (profile_id, exercise_id, code, solved, summary, elapsed,"
         " time_spent, dataset, created_at, ticket, ran, failed_check, misconception, status,"
-        " facts, course_id, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " facts, course_id, version, origin)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             profile.id,
             a.exercise_id,
@@ -130,5 +131,6 @@ def insert_attempt(db: sqlite3.Connection, profile, course: str, a, ticket: str 
             facts.source,
             course,
             a.version,
+            a.origin,
         ),
     )

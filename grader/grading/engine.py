@@ -27,6 +27,23 @@ from grader.sandbox import RunOutcome, Sandbox, default_sandbox
 log = logging.getLogger("grader")
 
 
+def _lines(tree, scenario) -> tuple[tuple[str, str], ...]:
+    """Return (gradient, the learner's statements computing it) for each gradient written."""
+    names = (f"d{t}" for t in scenario.whole_pass)
+    found = ((name, rules.statements_changing(tree, name)) for name in names)
+    return tuple((name, lines) for name, lines in found if lines)
+
+
+def step_exercise(catalog: Catalog, scenario, root: str | None) -> Exercise | None:
+    """Return the step exercise of a scenario that asks for the gradient `root` alone (its
+    consumers' gradients given, as in the pass), or None."""
+    for exercise in catalog.exercises:
+        step = exercise.given == scenario.consumers(exercise.target)
+        if exercise.scenario is scenario and exercise.answer == root and step:
+            return exercise
+    return None
+
+
 class Grader:
     """Grades answers on one dataset; references and mistake outputs are computed once."""
 
@@ -85,9 +102,27 @@ class Grader:
             failed = pipeline.failure(pipeline.run(WHOLE_PASS, Subject("", source)))
             return PassResult(False, info, (), None, failed.message, **facts_of(failed, ran=False))
         result = grade_pass(chosen, self.runs, self.sandbox, code)
+        lines = tuple(
+            (f"d{t}", rules.statements_changing(source.tree, f"d{t}")) for t in chosen.whole_pass
+        )
+        result = replace(result, lines=tuple((n, c) for n, c in lines if c))
         if not result.solved:
-            return result
+            return self._diagnosed(chosen, result)
         return self._hidden_branches(chosen, source.tree, result)
+
+    def _diagnosed(self, chosen, result: PassResult) -> PassResult:
+        """Name the root cause's step exercise and, when the learner's lines for it run on
+        their own there, give the diagnosis (misconception and sentence) that exercise gives."""
+        exercise = step_exercise(self.catalog, chosen, result.root_cause)
+        if exercise is None:
+            return result
+        result = replace(result, root_exercise=exercise.id)
+        lines = result.line_of(exercise.answer)
+        alone = self._grade(exercise, lines) if lines else None
+        if alone is None or alone.solved or not alone.ran:
+            return result
+        misconception = alone.misconception or result.misconception
+        return replace(result, diagnosis=alone.summary_with_hint(), misconception=misconception)
 
     def _hidden_branches(self, chosen, tree, result: PassResult) -> PassResult:
         """Grade on its own, with random upstream gradients, every gradient of the pass that

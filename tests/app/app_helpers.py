@@ -116,14 +116,29 @@ class FakeGrader:
             GradRow("dcounts", "fail", "`dcounts` is not defined: assign your answer."),
         )
         if SOLVED in code:
-            return PassResult(True, dict(HEADER), rows[:1], None, "All 26 gradients are right.")
+            lines = _lines(code, "dlogprobs")
+            message = "All 26 gradients are right."
+            return PassResult(True, dict(HEADER), rows[:1], None, message, lines=lines)
         return PassResult(
             False,
             dict(HEADER),
             rows,
             "dprobs",
             "`dprobs` is the first wrong gradient in backward order; fix it first.",
+            misconception="local_only",
+            lines=_lines(code, "dprobs"),
+            root_exercise="dprobs",
+            diagnosis=ROOT_DIAGNOSIS,
         )
+
+
+def _lines(code: str, name: str) -> tuple:
+    """Return the pass's (gradient, lines) for one name: the lines that start with it."""
+    found = "\n".join(ln for ln in code.splitlines() if ln.startswith(name))
+    return ((name, found),) if found else ()
+
+
+ROOT_DIAGNOSIS = "`dprobs` is the local derivative only. Hint: multiply by `dlogprobs`."
 
 
 def _solved(name: str) -> tuple:

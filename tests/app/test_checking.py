@@ -6,10 +6,11 @@ from __future__ import annotations
 import shutil
 import threading
 
-from app import nav, services
+from app import links, nav, services
+from app.screens import checking
 from grader.course.exercises import EXERCISES_DIR
 
-from .app_helpers import main_test, nav_sections, texts
+from .app_helpers import main_test, nav_sections, page_test, texts
 
 REAL_PROOFS_PENDING = services.proofs_pending  # the autouse fixture replaces it during tests
 REAL_RAN_CATALOG = services.ran_catalog  # and this one
@@ -97,3 +98,36 @@ def test_the_scenarios_start_running_once_a_page_is_drawn(fake, tmp_path, monkey
     at = main_test().run()
     assert at.title[0].value == "Backprop Ninja" and runs.ident is not None
     assert runs.wait() is runs.catalog
+
+
+def _db1_being_proven(monkeypatch, rounds: int, failed: bool = False) -> None:
+    """Make db1 the one exercise not proven yet, for `rounds` looks, then proven (or failed)."""
+    looks = {"n": 0}
+
+    def pending() -> set[str]:
+        looks["n"] += 1
+        return {"db1"} if looks["n"] <= rounds else set()
+
+    monkeypatch.setattr(services, "proofs_pending", pending)
+    monkeypatch.setattr(services, "proofs_failed", lambda: {"db1": ["wrong"]} if failed else {})
+
+
+def test_a_deep_link_to_an_exercise_being_proven_opens_a_waiting_page(fake, monkeypatch):
+    _db1_being_proven(monkeypatch, rounds=10**6)
+    monkeypatch.setattr(nav, "_address", lambda: "db1")
+    pages = {p.url_path: p for group in nav_sections().values() for p in group}
+    assert "db1" in pages, "the address is registered, never 'Page not found'"
+    assert pages["db1"].icon == links.CHECKING_ICON
+    assert pages["db1"].title == services.declared().get("db1").title
+    monkeypatch.setattr(nav, "_address", lambda: "dprobs")
+    urls = [p.url_path for group in nav_sections().values() for p in group]
+    assert "db1" not in urls, "held back while proven, unless asked for"
+
+
+def test_the_waiting_page_says_it_checks_then_reports_a_withdrawn_exercise(fake, monkeypatch):
+    _db1_being_proven(monkeypatch, rounds=2, failed=True)
+    at = page_test("db1", page="checking").run()
+    assert not at.exception
+    assert at.title[0].value == services.declared().get("db1").title
+    assert checking.CHECKING in texts(at)
+    assert [e.value for e in at.error] == [checking.WITHDRAWN]

@@ -8,6 +8,7 @@ import pytest
 
 from app.storage import DEFAULT_COURSE, Attempt, StorageError, open_store
 from app.storage.migrations import add_courses
+from app.storage.store import SCHEMA_VERSION
 
 # Schema 4 as it was written before step 5: every table that holds an exercise id.
 SCHEMA_4 = """
@@ -74,7 +75,7 @@ def test_an_old_database_keeps_every_row_in_the_default_course(old_database):
     with sqlite3.connect(old_database) as db:
         version = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         keys = [r[1] for r in db.execute("PRAGMA table_info(drafts)") if r[5]]
-    assert version == ("5",)
+    assert version == (str(SCHEMA_VERSION),)
     assert keys == ["profile_id", "course_id", "exercise_id"]
 
 

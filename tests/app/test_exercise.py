@@ -297,3 +297,10 @@ def _badge(at) -> str:
     """Return the text of the page's status badge."""
     (badge,) = [m.value for m in at.markdown if "badge[" in m.value]
     return badge.split("]", 1)[0].rsplit(": ", 1)[-1]
+
+
+def test_the_reveal_is_not_offered_once_the_exercise_is_solved(fake):
+    at = submit(page_test("dlogprobs").run(), f"{VALUES}\n")
+    assert _reveal_offered(at)
+    at = submit(at, f"{SOLVED}\n")
+    assert not _reveal_offered(at) and "can be revealed" not in texts(at)

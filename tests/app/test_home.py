@@ -71,6 +71,21 @@ def test_next_exercise_is_the_last_unsolved_one_touched_else_the_next_unsolved(f
     assert next_exercise(catalog, store.progress(profile), statuses) is None
 
 
+def test_next_exercise_follows_the_lecture_before_another_scenario(fake):
+    catalog = services.catalog()
+    page_test(page="home").run()
+    profile = services.store().profiles()[0]
+    lecture = [e.id for e in catalog.exercises if e.scenario.slug == "01_mlp"]
+    for exercise_id in lecture[:3] + lecture[-1:]:
+        _attempt(exercise_id, True)
+    store = services.store()
+    got = next_exercise(catalog, store.progress(profile), store.statuses(profile))
+    assert got == lecture[3], "the lecture's first gap, not the next scenario's first step"
+    _attempt("dxhat", True)
+    got = next_exercise(catalog, store.progress(profile), store.statuses(profile))
+    assert got == "drstd", "within the scenario last worked on, the next step"
+
+
 def _course(tmp_path, monkeypatch, text: str, scenarios=("02_layernorm",)):
     """Point the app at an exercises folder of these scenarios with this course.toml."""
     root = tmp_path / "exercises"

@@ -5,8 +5,9 @@ from __future__ import annotations
 from streamlit.testing.v1 import AppTest
 
 from app import links, services
+from app.storage import Attempt
 
-from .app_helpers import BROWSER, SOLVED, main_test, submit, texts
+from .app_helpers import BROWSER, SOLVED, main_test, nav_sections, submit, texts
 
 
 def test_home_is_the_first_page_and_every_exercise_has_a_page(fake):
@@ -135,3 +136,18 @@ def test_after_the_last_exercise_comes_its_whole_pass_or_home(fake):
         "dx_ln_fused -> Back to Home -> /",
         "dC_wn -> Next: the whole pass -> /whole_pass_04_wavenet",
     ]
+
+
+def test_the_whole_pass_icon_shows_its_status_not_a_fixed_tick(fake):
+    def icon() -> str:
+        pages = [p for group in nav_sections().values() for p in group]
+        return next(p.icon for p in pages if p.url_path == "whole_pass")
+
+    assert icon() == links.UNTOUCHED_ICON
+    main_test().run()  # creates the profile
+    store = services.store()
+    whole = links.whole_pass_id("01_mlp")
+    store.record_attempt(store.profiles()[0], Attempt(whole, "x", False, "", 0, 0, "default"))
+    assert icon() == links.ICONS["attempted"]
+    store.record_attempt(store.profiles()[0], Attempt(whole, "x", True, "", 0, 0, "default"))
+    assert icon() == links.ICONS["solved"]

@@ -1,4 +1,5 @@
-"""Schema step 4: a database written by schema 3 gains the fact columns, old rows backfilled."""
+"""Schema step 4: a database written by schema 3 gains the fact columns, old rows backfilled;
+step 6: attempts say where they were submitted from (old ones: the editor)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import sqlite3
 import pytest
 
 from app.storage import Attempt, Facts, open_store
-from app.storage.migrations import BACKFILLED, GRADED
+from app.storage.migrations import BACKFILLED, EDITOR, GRADED, NOTEBOOK
+from app.storage.store import SCHEMA_VERSION
 from grader.misconceptions import IDS
 
 # Schema 3 as it was written before step 4 (the tables an attempt needs).
@@ -119,7 +121,7 @@ def test_an_old_database_gains_the_columns_and_every_old_attempt_its_facts(old_d
         columns = {row[1] for row in db.execute("PRAGMA table_info(attempts)")}
         version = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
     assert {"ran", "failed_check", "misconception", "status", "facts"} <= columns
-    assert version == ("5",)
+    assert version == (str(SCHEMA_VERSION),)
     (ada,) = store.profiles()
     got = [a.facts for a in store.attempts(ada)]
     expected = [
@@ -140,3 +142,13 @@ def test_the_backfill_runs_once_and_new_attempts_store_the_graders_facts(old_dat
     facts = [a.facts for a in again.attempts(ada)]
     assert facts[-1] == fresh and fresh.source == GRADED
     assert [f.source for f in facts[:-1]] == [BACKFILLED] * len(OLD_ROWS)
+
+
+def test_old_attempts_come_from_the_editor_and_a_notebooks_are_marked(old_database):
+    store = open_store(f"sqlite:///{old_database}")
+    (ada,) = store.profiles()
+    assert {a.origin for a in store.attempts(ada)} == {EDITOR}
+    graded = Attempt("dlogits_fused", "dlogits = 0", True, "ok", 0, 0, "d", origin=NOTEBOOK)
+    store.record_attempt(ada, graded)
+    again = open_store(f"sqlite:///{old_database}")
+    assert [a.origin for a in again.attempts(ada)] == [EDITOR] * len(OLD_ROWS) + [NOTEBOOK]

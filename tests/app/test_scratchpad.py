@@ -3,15 +3,22 @@ the code kept across sessions."""
 
 from __future__ import annotations
 
-from .app_helpers import page_test
+from app import scratchpad
+
+from .app_helpers import SOLVED, page_test, submit
 
 KEY = "scratch:dcounts_sum_inv"
 
 
+def open_scratch():
+    """Render the exercise page and open its scratchpad."""
+    return page_test("dcounts_sum_inv").run().toggle(key=f"{KEY}:open").set_value(True).run()
+
+
 def run_scratch(code: str):
-    at = page_test("dcounts_sum_inv").run()
+    at = open_scratch()
     at.text_area(key=f"{KEY}:code").input(code)
-    return at.button(key=f"{KEY}:run").click().run()
+    return at.button(key=f"{KEY}:code:submit").click().run()
 
 
 def test_the_scratchpad_shows_shapes_and_what_was_printed(app_env):
@@ -31,5 +38,16 @@ def test_the_scratchpad_refuses_autograd(app_env):
 
 def test_the_scratch_code_survives_a_new_session(app_env):
     run_scratch("z = counts[:2]\n")
-    again = page_test("dcounts_sum_inv").run()
+    again = open_scratch()
     assert again.text_area(key=f"{KEY}:code").value == "z = counts[:2]\n"
+
+
+def test_the_scratchpad_is_closed_at_first_and_stays_open_across_a_graded_submission(fake):
+    at = page_test("dcounts_sum_inv").run()
+    assert not [t for t in at.text_area if t.key == f"{KEY}:code"], "closed at first"
+    at.toggle(key=f"{KEY}:open").set_value(True).run()
+    submit(at, f"{SOLVED}\n")
+    assert not at.exception
+    assert at.toggle(key=f"{KEY}:open").value, "still open after the graded submission"
+    assert at.text_area(key=f"{KEY}:code") is not None
+    assert at.button(key=f"{KEY}:code:submit").label == scratchpad.RUN_LABEL

@@ -7,6 +7,7 @@ import sqlite3
 import pytest
 
 from app.storage import Attempt, StorageError, open_store
+from app.storage.store import SCHEMA_VERSION
 
 
 @pytest.fixture
@@ -28,7 +29,9 @@ def test_the_schema_is_created_with_its_version(tmp_path, store):
     db = sqlite3.connect(tmp_path / "progress.sqlite3")
     tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     assert {"meta", "profiles", "settings", "drafts", "attempts", "submissions", "events"} <= tables
-    assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("5",)
+    assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (
+        str(SCHEMA_VERSION),
+    )
 
 
 def test_profiles_are_created_once_and_remembered(store):

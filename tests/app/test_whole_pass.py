@@ -7,7 +7,7 @@ import json
 from app import links, services
 from app.screens.whole_pass import starter
 
-from .app_helpers import SOLVED, page_test, submit, texts
+from .app_helpers import ROOT_DIAGNOSIS, SOLVED, page_test, submit, texts
 
 
 def test_the_template_lists_every_gradient_in_backward_order(fake):
@@ -146,3 +146,35 @@ def test_only_the_lectures_scenario_offers_a_notebook_upload(fake):
     at = page_test("03_attention", page="whole_pass").run()
     assert not at.exception and not at.file_uploader
     assert page_test("01_mlp", page="whole_pass").run().file_uploader
+
+
+def test_the_root_cause_gets_its_exercises_diagnosis_and_opens_it_on_the_learners_line(fake):
+    at = submit(page_test("01_mlp", page="whole_pass").run(), "dprobs = 1.0 / probs\n")
+    assert ROOT_DIAGNOSIS in texts(at), "what the dprobs exercise says of that line"
+    at.button(key="whole_pass:01_mlp:root").click().run()
+    profile = services.store().profiles()[0]
+    assert services.store().draft(profile, "dprobs") == "dprobs = 1.0 / probs\n"
+
+
+def test_a_solved_notebook_counts_on_the_statuses_as_attempts_from_a_notebook(fake, monkeypatch):
+    from nbformat import writes
+
+    from app.storage import NOTEBOOK
+
+    from ..grader.fixtures import lecture_notebook as lecture
+
+    solved = lecture.EXERCISE1 + f"{SOLVED}\n"
+    nb = lecture.build(exercise1=solved, exercise2=lecture.EXERCISE2 + f"{SOLVED}\n")
+    at, _ = _upload(monkeypatch, writes(nb).encode())
+    assert not at.exception
+    store = services.store()
+    profile = store.profiles()[0]
+    recorded = {a.exercise_id: a for a in store.attempts(profile)}
+    whole = links.whole_pass_id("01_mlp")
+    assert set(recorded) == {whole, "dlogprobs", "dlogits_fused", "training"}
+    assert all(a.solved and a.origin == NOTEBOOK for a in recorded.values())
+    assert recorded["dlogprobs"].code.startswith("dlogprobs = torch.zeros_like(logprobs)")
+    assert SOLVED in recorded[whole].code, "the notebook's own cell"
+    statuses = store.statuses(profile)
+    assert {statuses[k] for k in recorded} == {"solved"}, "the map, Progress and the sidebar"
+    assert "dhprebn_fused" not in statuses, "Exercise 3 was not solved (the fake grades values)"

@@ -73,7 +73,7 @@ def test_the_last_step_closes_the_derivation(fake):
     at = page_test("dlogits_fused").run()
     for _ in range(6):
         at = at.button(key="derivation:dlogits_fused:next").click().run()
-    assert "**Step 6.** Scale by the mean's 1/n" in texts(at)
+    assert "**Step 6.** Scale by the $\\frac{1}{n}$ of the mean" in texts(at), "LaTeX"
     assert not [b for b in at.button if b.key == "derivation:dlogits_fused:next"]
 
 

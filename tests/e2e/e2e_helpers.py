@@ -71,16 +71,13 @@ def start_server(
     settings: dict | None = None,
     port: int | None = None,
     options: tuple[str, ...] = (),
+    prove: bool = True,
 ) -> Server:
-    """Prove the exercises (the shipped ones, or those of another course folder), start
-    `streamlit run app/main.py` (on port, else a free one; with Streamlit's command-line
-    options) and wait until its health check answers."""
-    proofs = data_dir / "cache" / "proofs.json"
-    folder = [str(exercises)] if exercises else []
-    # The app holds back an exercise until it is proven; prove them all first, as a finished
-    # first start would have, so that a test can open any exercise at once.
-    prove = [sys.executable, "-m", "grader.proving.proofs", str(proofs), *folder]
-    subprocess.run(prove, cwd=ROOT, check=True, timeout=600)
+    """Prove the exercises (the shipped ones, or those of another course folder) unless told
+    not to (a first start), start `streamlit run app/main.py` (on port, else a free one; with
+    Streamlit's command-line options) and wait until its health check answers."""
+    if prove:
+        _prove(data_dir, exercises)
     port = port or free_port()
     env = {**os.environ, "NINJA_DATA_DIR": str(data_dir), **(settings or {})}
     if exercises:
@@ -116,6 +113,15 @@ def start_server(
     raise RuntimeError(f"the app did not answer within {START_TIMEOUT} s:\n{log.read_text()}")
 
 
+def _prove(data_dir: Path, exercises: Path | None) -> None:
+    """Prove the exercises into the data directory's cache, as a finished first start would
+    have (the app holds back an exercise until it is proven), so a test can open any at once."""
+    proofs = data_dir / "cache" / "proofs.json"
+    folder = [str(exercises)] if exercises else []
+    prove = [sys.executable, "-m", "grader.proving.proofs", str(proofs), *folder]
+    subprocess.run(prove, cwd=ROOT, check=True, timeout=600)
+
+
 def stop_server(process: subprocess.Popen) -> None:
     """Stop the server's whole process group (streamlit and the grader's sandbox workers)."""
     if process.poll() is None:
@@ -148,6 +154,18 @@ def type_and_submit(page, code: str) -> None:
     page.keyboard.type(code)
     editor_shows(page, code.splitlines()[0])
     page.keyboard.press("Control+Enter")
+
+
+def type_into(page, frame, code: str) -> None:
+    """Replace the text of one Ace editor (a frame locator, when a page has several) by typing
+    code, and wait until it shows the first line."""
+    content = frame.locator(".ace_content")
+    content.wait_for(timeout=WAIT_MS)
+    content.click()
+    page.keyboard.press("Control+a")
+    page.keyboard.press("Backspace")
+    page.keyboard.type(code)
+    frame.locator(".ace_content", has_text=code.splitlines()[0]).wait_for(timeout=WAIT_MS)
 
 
 def editor_shows(page, start: str, seconds: float = 10) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from .e2e_helpers import OUTPUT, editor_shows, open_page, type_and_submit
+from .e2e_helpers import EDITOR, OUTPUT, editor_shows, open_page, type_and_submit, type_into
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -63,15 +63,15 @@ def test_the_derivation_opens_line_by_line(server, page):
 
 def test_the_scratchpad_shows_a_shape_and_refuses_autograd_like_the_grader(server, page):
     open_page(page, f"{server.url}/dbnraw")
-    page.get_by_text("Scratchpad: try code on the lecture batch").click()
-    box = page.get_by_role("textbox", name="Code to try")
-    box.fill("x = bngain * dhpreact\nprint(tuple(x.shape))\n")
-    box.press("Control+Enter")
-    page.get_by_role("button", name="Run").click()
+    toggle = page.get_by_text("Scratchpad: try code on the lecture batch")
+    toggle.wait_for(timeout=TIMEOUT_MS)
+    toggle.click()
+    scratch = page.frame_locator(EDITOR).nth(1)  # the answer's editor is the first
+    type_into(page, scratch, "x = bngain * dhpreact\nprint(tuple(x.shape))\n")
+    page.keyboard.press("Control+Enter")
     page.locator("code", has_text="(32, 64)").first.wait_for(timeout=TIMEOUT_MS)
-    box.fill("y = (bnraw * dhpreact).sum()\ny.backward()\n")
-    box.press("Control+Enter")
-    page.get_by_role("button", name="Run").click()
+    type_into(page, scratch, "y = (bnraw * dhpreact).sum()\ny.backward()\n")
+    page.keyboard.press("Control+Enter")
     refusal = page.locator(".stAlert", has_text="Your code uses autograd")
     refusal.wait_for(timeout=TIMEOUT_MS)
     assert "backward) on line 2; write the gradient by hand." in refusal.inner_text()

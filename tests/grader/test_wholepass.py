@@ -42,8 +42,30 @@ def test_the_first_wrong_gradient_is_the_root_cause(grader):
     assert result.message == feedback.whole_pass_root("dcounts")
     statuses = {r.name: r.status for r in result.rows}
     assert statuses["dprobs"] == "pass" and statuses["dnorm_logits"] == "fail"
-    facts = (result.ran, result.failed_check, result.misconception, result.status)
-    assert facts == (True, "lecture", "", "not_solved"), "the root cause's check, as fields"
+    facts = (result.ran, result.failed_check, result.status)
+    assert facts == (True, "lecture", "not_solved"), "the root cause's check, as fields"
+
+
+def test_the_root_cause_gets_the_diagnosis_of_its_step_exercise(grader):
+    wrong = "dcounts = counts_sum_inv * dprobs * 2"
+    result = grader.grade_pass(LECTURE_PASS.replace("dcounts = counts_sum_inv * dprobs", wrong))
+    assert result.root_cause == "dcounts" and result.root_exercise == "dcounts"
+    lines = result.line_of("dcounts")
+    assert lines.splitlines()[0] == wrong and "dcounts += " in lines, "both of its lines"
+    alone = grader.grade("dcounts", lines)
+    assert alone.misconception, "the step exercise names this mistake"
+    assert result.misconception == alone.misconception
+    assert result.diagnosis == alone.summary_with_hint()
+    assert result.line_of("dprobs") == "dprobs = 1.0 / probs * dlogprobs", "every gradient's lines"
+
+
+def test_a_root_cause_whose_lines_need_the_rest_of_the_pass_gets_its_link_only(grader):
+    code = LECTURE_PASS.replace(
+        "dcounts = counts_sum_inv * dprobs", "twice = 2 * dprobs\ndcounts = counts_sum_inv * twice"
+    )
+    result = grader.grade_pass(code)
+    assert result.root_cause == "dcounts" and result.root_exercise == "dcounts"
+    assert result.diagnosis == "", "no 'not defined' blamed on a line that runs in the pass"
 
 
 def test_the_lectures_dropped_keepdim_is_named(grader):
