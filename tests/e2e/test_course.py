@@ -20,6 +20,8 @@ def course_server(tmp_path_factory):
     """Yield the app serving a LayerNorm-only course folder."""
     root = tmp_path_factory.mktemp("course") / "exercises"
     shutil.copytree(EXERCISES_DIR / "02_layernorm", root / "02_layernorm")
+    answers = EXERCISES_DIR / "solutions" / "02_layernorm"  # a course keeps its answers inside it
+    shutil.copytree(answers, root / "solutions" / "02_layernorm")
     (root / "course.toml").write_text(
         'title = "LayerNorm by hand"\nintro = "Three gradients of **one** normalisation."\n'
     )
