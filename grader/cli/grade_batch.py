@@ -15,13 +15,16 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     """Grade a class and write the gradebook; 3 if the grader failed on an item, else 0."""
     catalog = discover(*inputs.course_folder(args.exercises))
-    items, refused = batch.collect(
+    roster = batch.read_roster(args.roster) if args.roster else None
+    items, refused, learners = batch.collect_class(
         args.folder, catalog, inputs.scenario(catalog, args.scenario).slug
     )
     from grader.proving import require_runnable  # runs the scenarios: torch, after the inputs
 
     require_runnable(batch.scenarios_of(items, catalog))
-    rows, paths, seconds = batch.run(catalog, load_dataset(args), items, refused, args)
+    info = {"course": batch.course_info(catalog)}
+    book = batch.Book(batch.columns_of(catalog), tuple(learners), roster, info)
+    rows, paths, seconds = batch.run(catalog, load_dataset(args), items, refused, args, book)
     for line in batch.summary(rows, paths, seconds):
         emit(line)
     return GRADER_FAILED if any(r.status == "grader_failed" for r in rows) else SOLVED

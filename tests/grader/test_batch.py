@@ -39,7 +39,7 @@ def test_a_class_is_graded_into_a_gradebook(tmp_path, catalog, validator):
     done = cli("grade-batch", subs, "--out", tmp_path / "book", "--slots", "2")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "graded in" in done.stdout and "12/12 graded" in done.stderr, "a progress bar"
-    with (tmp_path / "book.csv").open() as f:
+    with (tmp_path / "book.csv").open(encoding="utf-8-sig") as f:
         rows = list(csv.DictReader(f))
     verdicts = {f"{r['learner']}/{r['item']}": r["solved"] == "True" for r in rows}
     assert {k: v for k, v in verdicts.items() if k in expected} == expected
@@ -48,7 +48,7 @@ def test_a_class_is_graded_into_a_gradebook(tmp_path, catalog, validator):
     assert statuses["learner005/whole_pass:01_mlp"] == "refused"
     book = json.loads((tmp_path / "book.json").read_text())
     validator.validate(book)
-    assert book["schema"] == SCHEMA == "backprop-ninja/gradebook/1" and book["dataset"] == "default"
+    assert book["schema"] == SCHEMA == "backprop-ninja/gradebook/2" and book["dataset"] == "default"
     by_name = {entry["learner"]: entry for entry in book["learners"]}
     assert by_name["learner003"]["solved"] == 2 and by_name["learner003"]["graded"] == 3
     dh = next(i for i in by_name["learner003"]["items"] if i["item"] == "dh")
@@ -73,6 +73,9 @@ BOOK = {
     "schema": SCHEMA,
     "dataset": "default",
     "seconds": 1.5,
+    "graded_at": "2026-11-26T18:00:00Z",
+    "course": {"id": "default", "version": "0123456789ab"},
+    "out_of": 20,
     "learners": [
         {
             "learner": "ada",
@@ -87,6 +90,7 @@ BOOK = {
                     "status": "solved",
                     "summary": "All 26 gradients are right.",
                     "file": "class/ada.py",
+                    "version": "",
                 }
             ],
         }
@@ -97,7 +101,9 @@ BOOK = {
 @pytest.mark.parametrize(
     "path, value",
     [
-        (("schema",), "backprop-ninja/gradebook/2"),
+        (("schema",), "backprop-ninja/gradebook/1"),
+        (("graded_at",), "yesterday"),
+        (("course", "version"), "v1"),
         (("learners", 0, "items", 0, "solved"), False),  # solved must match its status
         (("learners", 0, "items", 0, "item"), "01_mlp"),  # a whole pass is whole_pass:<slug>
         (("learners", 0, "items", 0, "status"), "passed"),
