@@ -36,6 +36,12 @@ BOM = "\ufeff"  # so a spreadsheet (Excel on Windows) reads the CSVs as UTF-8
 MAX_ROSTER_BYTES = 1 << 20
 WHOLE_PASS = "whole_pass"
 BUSY_RETRIES = 20
+UNKNOWN = "not an exercise id or whole_pass"
+# graded with --grade-sound: the name may be an exercise that failed to load, not a slip
+UNKNOWN_IN_BROKEN = (
+    "not the id of an exercise that loaded (the course has problems, so it may be one that "
+    "failed to load: not the learner's fault)"
+)
 
 
 @dataclass(frozen=True)
@@ -105,7 +111,8 @@ def collect_class(folder: Path, catalog, default_scenario: str):
         if entry.kind == classfolder.FILE and entry.name.endswith(".py"):
             items.append(Item(entry.name[:-3], WHOLE_PASS, default_scenario, folder, (entry.name,)))
         elif entry.kind == classfolder.FOLDER:
-            found = _learner(folder, entry.name, ids, slugs, default_scenario)
+            unknown = UNKNOWN_IN_BROKEN if catalog.errors else UNKNOWN
+            found = _learner(folder, entry.name, (ids, slugs, unknown), default_scenario)
             items += [f for f in found if isinstance(f, Item)]
             refused += [f for f in found if isinstance(f, Graded)]
         else:
@@ -116,8 +123,10 @@ def collect_class(folder: Path, catalog, default_scenario: str):
     return items, refused, sorted(names | {i.learner for i in items} | {r.learner for r in refused})
 
 
-def _learner(folder: Path, learner: str, ids: set, slugs: set, default: str) -> list:
-    """Return the Items of one learner's folder, and a Graded row for each entry refused."""
+def _learner(folder: Path, learner: str, known: tuple, default: str) -> list:
+    """Return the Items of one learner's folder, and a Graded row for each entry refused;
+    known: the exercise ids, the scenarios with a whole pass, and what an unknown name is."""
+    ids, slugs, unknown = known
     try:
         entries = classfolder.listing(folder, (learner,))
     except classfolder.Refused as err:
@@ -127,7 +136,7 @@ def _learner(folder: Path, learner: str, ids: set, slugs: set, default: str) -> 
         where = (learner, entry.name)
         if entry.kind == classfolder.FILE:
             item = _item(folder, where, ids, slugs, default)
-            why = "not an exercise id or whole_pass" + did_you_mean(entry.name, ids)
+            why = unknown + did_you_mean(entry.name, ids)
             found.append(_refused(learner, folder, where, why) if item is None else item)
         elif entry.kind == classfolder.FOLDER:
             found.append(_refused(learner, folder, where, "a folder inside a learner's folder"))
@@ -273,6 +282,11 @@ def add_arguments(parser) -> None:
     parser.add_argument("--slots", type=_slots, default=2, help="runs at once, 1-16 (default 2)")
     parser.add_argument("--exercises", type=Path, help="another exercises folder (a course)")
     parser.add_argument("--roster", type=Path, help="a file of the expected learners, one a line")
+    parser.add_argument(
+        "--grade-sound",
+        action="store_true",
+        help="grade a course with problems: only the exercises that loaded (else exit 2)",
+    )
 
 
 def _slots(text: str) -> int:

@@ -7,9 +7,11 @@ import copy
 import csv
 import json
 import re
+import shutil
 from pathlib import Path
 
 import jsonschema
+import pandas as pd
 import pytest
 
 from grader.cli.batch import SCHEMA
@@ -138,3 +140,53 @@ def test_the_doc_documents_every_key_and_status():
     assert _keys(schema) <= documented, _keys(schema) - documented
     for status in schema["$defs"]["item"]["properties"]["status"]["enum"]:
         assert f"`{status}`" in doc
+
+
+LANGUAGE = Path(__file__).parent / "fixtures" / "language" / "exercises"
+
+
+def test_a_course_of_its_own_is_graded_with_a_roster(tmp_path, validator):
+    """A course folder with its answers inside, graded for a roster: who sent nothing has a row,
+    a misnamed file is told the id it may mean, the book names the course and its version."""
+    course = tmp_path / "a folder with spaces" / "mycourse"
+    shutil.copytree(LANGUAGE, course)
+    subs = tmp_path / "class"
+    (subs / "ada").mkdir(parents=True)
+    shutil.copy(course / "solutions" / "90_language" / "dhr.py", subs / "ada" / "dhr.py")
+    (subs / "ada" / "DHR_1.py").write_text("dhr_1 = dhr * keep\n")
+    (subs / "bob").mkdir()  # an empty folder
+    roster = tmp_path / "roster.txt"
+    roster.write_text("ada\nbob\ncy\n", encoding="utf-8")
+    args = ("--exercises", course, "--roster", roster, "--out", tmp_path / "book")
+    done = cli("grade-batch", subs, *args)
+    assert done.returncode == 0, done.stdout + done.stderr
+    wide = pd.read_csv(tmp_path / "book.wide.csv", dtype=str, keep_default_na=False)
+    wide = wide.set_index("learner")
+    assert list(wide.index) == ["ada", "bob", "cy"]
+    assert wide.loc["ada", "dhr"] == "solved" and wide.loc["ada", "solved"] == "1"
+    assert wide.loc["cy", "dhr"] == "" and wide.loc["cy", "out_of"] == "8"  # 7 and a pass
+    assert set(wide["course"]) == {"mycourse"}
+    book = json.loads((tmp_path / "book.json").read_text())
+    validator.validate(book)
+    assert book["course"]["id"] == "mycourse" and book["out_of"] == 8
+    ada = next(e for e in book["learners"] if e["learner"] == "ada")
+    misnamed = next(i for i in ada["items"] if i["item"] == "DHR_1.py")
+    assert misnamed["summary"].endswith("did you mean `dhr_1.py`?")
+
+
+def test_a_course_with_problems_grades_what_is_sound_when_told(tmp_path):
+    course = tmp_path / "mycourse"
+    shutil.copytree(LANGUAGE, course)
+    (course / "90_language" / "08_dbest.toml").write_text('title = "dbest"\ntarget = \n')
+    subs = tmp_path / "class"
+    (subs / "ada").mkdir(parents=True)
+    (subs / "ada" / "dbest.py").write_text("dbest = 0\n")
+    shutil.copy(course / "solutions" / "90_language" / "dhr.py", subs / "ada" / "dhr.py")
+    args = ("--exercises", course, "--grade-sound", "--out", tmp_path / "book")
+    done = cli("grade-batch", subs, *args)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "warning: not graded, the course's problem:" in done.stderr
+    with (tmp_path / "book.csv").open(encoding="utf-8-sig") as f:
+        rows = {r["item"]: r for r in csv.DictReader(f)}
+    assert rows["dhr"]["status"] == "solved"
+    assert "not the learner's fault" in rows["dbest.py"]["summary"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 from pathlib import Path
 
 import jsonschema
@@ -17,7 +18,10 @@ from grader.cli import batch
 from grader.cli.batch import Book, Graded
 from grader.cli.inputs import BadInput
 
+from .test_cli import cli
+
 DOCS = Path(__file__).resolve().parents[2] / "docs"
+LANGUAGE = Path(__file__).parent / "fixtures" / "language" / "exercises"
 COLUMNS = ("dh", "dW2", "whole_pass:01_mlp")
 SUMMARY = "`dh` has the wrong shape: got (64 × 32), expected (32, 64)."
 
@@ -111,3 +115,22 @@ def test_a_misnamed_file_is_told_the_exercise_it_may_mean(tmp_path, catalog):
     assert not items and learners == ["ada", "bob"]
     assert refused[0].summary.endswith("did you mean `dW2.py`?")
     assert batch.did_you_mean("notes.txt", [e.id for e in catalog.exercises]) == ""
+
+
+def _broken_course(tmp_path) -> Path:
+    """Return a copy of the language course with one exercise file that does not load."""
+    course = tmp_path / "broken course" / "mycourse"
+    shutil.copytree(LANGUAGE, course)
+    (course / "90_language" / "08_dbest.toml").write_text('title = "dbest"\ntarget = \n')
+    return course
+
+
+def test_a_course_with_problems_is_not_graded_unless_told(tmp_path):
+    course = _broken_course(tmp_path)
+    subs = tmp_path / "class"
+    (subs / "ada").mkdir(parents=True)
+    (subs / "ada" / "dbest.py").write_text("dbest = 0\n")
+    done = cli("grade-batch", subs, "--exercises", course, "--out", tmp_path / "book")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "the course has 1 problem" in done.stderr and "08_dbest.toml" in done.stderr
+    assert "--grade-sound" in done.stderr and not (tmp_path / "book.csv").exists()
