@@ -29,6 +29,7 @@ from pathlib import Path
 
 from grader.cli import classfolder, safetext
 from grader.cli.inputs import MAX_ANSWER_BYTES, BadInput, answer_text
+from grader.feedback import voice as feedback
 from grader.result import BUSY, GRADER_FAILED
 
 SCHEMA = "backprop-ninja/gradebook/2"
@@ -37,6 +38,7 @@ MAX_ROSTER_BYTES = 1 << 20
 WHOLE_PASS = "whole_pass"
 BUSY_RETRIES = 20
 UNKNOWN = "not an exercise id or whole_pass"
+NO_AUTOGRAD, AUTOGRAD = "rules", "autograd"  # the check that refuses autograd, and the flag
 # graded with --grade-sound: the name may be an exercise that failed to load, not a slip
 UNKNOWN_IN_BROKEN = (
     "not the id of an exercise that loaded (the course has problems, so it may be one that "
@@ -72,6 +74,7 @@ class Graded:
     summary: str
     file: str
     version: str = ""  # the exercise's content version (a hash of its files), "" for others
+    integrity: str = ""  # "autograd" when the answer reached autograd: for a review, not a grade
 
 
 @dataclass(frozen=True)
@@ -260,7 +263,8 @@ def grade_one(grader, item: Item) -> Graded:
     for _ in range(BUSY_RETRIES):
         if item.kind == "exercise":
             result = grader.grade(item.target, code)
-            summary = result.summary_with_hint()
+            solved = result.solved and not result.busy
+            summary = feedback.batch_solved(item.target) if solved else result.summary_with_hint()
         else:
             result = grader.grade_pass(code, item.target)
             summary = result.message
@@ -269,7 +273,10 @@ def grade_one(grader, item: Item) -> Graded:
         time.sleep(0.2)
     status = GRADER_FAILED if result.status == BUSY else result.status  # never graded, then
     file = str(item.file)
-    return Graded(item.learner, label, item.kind, result.solved, status, summary, file, version)
+    flag = AUTOGRAD if result.failed_check == NO_AUTOGRAD else ""
+    return Graded(
+        item.learner, label, item.kind, result.solved, status, summary, file, version, flag
+    )
 
 
 def add_arguments(parser) -> None:
@@ -325,7 +332,7 @@ def run(catalog, dataset, items: list[Item], refused: list[Graded], args, book: 
     return rows, write_gradebook(rows, args.out, info, book), seconds
 
 
-COLUMNS = ("learner", "item", "kind", "solved", "status", "summary", "file", "version")
+COLUMNS = ("learner", "item", "kind", "solved", "status", "summary", "file", "version", "integrity")
 # A wide cell's status when a learner has two answers to one item: the better one counts.
 RANK = ("", "refused", GRADER_FAILED, "not_solved", "solved")
 
@@ -378,13 +385,14 @@ def _wide_csv(learners: dict[str, list[Graded]], book: Book, info: dict) -> str:
     status ("" when nothing was submitted), then solved, out_of and where the book is from."""
     table = io.StringIO()
     writer = csv.writer(table)
-    tail = ("solved", "out_of", "graded_at", "course", "course_version")
+    tail = ("solved", "out_of", "integrity", "graded_at", "course", "course_version")
     writer.writerow(["learner", *book.columns, *tail])
     course = info.get("course", {})
     for name, items in learners.items():
         cells = [_best(items, c) for c in book.columns]
         solved = sum(c == "solved" for c in cells)
-        own = (solved, len(book.columns), info["graded_at"], course.get("id", ""))
+        flags = "; ".join(f"{r.item}: {r.integrity}" for r in items if r.integrity)
+        own = (solved, len(book.columns), flags, info["graded_at"], course.get("id", ""))
         row = [name, *cells, *own, course.get("version", "")]
         writer.writerow([safetext.cell(str(c)) for c in row])
     return BOM + table.getvalue()

@@ -93,6 +93,7 @@ BOOK = {
                     "summary": "All 26 gradients are right.",
                     "file": "class/ada.py",
                     "version": "",
+                    "integrity": "",
                 }
             ],
         }
@@ -109,6 +110,7 @@ BOOK = {
         (("learners", 0, "items", 0, "solved"), False),  # solved must match its status
         (("learners", 0, "items", 0, "item"), "01_mlp"),  # a whole pass is whole_pass:<slug>
         (("learners", 0, "items", 0, "status"), "passed"),
+        (("learners", 0, "items", 0, "integrity"), "suspicious"),
         (("learners", 0, "score"), 3),
     ],
 )
@@ -154,6 +156,7 @@ def test_a_course_of_its_own_is_graded_with_a_roster(tmp_path, validator):
     (subs / "ada").mkdir(parents=True)
     shutil.copy(course / "solutions" / "90_language" / "dhr.py", subs / "ada" / "dhr.py")
     (subs / "ada" / "DHR_1.py").write_text("dhr_1 = dhr * keep\n")
+    (subs / "ada" / "du.py").write_text("u.backward(dhr_1)\ndu = u.grad\n")
     (subs / "bob").mkdir()  # an empty folder
     roster = tmp_path / "roster.txt"
     roster.write_text("ada\nbob\ncy\n", encoding="utf-8")
@@ -172,6 +175,10 @@ def test_a_course_of_its_own_is_graded_with_a_roster(tmp_path, validator):
     ada = next(e for e in book["learners"] if e["learner"] == "ada")
     misnamed = next(i for i in ada["items"] if i["item"] == "DHR_1.py")
     assert misnamed["summary"].endswith("did you mean `dhr_1.py`?")
+    items = {i["item"]: i for i in ada["items"]}
+    assert items["dhr"]["summary"].startswith("`dhr` is solved: it matches autograd")
+    assert items["du"]["integrity"] == "autograd" and items["du"]["status"] == "not_solved"
+    assert items["dhr"]["integrity"] == "" and wide.loc["ada", "integrity"] == "du: autograd"
 
 
 def test_a_course_with_problems_grades_what_is_sound_when_told(tmp_path):
