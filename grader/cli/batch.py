@@ -30,7 +30,7 @@ from pathlib import Path
 from grader.cli import classfolder, safetext
 from grader.cli.inputs import MAX_ANSWER_BYTES, BadInput, answer_text
 from grader.feedback import voice as feedback
-from grader.result import BUSY, GRADER_FAILED
+from grader.result import BUSY, GRADER_FAILED, SOLVED
 
 SCHEMA = "backprop-ninja/gradebook/2"
 BOM = "\ufeff"  # so a spreadsheet (Excel on Windows) reads the CSVs as UTF-8
@@ -87,6 +87,16 @@ class Book:
     learners: tuple[str, ...] = ()
     roster: tuple[str, ...] | None = None
     info: dict = field(default_factory=dict)
+    points: tuple[float, ...] = ()  # each column's points, in order (none given: 1 each)
+
+    def weights(self) -> tuple[float, ...]:
+        """Return each column's points: [points] of course.toml, else 1."""
+        return self.points or (1,) * len(self.columns)
+
+    def scored(self, items: list[Graded]) -> float:
+        """Return the points of the items of the course a learner solved."""
+        pairs = zip(self.columns, self.weights(), strict=True)
+        return sum(w for c, w in pairs if _best(items, c) == SOLVED)
 
 
 def collect(folder: Path, catalog, default_scenario: str) -> tuple[list[Item], list[Graded]]:
@@ -351,6 +361,7 @@ def write_gradebook(
     out.parent.mkdir(parents=True, exist_ok=True)
     paths = out.with_suffix(".csv"), out.with_suffix(".wide.csv"), out.with_suffix(".json")
     info = {"graded_at": _now(), **info, "out_of": len(book.columns)}
+    info["points_out_of"] = _number(sum(book.weights()))
     ordered = sorted((_inert(r) for r in rows), key=lambda r: (r.learner, r.item))
     learners: dict[str, list[Graded]] = {
         safetext.shown(n): [] for n in sorted({*book.learners, *(book.roster or ())})
@@ -363,6 +374,11 @@ def write_gradebook(
     document = {"schema": SCHEMA, **info, "learners": _learners_json(learners, book)}
     _write_whole(paths[2], json.dumps(document, indent=2, ensure_ascii=True))
     return paths
+
+
+def _number(value: float) -> float | int:
+    """Return a whole number of points as an int (3, not 3.0)."""
+    return int(value) if float(value).is_integer() else round(value, 6)
 
 
 def _now() -> str:
@@ -385,14 +401,16 @@ def _wide_csv(learners: dict[str, list[Graded]], book: Book, info: dict) -> str:
     status ("" when nothing was submitted), then solved, out_of and where the book is from."""
     table = io.StringIO()
     writer = csv.writer(table)
-    tail = ("solved", "out_of", "integrity", "graded_at", "course", "course_version")
+    tail = ("solved", "out_of", "points", "points_out_of", "integrity", "graded_at", "course")
+    tail += ("course_version",)
     writer.writerow(["learner", *book.columns, *tail])
     course = info.get("course", {})
     for name, items in learners.items():
         cells = [_best(items, c) for c in book.columns]
         solved = sum(c == "solved" for c in cells)
         flags = "; ".join(f"{r.item}: {r.integrity}" for r in items if r.integrity)
-        own = (solved, len(book.columns), flags, info["graded_at"], course.get("id", ""))
+        points = (_number(book.scored(items)), info["points_out_of"])
+        own = (solved, len(book.columns), *points, flags, info["graded_at"], course.get("id", ""))
         row = [name, *cells, *own, course.get("version", "")]
         writer.writerow([safetext.cell(str(c)) for c in row])
     return BOM + table.getvalue()
@@ -411,6 +429,7 @@ def _learners_json(learners: dict[str, list[Graded]], book: Book) -> list[dict]:
             "learner": name,
             "solved": sum(r.solved for r in items),
             "graded": sum(r.status != "refused" for r in items),
+            "points": _number(book.scored(items)),
             **({} if roster is None else {"on_roster": name in roster}),
             "items": [asdict(r) for r in items],
         }

@@ -24,7 +24,9 @@ def run(args) -> int:
 
     require_runnable(batch.scenarios_of(items, catalog))
     info = {"course": batch.course_info(catalog)}
-    book = batch.Book(batch.columns_of(catalog), tuple(learners), roster, info)
+    columns = batch.columns_of(catalog)
+    points = tuple(catalog.course.points_of(c) for c in columns)
+    book = batch.Book(columns, tuple(learners), roster, info, points)
     rows, paths, seconds = batch.run(catalog, load_dataset(args), items, refused, args, book)
     for line in batch.summary(rows, paths, seconds):
         emit(line)

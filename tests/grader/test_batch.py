@@ -78,11 +78,13 @@ BOOK = {
     "graded_at": "2026-11-26T18:00:00Z",
     "course": {"id": "default", "version": "0123456789ab"},
     "out_of": 20,
+    "points_out_of": 20,
     "learners": [
         {
             "learner": "ada",
             "solved": 1,
             "graded": 1,
+            "points": 1,
             "items": [
                 {
                     "learner": "ada",
@@ -158,6 +160,7 @@ def test_a_course_of_its_own_is_graded_with_a_roster(tmp_path, validator):
     (subs / "ada" / "DHR_1.py").write_text("dhr_1 = dhr * keep\n")
     (subs / "ada" / "du.py").write_text("u.backward(dhr_1)\ndu = u.grad\n")
     (subs / "bob").mkdir()  # an empty folder
+    (course / "course.toml").write_text("[points]\ndhr = 3\n")
     roster = tmp_path / "roster.txt"
     roster.write_text("ada\nbob\ncy\n", encoding="utf-8")
     args = ("--exercises", course, "--roster", roster, "--out", tmp_path / "book")
@@ -169,6 +172,7 @@ def test_a_course_of_its_own_is_graded_with_a_roster(tmp_path, validator):
     assert wide.loc["ada", "dhr"] == "solved" and wide.loc["ada", "solved"] == "1"
     assert wide.loc["cy", "dhr"] == "" and wide.loc["cy", "out_of"] == "8"  # 7 and a pass
     assert set(wide["course"]) == {"mycourse"}
+    assert (wide.loc["ada", "points"], wide.loc["ada", "points_out_of"]) == ("3", "10")
     book = json.loads((tmp_path / "book.json").read_text())
     validator.validate(book)
     assert book["course"]["id"] == "mycourse" and book["out_of"] == 8

@@ -47,7 +47,7 @@ INFO = {"dataset": "default", "seconds": 1.0, "course": {"id": "mine", "version"
 def book(tmp_path):
     """Write a book with a roster (zoe submitted nothing, ada is on it) and an empty folder."""
     learners = ("=HYPERLINK(1)", "ada", "empty", "grace")
-    plan = Book(COLUMNS, learners, ("ada", "zoe"), INFO)
+    plan = Book(COLUMNS, learners, ("ada", "zoe"), INFO, (2, 0.5, 1))  # [points] of course.toml
     return batch.write_gradebook(ROWS, tmp_path / "book", INFO, plan)
 
 
@@ -63,6 +63,8 @@ def test_the_wide_csv_has_a_row_per_learner_and_a_column_per_item(book):
     assert rows["zoe"]["solved"] == "0" and rows["zoe"]["out_of"] == "3"
     assert rows["ada"]["course"] == "mine" and rows["ada"]["course_version"] == "ab" * 6
     assert rows["ada"]["graded_at"].endswith("Z")
+    assert (rows["ada"]["points"], rows["ada"]["points_out_of"]) == ("2", "3.5")
+    assert rows["grace"]["points"] == "2" and rows["zoe"]["points"] == "0"
 
 
 def test_both_csvs_start_with_a_bom_and_read_back_in_pandas(book):
@@ -85,14 +87,17 @@ def test_the_json_lists_everyone_and_validates(book):
     assert by_name["zoe"]["items"] == [] and by_name["zoe"]["on_roster"]
     assert by_name["empty"]["items"] == [] and not by_name["empty"]["on_roster"]
     assert document["out_of"] == 3 and document["course"] == INFO["course"]
+    assert document["points_out_of"] == 3.5 and by_name["ada"]["points"] == 2
     assert document["graded_at"].endswith("Z")
     assert {i["version"] for i in by_name["ada"]["items"]} == {"0123456789ab"}
 
 
 def test_without_a_roster_no_learner_says_whether_it_is_on_one(tmp_path):
     _, _, path = batch.write_gradebook(ROWS, tmp_path / "b", INFO, Book(COLUMNS))
-    learners = json.loads(path.read_text())["learners"]
+    document = json.loads(path.read_text())
+    learners = document["learners"]
     assert learners and not [e for e in learners if "on_roster" in e]
+    assert document["points_out_of"] == 3, "an item is worth 1 point unless [points] says"
 
 
 def test_a_roster_is_names_one_a_line(tmp_path):
