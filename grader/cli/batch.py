@@ -55,6 +55,7 @@ class Item:
     target: str  # the exercise id, or the scenario slug
     root: Path  # the class folder
     parts: tuple[str, ...]  # the file's path under it, read without following a link
+    mtime: float = 0.0  # the file's modification time, which [deadlines] is compared with
 
     @property
     def file(self) -> Path:
@@ -75,6 +76,7 @@ class Graded:
     file: str
     version: str = ""  # the exercise's content version (a hash of its files), "" for others
     integrity: str = ""  # "autograd" when the answer reached autograd: for a review, not a grade
+    late: bool = False  # the file was modified after the item's deadline ([deadlines])
 
 
 @dataclass(frozen=True)
@@ -122,7 +124,9 @@ def collect_class(folder: Path, catalog, default_scenario: str):
         if entry.kind == classfolder.FOLDER:
             names.add(entry.name)
         if entry.kind == classfolder.FILE and entry.name.endswith(".py"):
-            items.append(Item(entry.name[:-3], WHOLE_PASS, default_scenario, folder, (entry.name,)))
+            where = (entry.name,)
+            item = Item(entry.name[:-3], WHOLE_PASS, default_scenario, folder, where, entry.mtime)
+            items.append(item)
         elif entry.kind == classfolder.FOLDER:
             unknown = UNKNOWN_IN_BROKEN if catalog.errors else UNKNOWN
             found = _learner(folder, entry.name, (ids, slugs, unknown), default_scenario)
@@ -149,6 +153,7 @@ def _learner(folder: Path, learner: str, known: tuple, default: str) -> list:
         where = (learner, entry.name)
         if entry.kind == classfolder.FILE:
             item = _item(folder, where, ids, slugs, default)
+            item = item and replace(item, mtime=entry.mtime)
             why = unknown + did_you_mean(entry.name, ids)
             found.append(_refused(learner, folder, where, why) if item is None else item)
         elif entry.kind == classfolder.FOLDER:
@@ -284,9 +289,13 @@ def grade_one(grader, item: Item) -> Graded:
     status = GRADER_FAILED if result.status == BUSY else result.status  # never graded, then
     file = str(item.file)
     flag = AUTOGRAD if result.failed_check == NO_AUTOGRAD else ""
-    return Graded(
-        item.learner, label, item.kind, result.solved, status, summary, file, version, flag
-    )
+    row = Graded(item.learner, label, item.kind, result.solved, status, summary, file, version)
+    return replace(row, integrity=flag, late=_late(grader.catalog.course.deadline_of(label), item))
+
+
+def _late(deadline, item: Item) -> bool:
+    """Return whether the file was modified after its item's deadline (none: never late)."""
+    return deadline is not None and item.mtime > deadline.timestamp()
 
 
 def add_arguments(parser) -> None:
@@ -342,7 +351,8 @@ def run(catalog, dataset, items: list[Item], refused: list[Graded], args, book: 
     return rows, write_gradebook(rows, args.out, info, book), seconds
 
 
-COLUMNS = ("learner", "item", "kind", "solved", "status", "summary", "file", "version", "integrity")
+COLUMNS = ("learner", "item", "kind", "solved", "status", "summary", "file", "version")
+COLUMNS += ("integrity", "late")
 # A wide cell's status when a learner has two answers to one item: the better one counts.
 RANK = ("", "refused", GRADER_FAILED, "not_solved", "solved")
 
@@ -401,7 +411,8 @@ def _wide_csv(learners: dict[str, list[Graded]], book: Book, info: dict) -> str:
     status ("" when nothing was submitted), then solved, out_of and where the book is from."""
     table = io.StringIO()
     writer = csv.writer(table)
-    tail = ("solved", "out_of", "points", "points_out_of", "integrity", "graded_at", "course")
+    tail = ("solved", "out_of", "points", "points_out_of", "integrity", "late", "graded_at")
+    tail += ("course",)
     tail += ("course_version",)
     writer.writerow(["learner", *book.columns, *tail])
     course = info.get("course", {})
@@ -410,7 +421,9 @@ def _wide_csv(learners: dict[str, list[Graded]], book: Book, info: dict) -> str:
         solved = sum(c == "solved" for c in cells)
         flags = "; ".join(f"{r.item}: {r.integrity}" for r in items if r.integrity)
         points = (_number(book.scored(items)), info["points_out_of"])
-        own = (solved, len(book.columns), *points, flags, info["graded_at"], course.get("id", ""))
+        late = "; ".join(r.item for r in items if r.late)
+        own = (solved, len(book.columns), *points, flags, late, info["graded_at"])
+        own += (course.get("id", ""),)
         row = [name, *cells, *own, course.get("version", "")]
         writer.writerow([safetext.cell(str(c)) for c in row])
     return BOM + table.getvalue()

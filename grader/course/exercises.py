@@ -183,12 +183,14 @@ def discover(root: Path = EXERCISES_DIR) -> Catalog:
 
 
 def _unknown_points(course: Course, exercises, scenarios, root: Path) -> list[SchemaError]:
-    """Report each [points] key that names no exercise and no whole pass of the course."""
+    """Report each [points] or [deadlines] key that names no exercise and no whole pass."""
     items = {e.id for e in exercises} | {f"whole_pass:{s.slug}" for s in scenarios if s.whole_pass}
     where = str(root / "course.toml")
+    keyed = [("points", i) for i, _ in course.points]
+    keyed += [("deadlines", i) for i, _ in course.deadlines]
     return [
-        SchemaError(f"{where}: points.{item}", "is not an exercise id or whole_pass:<slug>")
-        for item, _ in course.points
+        SchemaError(f"{where}: {table}.{item}", "is not an exercise id or whole_pass:<slug>")
+        for table, item in keyed
         if item not in items
     ]
 

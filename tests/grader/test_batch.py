@@ -96,6 +96,7 @@ BOOK = {
                     "file": "class/ada.py",
                     "version": "",
                     "integrity": "",
+                    "late": False,
                 }
             ],
         }
@@ -160,7 +161,8 @@ def test_a_course_of_its_own_is_graded_with_a_roster(tmp_path, validator):
     (subs / "ada" / "DHR_1.py").write_text("dhr_1 = dhr * keep\n")
     (subs / "ada" / "du.py").write_text("u.backward(dhr_1)\ndu = u.grad\n")
     (subs / "bob").mkdir()  # an empty folder
-    (course / "course.toml").write_text("[points]\ndhr = 3\n")
+    due = "[deadlines]\ndhr = 2000-01-01T00:00:00Z\ndu = 2999-01-01T00:00:00Z\n"
+    (course / "course.toml").write_text("[points]\ndhr = 3\n" + due)
     roster = tmp_path / "roster.txt"
     roster.write_text("ada\nbob\ncy\n", encoding="utf-8")
     args = ("--exercises", course, "--roster", roster, "--out", tmp_path / "book")
@@ -183,6 +185,8 @@ def test_a_course_of_its_own_is_graded_with_a_roster(tmp_path, validator):
     assert items["dhr"]["summary"].startswith("`dhr` is solved: it matches autograd")
     assert items["du"]["integrity"] == "autograd" and items["du"]["status"] == "not_solved"
     assert items["dhr"]["integrity"] == "" and wide.loc["ada", "integrity"] == "du: autograd"
+    assert (items["dhr"]["late"], items["du"]["late"]) == (True, False), "the file's own time"
+    assert wide.loc["ada", "late"] == "dhr"
 
 
 def test_a_course_with_problems_grades_what_is_sound_when_told(tmp_path):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import jsonschema
@@ -35,7 +36,7 @@ def _row(learner: str, item: str, status: str, summary: str = "") -> Graded:
 
 ROWS = [
     _row("ada", "dh", "solved"),
-    _row("ada", "dW2", "not_solved", SUMMARY),
+    replace(_row("ada", "dW2", "not_solved", SUMMARY), late=True, integrity="autograd"),
     _row("grace", "dh", "refused"),
     _row("grace", "dh", "solved"),  # two answers to one item: the better one counts
     _row("=HYPERLINK(1)", "whole_pass:01_mlp", "solved"),
@@ -65,6 +66,8 @@ def test_the_wide_csv_has_a_row_per_learner_and_a_column_per_item(book):
     assert rows["ada"]["graded_at"].endswith("Z")
     assert (rows["ada"]["points"], rows["ada"]["points_out_of"]) == ("2", "3.5")
     assert rows["grace"]["points"] == "2" and rows["zoe"]["points"] == "0"
+    assert (rows["ada"]["late"], rows["ada"]["integrity"]) == ("dW2", "dW2: autograd")
+    assert rows["grace"]["late"] == "" and rows["grace"]["integrity"] == ""
 
 
 def test_both_csvs_start_with_a_bom_and_read_back_in_pandas(book):
@@ -90,6 +93,7 @@ def test_the_json_lists_everyone_and_validates(book):
     assert document["points_out_of"] == 3.5 and by_name["ada"]["points"] == 2
     assert document["graded_at"].endswith("Z")
     assert {i["version"] for i in by_name["ada"]["items"]} == {"0123456789ab"}
+    assert [i["late"] for i in by_name["ada"]["items"]] == [True, False]  # dW2, dh
 
 
 def test_without_a_roster_no_learner_says_whether_it_is_on_one(tmp_path):
