@@ -12,7 +12,7 @@ import streamlit as st
 from app import editor, services, session
 from app.views import results
 
-TITLE = "Scratchpad: try code on the lecture batch (not graded)"
+TITLE = "Scratchpad: try code on the {batch} (not graded)"
 RUN_LABEL = "Run (Ctrl+Enter)"
 HELP = (
     "Runs in the sandbox with the tensors in scope, e.g. `x = counts * dprobs` then "
@@ -20,14 +20,19 @@ HELP = (
 )
 
 
-def show(exercise_id: str) -> None:
+def batch_words(lecture_url: str) -> str:
+    """Name the batch in scope: the lecture's own for an exercise it teaches, else neutral."""
+    return "lecture batch" if lecture_url else "main batch"
+
+
+def show(exercise_id: str, lecture_url: str = "") -> None:
     """Show an editor whose code runs in the sandbox on this exercise's inputs, and its output.
 
     Nothing is graded or compared: the table lists what the code assigned (shape, dtype, first
     values), which is the lecture's way of working: look at shapes, then write the line.
     """
     key = f"scratch:{exercise_id}"
-    if not st.toggle(TITLE, key=f"{key}:open"):
+    if not st.toggle(TITLE.format(batch=batch_words(lecture_url)), key=f"{key}:open"):
         return
     store, profile = services.store(), session.profile()
     if f"{key}:initial" not in st.session_state:  # the editor opens on it once per session

@@ -16,7 +16,7 @@ TITLES = {
     "runs": "Runs within limits",
     "rules": "No autograd",
     "form": "Plain float tensor, exact shape, finite",
-    "lecture": "Lecture batch, autograd's upstream gradients",
+    "lecture": "Main batch, autograd's upstream gradients",
     "random": "Random upstream gradients",
     "sizes": "Other sizes",
 }

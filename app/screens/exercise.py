@@ -44,7 +44,7 @@ def _work(exercise_id: str, view) -> None:
     else:
         _last_attempt(exercise_id)
     whycard.show(view)
-    scratchpad.show(exercise_id)
+    scratchpad.show(exercise_id, view.lecture_url)
     whycard.derivation(view)
     _hints(exercise_id, view.hints)
     _reveal(exercise_id, view.starter)
@@ -82,7 +82,7 @@ def _scope(view) -> None:
         st.markdown("**The forward pass**")
         st.code("\n".join(view.forward_lines), language="python")
     with right:
-        st.markdown("**Tensors in scope** (lecture batch)")
+        st.markdown(f"**Tensors in scope** ({scratchpad.batch_words(view.lecture_url)})")
         st.dataframe(_tensor_table(view.tensors), hide_index=True, width="stretch")
 
 

@@ -44,6 +44,19 @@ def my_answers(catalog, store, profile, slug: str) -> dict[str, str]:
     return found
 
 
+LECTURE_INTRO = (
+    "Paste the lecture's entire Exercise 1 cell, or write it here: every gradient from "
+    "`dlogprobs` back to `dC`, in one program. Each is compared with autograd on the "
+    "lecture batch (the lecture's `cmp` table); the first wrong one in backward order is "
+    "the root cause, since everything after it inherits its error."
+)
+INTRO = (
+    "Write every gradient of the forward pass in one program, from the loss back to the "
+    "parameters. Each is compared with autograd on the main batch; the first wrong one in "
+    "backward order is the root cause, since everything after it inherits its error."
+)
+
+
 def render(slug: str) -> None:
     """Render the whole-pass page of one scenario."""
     scenario = services.catalog().scenario(slug)
@@ -51,12 +64,7 @@ def render(slug: str) -> None:
     key = links.whole_pass_id(slug)
     st.title(f"The whole pass: all {len(scenario.whole_pass)} gradients")
     _status(key)
-    st.markdown(
-        "Paste the lecture's entire Exercise 1 cell, or write it here: every gradient from "
-        "`dlogprobs` back to `dC`, in one program. Each is compared with autograd on the "
-        "lecture batch (the lecture's `cmp` table); the first wrong one in backward order is "
-        "the root cause, since everything after it inherits its error."
-    )
+    st.markdown(LECTURE_INTRO if scenario.lecture else INTRO)
     with st.expander("The forward pass", icon=":material/arrow_forward:"):
         st.code("\n".join(s.source for s in scenario.forward), language="python")
     answers = my_answers(services.catalog(), services.store(), session.profile(), slug)

@@ -44,6 +44,7 @@ class Entry:
     name: str
     kind: str  # FILE, FOLDER or ODD
     why: str = ""
+    mtime: float = 0.0  # its own modification time (of the link, never of its target)
 
 
 def listing(root: Path, parts: tuple[str, ...] = ()) -> list[Entry]:
@@ -71,11 +72,12 @@ def _entry(fd: int, name: str) -> Entry:
     if not decodable(name):
         return Entry(name, ODD, "its name is not UTF-8")
     try:
-        mode = os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode
+        own = os.stat(name, dir_fd=fd, follow_symlinks=False)
     except OSError as err:
         return Entry(name, ODD, _reason(err))
+    mode = own.st_mode
     if stat.S_ISREG(mode):
-        return Entry(name, FILE)
+        return Entry(name, FILE, mtime=own.st_mtime)
     if stat.S_ISDIR(mode):
         return Entry(name, FOLDER)
     return Entry(name, ODD, ODD_KINDS.get(stat.S_IFMT(mode), "not a regular file"))

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 import tomllib
 from dataclasses import dataclass, fields, replace
+from datetime import datetime
 from pathlib import Path
 
 from grader.course.schema import SchemaError, check_keys, require
@@ -58,13 +59,27 @@ class Course:
     training: bool = True  # shown only where the lecture's MLP and its exercises are served
     practice: tuple[Practice, ...] = ()
     id: str = "default"  # a course read from a folder has that folder's name unless it sets one
+    points: tuple[tuple[str, float], ...] = ()  # [points]: an item's weight in the gradebook
+    deadlines: tuple[tuple[str, datetime], ...] = ()  # [deadlines]: when an item is due
+
+    def deadline_of(self, item: str) -> datetime | None:
+        """Return an item's deadline (an aware datetime), if course.toml gives one."""
+        return dict(self.deadlines).get(item)
+
+    def points_of(self, item: str) -> float:
+        """Return an item's points in the gradebook (1 unless [points] gives it others)."""
+        return dict(self.points).get(item, 1)
 
     def practice_for(self, misconception: str) -> Practice | None:
         """Return the first practice that counts a misconception id, if any."""
         return next((p for p in self.practice if misconception in p.misconceptions), None)
 
 
-COURSE_KEYS = {f.name: type(getattr(Course, f.name)) for f in fields(Course)} | {"practice": list}
+COURSE_KEYS = {f.name: type(getattr(Course, f.name)) for f in fields(Course)} | {
+    "practice": list,
+    "points": dict,
+    "deadlines": dict,
+}
 PRACTICE_KEYS = {"misconceptions": list, "exercises": list, "rule": str}
 
 
@@ -98,7 +113,30 @@ def read_course(root: Path) -> tuple[Course, tuple[SchemaError, ...]]:
         _keep(
             practice, i, lambda t=table, n=i: _practice(t, f"{where}: [[practice]] {n}"), problems
         )
+    points: dict[str, float] = {}
+    for item, value in kept.pop("points", {}).items():
+        _keep(points, item, lambda v=value, i=item: _points(v, f"{where}: points.{i}"), problems)
+    kept["points"] = tuple(points.items())
+    due: dict[str, datetime] = {}
+    for item, value in kept.pop("deadlines", {}).items():
+        _keep(due, item, lambda v=value, i=item: _deadline(v, f"{where}: deadlines.{i}"), problems)
+    kept["deadlines"] = tuple(due.items())
     return replace(course, **kept, practice=tuple(practice.values())), tuple(problems)
+
+
+def _deadline(value, where: str) -> datetime:
+    """Read one item's deadline: a TOML date-time with its offset (2026-12-01T23:59:00Z)."""
+    ok = isinstance(value, datetime) and value.tzinfo is not None
+    example = "2026-12-01T23:59:00Z"
+    require(ok, where, f"must be a date-time with an offset, e.g. {example}, got {value}")
+    return value
+
+
+def _points(value, where: str) -> float:
+    """Read one item's points: a number above 0 (not true or false)."""
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and value > 0
+    require(ok, where, f"must be a number above 0, got {value!r}")
+    return value
 
 
 def _keep(kept: dict, key, read, problems: list) -> None:

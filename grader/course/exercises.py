@@ -178,7 +178,21 @@ def discover(root: Path = EXERCISES_DIR) -> Catalog:
     withdrawn = {p.where for p in problems}
     kept = tuple(e for e in exercises if str(e.path) not in withdrawn)
     course = _course(root, errors)
+    errors.extend(_unknown_points(course, kept, scenarios, root))
     return Catalog(tuple(scenarios), kept, tuple(errors), course)
+
+
+def _unknown_points(course: Course, exercises, scenarios, root: Path) -> list[SchemaError]:
+    """Report each [points] or [deadlines] key that names no exercise and no whole pass."""
+    items = {e.id for e in exercises} | {f"whole_pass:{s.slug}" for s in scenarios if s.whole_pass}
+    where = str(root / "course.toml")
+    keyed = [("points", i) for i, _ in course.points]
+    keyed += [("deadlines", i) for i, _ in course.deadlines]
+    return [
+        SchemaError(f"{where}: {table}.{item}", "is not an exercise id or whole_pass:<slug>")
+        for table, item in keyed
+        if item not in items
+    ]
 
 
 def _is_scenario_folder(path: Path) -> bool:

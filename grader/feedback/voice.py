@@ -24,7 +24,7 @@ def looks_good(name: str, maxdiff: float) -> str:
 
 def inconclusive(name: str, largest: float) -> str:
     return (
-        f"Cannot tell on the lecture batch: the true `{name}` is float noise (at most "
+        f"Cannot tell on the main batch: the true `{name}` is float noise (at most "
         f"{largest:.1e}), and so is yours. The random upstream gradients decide."
     )
 
@@ -36,6 +36,14 @@ def exact(name: str) -> str:
 def passes_sizes(name: str, sizes: dict) -> str:
     shown = ", ".join(f"{k}={v}" for k, v in sizes.items())
     return f"`{name}` is also right with {shown}."
+
+
+def batch_solved(name: str) -> str:
+    """A solved answer as a gradebook's summary says it (not the last check's sentence)."""
+    return (
+        f"`{name}` is solved: it matches autograd on the main batch, with random upstream "
+        "gradients and at other sizes."
+    )
 
 
 def random_ok(name: str) -> str:
@@ -225,7 +233,7 @@ def hint_branch_factor(consumer: str, label: str) -> str:
 
 def hint_all_zero(largest: float) -> str:
     return (
-        f"Hint: your answer is all zeros; the true gradient is only almost zero on the lecture "
+        f"Hint: your answer is all zeros; the true gradient is only almost zero on the main "
         f"batch (at most {largest:.1e}) and not for other upstream gradients: compute it from "
         "the upstream gradient."
     )
@@ -265,17 +273,25 @@ def hint_masked(count: int) -> str:
 
 def hint_random_only() -> str:
     return (
-        "Hint: your answer is right on the lecture batch but not for other upstream gradients; "
+        "Hint: your answer is right on the main batch but not for other upstream gradients; "
         "multiply by the upstream gradient instead of relying on its values."
     )
 
 
-def hint_hard_coded() -> str:
+def hint_hard_coded(sizes: tuple[tuple[str, int], ...] = ()) -> str:
+    """The main batch's own sizes (name, value) are quoted, never another course's numbers."""
+    numbers = list(dict.fromkeys(str(v) for _, v in sizes if isinstance(v, int) and v > 1))
+    like = f" like {_or(numbers)}" if numbers else ""
+    n = "n, " if any(k == "n" for k, _ in sizes) else ""
     return (
-        "Hint: your answer is right for the lecture's sizes but not for others, so a size is "
-        "hard-coded; use n, shapes of tensors or keepdim instead of numbers like 32, 64, 27, 3 "
-        "or 10."
+        "Hint: your answer is right for the main batch's sizes but not for others, so a size "
+        f"is hard-coded; use {n}shapes of tensors or keepdim instead of numbers{like}."
     )
+
+
+def _or(words: list[str]) -> str:
+    """Join words as "a, b or c"."""
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
 
 
 def hint_zero_by_coincidence(largest: float) -> str:
@@ -514,7 +530,7 @@ def whole_pass_hidden(name: str, hint: str) -> str:
 
 def scratch_ran(count: int) -> str:
     made = "nothing to show" if not count else f"{count} name{'s' if count != 1 else ''}"
-    return f"Ran on the lecture batch (not graded): {made}."
+    return f"Ran on the main batch (not graded): {made}."
 
 
 def whole_pass_solved(count: int) -> str:

@@ -264,7 +264,7 @@ def check_sizes(s: Subject) -> Check:
         return _sizes_row(s)
     name, expected, sizes = s.name, s.expected[ALT], s.sizes[ALT]
     case, returned = s.returned(ALT)
-    hard_coded = Found(m.HARD_CODED_SIZE)
+    hard_coded = _hard_coded(s)
     if case.error is not None:
         message = feedback.raised_at(case.error.type, case.error.line, sizes)
         return failed("sizes", message, hard_coded)
@@ -294,18 +294,24 @@ def _sizes_row(s: Subject) -> Check:
     case, returned = s.returned(ALT)
     if case.error is not None:
         message = feedback.raised(case.error.type, case.error.line)
-        return failed("sizes", message, Found(m.HARD_CODED_SIZE))
+        return failed("sizes", message, _hard_coded(s))
     got = returned.tensor if returned else None
     if got is None or got.shape != expected.shape or not _close(got, expected, ALT in s.drawn):
-        return failed("sizes", feedback.wrong_with(name, sizes), _why_only_here(got, expected))
+        only_here = _why_only_here(got, expected, _hard_coded(s))
+        return failed("sizes", feedback.wrong_with(name, sizes), only_here)
     return Check("sizes", PASS, feedback.passes_sizes(name, sizes))
 
 
-def _why_only_here(got: torch.Tensor | None, expected: torch.Tensor) -> Found:
+def _why_only_here(got: torch.Tensor | None, expected: torch.Tensor, sizes: Found) -> Found:
     """Name why a gradient is right on the lecture batch only: zeros, or sizes."""
     if diagnose.zero_by_coincidence(got, expected):
         return Found(m.ZERO_BY_COINCIDENCE, (float(expected.abs().max()),))
-    return Found(m.HARD_CODED_SIZE)
+    return sizes
+
+
+def _hard_coded(s: Subject) -> Found:
+    """Return the hard-coded size found, quoting the main batch's own sizes (the course's)."""
+    return Found(m.HARD_CODED_SIZE, (tuple(s.sizes.get(LECTURE, {}).items()),))
 
 
 def _close(got: torch.Tensor, expected: torch.Tensor, drawn: bool) -> bool:

@@ -63,7 +63,7 @@ def test_the_shape_hint_sits_under_its_check(fake):
     checks = at.markdown[-1].value if "keepdim" in at.markdown[-1].value else texts(at)
     assert ":red[✗] **Plain float tensor, exact shape, finite:**" in checks
     assert "_Hint: the values are right but a dimension was dropped" in checks
-    assert ":gray[·] **Lecture batch" in checks
+    assert ":gray[·] **Main batch" in checks
 
 
 def test_an_exception_shows_the_learners_traceback(fake):

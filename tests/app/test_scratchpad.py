@@ -3,6 +3,9 @@ the code kept across sessions."""
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 from app import scratchpad
 
 from .app_helpers import SOLVED, page_test, submit
@@ -51,3 +54,26 @@ def test_the_scratchpad_is_closed_at_first_and_stays_open_across_a_graded_submis
     assert at.toggle(key=f"{KEY}:open").value, "still open after the graded submission"
     assert at.text_area(key=f"{KEY}:code") is not None
     assert at.button(key=f"{KEY}:code:submit").label == scratchpad.RUN_LABEL
+
+
+LANGUAGE = Path(__file__).parents[1] / "grader" / "fixtures" / "language" / "exercises"
+
+
+def test_the_lecture_names_its_lecture_batch(fake):
+    lecture = page_test("dcounts_sum_inv").run()
+    assert any("**Tensors in scope** (lecture batch)" in m.value for m in lecture.markdown)
+    assert [t.label for t in lecture.toggle if t.key == f"{KEY}:open"] == [
+        "Scratchpad: try code on the lecture batch (not graded)"
+    ]
+
+
+def test_a_course_that_is_not_the_lecture_names_its_main_batch(app_env, tmp_path, monkeypatch):
+    """Issue 25: no lecture words on a course of its own (the lecture keeps its own, above)."""
+    shutil.copytree(LANGUAGE, tmp_path / "course")
+    monkeypatch.setenv("NINJA_EXERCISES_DIR", str(tmp_path / "course"))
+    at = page_test("dhr").run()
+    assert not at.exception
+    assert any("**Tensors in scope** (main batch)" in m.value for m in at.markdown)
+    labels = [t.label for t in at.toggle if t.key == "scratch:dhr:open"]
+    assert labels == ["Scratchpad: try code on the main batch (not graded)"]
+    assert not [m.value for m in at.markdown if "lecture" in m.value.lower()]

@@ -35,13 +35,18 @@ def test_every_key_is_read(tmp_path):
         (
             'colour = "red"\n',
             "course.toml: colour",
-            "unknown key (known keys: id, intro, practice, title, ",
+            "unknown key (known keys: deadlines, id, intro, points, practice, title, ",
         ),
         ("training = 1\n", "course.toml: training", "must be true or false, got int"),
         ('title = "  "\n', "course.toml: title", "must not be empty"),
         ("title = \n", "course.toml", "is not valid TOML"),
         ('id = "a b"\n', "course.toml: id", "must be letters, digits"),
         ("[[practice]]\nrule = 'x'\n", "course.toml: [[practice]] 1: misconceptions", "missing"),
+        ("[points]\ndh = 0\n", "course.toml: points.dh", "must be a number above 0, got 0"),
+        ("[points]\ndh = true\n", "course.toml: points.dh", "must be a number above 0"),
+        ("points = 3\n", "course.toml: points", "must be"),
+        ("[deadlines]\ndh = 2026-12-01T23:59:00\n", "course.toml: deadlines.dh", "an offset"),
+        ("[deadlines]\ndh = 2026-12-01\n", "course.toml: deadlines.dh", "an offset"),
     ],
 )
 def test_a_bad_course_names_file_and_key(tmp_path, text, where, problem):
@@ -91,3 +96,26 @@ def test_an_exercise_version_changes_with_its_file_or_its_scenario_and_nothing_e
     scenario.write_text(scenario.read_text() + "\n# fixed a comment\n")
     again = {e.id: e.version for e in discover(tmp_path).exercises}
     assert all(again[k] != after[k] for k in again), "a scenario fix is a new version of all"
+
+
+def test_points_weigh_items_and_an_unknown_one_is_refused_alone(tmp_path):
+    shutil.copytree(EXERCISES_DIR / "02_layernorm", tmp_path / "02_layernorm")
+    text = "[points]\ndxhat = 2\ndrstd = 0.5\nnope = 3\n"
+    (tmp_path / "course.toml").write_text(text)
+    catalog = discover(tmp_path)
+    (error,) = catalog.errors
+    assert error.where == f"{tmp_path / 'course.toml'}: points.nope"
+    assert "not an exercise id" in error.problem
+    course = catalog.course
+    assert [course.points_of(i) for i in ("dxhat", "drstd", "dx_ln_fused")] == [2, 0.5, 1]
+
+
+def test_deadlines_are_read_with_their_offset(tmp_path):
+    shutil.copytree(EXERCISES_DIR / "02_layernorm", tmp_path / "02_layernorm")
+    text = "[deadlines]\ndxhat = 2026-12-01T23:59:00+01:00\nnope = 2026-12-01T00:00:00Z\n"
+    (tmp_path / "course.toml").write_text(text)
+    catalog = discover(tmp_path)
+    assert [e.where for e in catalog.errors] == [f"{tmp_path / 'course.toml'}: deadlines.nope"]
+    due = catalog.course.deadline_of("dxhat")
+    assert due.isoformat() == "2026-12-01T23:59:00+01:00"
+    assert catalog.course.deadline_of("drstd") is None

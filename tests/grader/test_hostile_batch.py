@@ -80,7 +80,7 @@ def graded(hostile_class):
     (hostile_class / "victim.csv").write_text("not yours\n")
     done = cli("grade-batch", hostile_class / "class", "--out", out, "--slots", "2")
     csv_path, json_path = out.with_suffix(".csv"), out.with_suffix(".json")
-    rows = list(csv.DictReader(csv_path.open(newline=""))) if csv_path.exists() else []
+    rows = list(csv.DictReader(csv_path.open(newline="", encoding="utf-8-sig")))
     book = json.loads(json_path.read_text()) if json_path.exists() else None
     return done, rows, book
 
@@ -184,6 +184,19 @@ def test_no_escape_is_written_or_printed(graded):
     assert not [t for t in texts if "\x1b" in t]
     assert not [t for t in texts[2:] if "\r" in t]
     assert "\\x1b[2J\\x1b[31mvictor" in {r["learner"] for r in rows}
+
+
+def test_the_wide_book_has_no_formula_and_no_escape(graded, hostile_class):
+    wide = hostile_class / "book.wide.csv"
+    with wide.open(newline="", encoding="utf-8-sig") as f:
+        rows = list(csv.DictReader(f))
+    cells = [v for r in rows for v in r.values()]
+    assert not [c for c in cells if c.startswith(("=", "+", "-", "@", "\t", "\r"))]
+    assert not [c for c in cells if "\x1b" in c or "\r" in c]
+    assert {r["learner"] for r in rows if r["learner"].startswith("'")} == {
+        "'" + f for f in FORMULAS
+    }
+    assert oct(wide.stat().st_mode & 0o777) == oct(0o600)
 
 
 def test_the_book_replaces_a_link_at_its_path_and_leaves_no_draft(graded, hostile_class):

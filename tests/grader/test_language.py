@@ -240,3 +240,17 @@ def test_the_authoring_docs_worked_example_validates(tmp_path, monkeypatch):
     (solutions / "db.py").write_text("s = torch.sigmoid(b)\ndb = du_1 * a * s * (1 - s) + du\n")
     assert discover(folder.parent).get("db").given == ("u_1", "u")  # as the doc says
     assert validate(folder) == (1, [])
+
+
+def test_a_course_of_other_sizes_is_told_in_its_own_words_and_sizes(language_grader):
+    """A size typed in a course that is not the lecture: the hint quotes this course's sizes
+    (n=8, d=6, h=10), never the lecture's 32, 64, 27, and no title says "lecture"."""
+    result = language_grader.grade("dhr", "dhr = dy.reshape(8, 10) * 1.0")
+    assert not result.solved
+    sizes = next(c for c in result.checks if c.kind == "sizes")
+    assert sizes.status == FAIL and sizes.misconception == "hard_coded_size"
+    assert "numbers like 8, 6 or 10" in sizes.hint
+    assert not any(n in sizes.hint for n in ("32", "64", "27"))
+    words = " ".join(f"{c.title} {c.message} {c.hint}" for c in result.checks)
+    assert "lecture" not in words.lower()
+    assert "Main batch" in next(c.title for c in result.checks if c.kind == "lecture")
