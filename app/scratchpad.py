@@ -42,8 +42,9 @@ def show(exercise_id: str, lecture_url: str = "") -> None:
         kind = services.config().editor
         initial = st.session_state[f"{key}:initial"]
         event = editor.code_input(f"{key}:code", initial, kind=kind, lines=5, label=RUN_LABEL)
-        if event is not None:
+        if event is not None:  # a page that grows above it redraws it: it reopens on this
             store.save_draft(profile, key, event.code)
+            st.session_state[f"{key}:initial"] = event.code
         if event is not None and event.submitted is not None:
             editor.taken(event)
             code = event.submitted
