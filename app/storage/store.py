@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app import private
+from app.storage.classview import ClassView
 from app.storage.migrations import (
     DEFAULT_COURSE,
     EDITOR,
@@ -139,7 +140,7 @@ def open_store(url: str, course: str = DEFAULT_COURSE) -> Store:
     return Store(Path(url[len(prefix) :]), course)
 
 
-class Store(Profiles, TrainingRuns, Submissions):
+class Store(Profiles, TrainingRuns, Submissions, ClassView):
     """Progress of every local profile in one course, in one SQLite file (created on first use).
 
     Profiles, settings and training runs belong to the learner, whatever the course.
