@@ -15,6 +15,7 @@ from app import services
 from app.storage import ATTEMPTED, SOLVED
 
 HOME, PROGRESS, TRAINING, PROBLEMS = "home", "progress", "training", "problems"
+INSTRUCTOR = "instructor"  # the instructor's dashboard
 WHOLE_PASS = "whole_pass"
 TRAINING_SECTION = "Exercise 4: train the MLP"
 ICONS = {SOLVED: ":material/check_circle:", ATTEMPTED: ":material/pending:"}
@@ -22,19 +23,27 @@ UNTOUCHED_ICON = ":material/radio_button_unchecked:"
 CHECKING_ICON = ":material/hourglass_top:"
 
 
-def page(name: str, title: str | None = None, render: Callable[[], None] | None = None):
-    """Return one of the fixed pages (home, progress, training, problems)."""
+def page(
+    name: str,
+    title: str | None = None,
+    render: Callable[[], None] | None = None,
+    visibility: str = "visible",
+):
+    """Return one of the fixed pages (home, progress, training, problems, instructor); a hidden
+    one is served at its address but not listed in the navigation."""
     titles = {
         HOME: "Home",
         PROGRESS: "Progress",
         TRAINING: "Train the MLP",
         PROBLEMS: "Problems",
+        INSTRUCTOR: "Dashboard",
     }
     icons = {
         HOME: ":material/home:",
         PROGRESS: ":material/insights:",
         TRAINING: ":material/model_training:",
         PROBLEMS: ":material/error:",
+        INSTRUCTOR: ":material/dashboard:",
     }
     return st.Page(
         render or _link(name),
@@ -42,6 +51,7 @@ def page(name: str, title: str | None = None, render: Callable[[], None] | None 
         icon=icons[name],
         url_path=None if name == HOME else name,
         default=name == HOME,
+        visibility=visibility,
     )
 
 

@@ -8,14 +8,15 @@ from collections.abc import Callable
 import streamlit as st
 
 from app import classroom, links, services, session
-from app.links import HOME, PROBLEMS, PROGRESS, TRAINING, TRAINING_SECTION
-from app.screens import checking, home, problems, progress, training, whole_pass
+from app.links import HOME, INSTRUCTOR, PROBLEMS, PROGRESS, TRAINING, TRAINING_SECTION
+from app.screens import checking, home, instructor, problems, progress, training, whole_pass
 from app.screens import exercise as exercise_screen
 
 
 def sections() -> dict[str, list]:
     """Return the navigation: home and progress, one section per exercise group, training (where
-    the course has it), and, for an instructor, the problems with the exercise files (if any).
+    the course has it), and, for an instructor, the dashboard and the problems with the exercise
+    files (if any); for anyone else the dashboard's address is served unlisted, and refuses them.
 
     Home is drawn while the scenarios run for the first time (their exercises appear once they
     have); an address of any other page waits for them, so that a link to an exercise opens it.
@@ -48,13 +49,20 @@ def sections() -> dict[str, list]:
             )
     if services.training_available(catalog):
         found[TRAINING_SECTION] = [_fixed(TRAINING, training.render)]
-    if not classroom.is_instructor():
+    if not classroom.is_instructor():  # its address refuses them, and it is not listed
+        found[""].append(
+            links.page(INSTRUCTOR, render=_page(instructor.render), visibility="hidden")
+        )
         return found
+    found[INSTRUCTOR_SECTION] = [_fixed(INSTRUCTOR, instructor.render)]
     if catalog.errors:
         found["Problems"] = [_fixed(PROBLEMS, problems.render, f"Problems ({len(catalog.errors)})")]
     elif services.proofs_pending():
         found["Problems"] = [_fixed(PROBLEMS, problems.render, "Being checked")]
     return found
+
+
+INSTRUCTOR_SECTION = "Instructor"
 
 
 def _add_checking(found: dict[str, list], address: str, catalog) -> None:

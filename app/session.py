@@ -28,6 +28,9 @@ def profile() -> Profile:
             or store.add_profile(FIRST_PROFILE, owner)
         )
         st.session_state[PROFILE_KEY] = chosen
+        if classroom.enabled():  # the dashboard names the person and knows their groups
+            who = classroom.current()
+            store.note_person(who.identity, who.name, who.email, who.groups, who.role)
     return chosen
 
 

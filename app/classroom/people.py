@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 LEARNER, INSTRUCTOR = "learner", "instructor"
+GROUP_CLAIMS = ("groups", "section")  # claims whose values put a learner in a group
 
 
 class NoIdentity(ValueError):
@@ -30,6 +31,7 @@ class Person:
     name: str
     email: str
     role: str
+    groups: tuple[str, ...] = ()  # the provider's groups/section claims, for the dashboard
 
 
 def person(claims: Mapping, instructors: tuple[str, ...], claim: tuple[str, str] | None) -> Person:
@@ -40,7 +42,18 @@ def person(claims: Mapping, instructors: tuple[str, ...], claim: tuple[str, str]
     email = _email(claims)
     instructor = (email and email in instructors) or _has_claim(claims, claim)
     name = claims.get("name") or email or subject
-    return Person(f"{issuer} {subject}", str(name), email, INSTRUCTOR if instructor else LEARNER)
+    role = INSTRUCTOR if instructor else LEARNER
+    return Person(f"{issuer} {subject}", str(name), email, role, _groups(claims))
+
+
+def _groups(claims: Mapping) -> tuple[str, ...]:
+    """Return the groups the provider puts the person in (GROUP_CLAIMS: a text or a list)."""
+    found: list[str] = []
+    for name in GROUP_CLAIMS:
+        value = claims.get(name)
+        values = value if isinstance(value, list | tuple) else [value]
+        found += [v.strip() for v in values if isinstance(v, str) and v.strip()]
+    return tuple(dict.fromkeys(found))
 
 
 def _email(claims: Mapping) -> str:

@@ -1,0 +1,257 @@
+"""The instructor's dashboard (/instructor): the class at a glance, each exercise, each learner,
+who is stuck now, the gradebook, and the exercise files' problems.
+
+Only the course's instructor sees it (classroom.is_instructor()); the navigation lists it for
+nobody else, and anyone else who opens its address gets LEARNERS and nothing of the class.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pandas as pd
+import streamlit as st
+
+from app import classbook, classroom, services
+from app.classbook import NOT_STARTED, STUCK_ATTEMPTS, STUCK_WINDOW, Grid
+from app.screens import problems
+from app.storage import ATTEMPTED, SOLVED
+
+TITLE = "Instructor dashboard"
+LEARNERS = "This page is for the course's instructors only."
+EVERYONE = "Everyone"
+NOBODY = "No learner has signed in or made a profile yet."
+COLOURS = {SOLVED: "#c8e6c9", ATTEMPTED: "#ffe0b2", NOT_STARTED: ""}
+MARKS = {SOLVED: "✔", ATTEMPTED: "✗"}
+LEGEND = (
+    "✔ solved, ✗ attempted, not solved (the number of attempts after each); blank: not started."
+)
+TABS = ("Class", "Exercises", "Learner", "Stuck now", "Gradebook", "Problems")
+
+
+def render() -> None:
+    """Draw the dashboard for an instructor; anyone else is refused."""
+    st.title(TITLE)
+    if not classroom.is_instructor():
+        st.error(LEARNERS, icon=":material/lock:")
+        return
+    store, catalog = services.store(), services.declared()  # every item, proven or not yet
+    learners = store.class_learners()
+    grid = classbook.class_grid(learners, store.class_cells(), classbook.course_items(catalog))
+    tabs = st.tabs(TABS)
+    with tabs[0]:
+        _class(grid)
+    with tabs[1]:
+        _exercises(grid, store.class_misconceptions())
+    with tabs[2]:
+        _learner(grid, store)
+    with tabs[3]:
+        _stuck(grid, store)
+    with tabs[4]:
+        _gradebook(learners, store, catalog)
+    with tabs[5]:
+        problems.render()
+
+
+def _class(grid: Grid) -> None:
+    """The grid, filtered by group where the provider sends groups, and a chart of it."""
+    if not grid.rows:
+        st.info(NOBODY, icon=":material/group_off:")
+        return
+    groups = grid.groups()
+    if groups:
+        group = st.selectbox("Group or section", [EVERYONE, *groups], key="dashboard_group")
+        grid = grid.in_group(None if group == EVERYONE else group)
+    solved = sum(r.solved for r in grid.rows)
+    st.markdown(f"{len(grid.rows)} learner(s), {solved} exercise(s) solved in all.")
+    st.caption(LEGEND + " Click a column's header to sort by it.")
+    table = _grid_table(grid)
+    statuses = table.map(_status_of)
+    st.dataframe(table.style.apply(lambda _: statuses.map(_colour), axis=None), hide_index=True)
+    counts = pd.DataFrame(
+        {
+            "solved": [sum(r.status(c) == SOLVED for r in grid.rows) for c in grid.columns],
+            "attempted": [sum(r.status(c) == ATTEMPTED for r in grid.rows) for c in grid.columns],
+        },
+        index=pd.Index(grid.columns, name="exercise"),
+    )
+    st.subheader("Where the class is")
+    st.bar_chart(counts, color=[COLOURS[SOLVED], COLOURS[ATTEMPTED]], horizontal=True)
+
+
+def _grid_table(grid: Grid) -> pd.DataFrame:
+    """Return the grid as a table: a row per learner, a cell per item ("✔ 3", "✗ 5", "")."""
+    records = []
+    for row in grid.rows:
+        who = row.learner
+        record = {"learner": who.name, "groups": ", ".join(who.groups)}
+        record |= {"solved": row.solved, "attempts": row.attempts, "last seen": _when(who)}
+        for item in grid.columns:
+            cell = row.cells.get(item)
+            record[item] = f"{MARKS[row.status(item)]} {cell.attempts}" if cell else ""
+        records.append(record)
+    return pd.DataFrame.from_records(records)
+
+
+def _status_of(text) -> str:
+    """Return the status a grid cell's text shows (anything else: not started)."""
+    mark = str(text)[:1]
+    return next((s for s, m in MARKS.items() if m == mark), NOT_STARTED)
+
+
+def _colour(status: str) -> str:
+    colour = COLOURS[status]
+    return f"background-color: {colour}" if colour else ""
+
+
+def _when(who) -> str:
+    if not who.last_seen:
+        return ""
+    return datetime.fromtimestamp(who.last_seen, UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _exercises(grid: Grid, misconceptions) -> None:
+    """Each item: solved, attempted, medians, and its most common misconceptions."""
+    summaries = classbook.item_summaries(grid, misconceptions)
+    table = pd.DataFrame.from_records(
+        {
+            "exercise": s.item,
+            "solved": s.solved,
+            "attempted, not solved": s.attempted,
+            "median attempts to solve": s.median_attempts,
+            "median minutes to solve": None if s.median_seconds is None else s.median_seconds / 60,
+            "top misconception": s.misconceptions[0].misconception if s.misconceptions else "",
+        }
+        for s in summaries
+    )
+    st.dataframe(table, hide_index=True)
+    if misconceptions:
+        st.subheader("Misconceptions recorded")
+        chart = pd.DataFrame(
+            {"attempts": [m.attempts for m in misconceptions[:20]]},
+            index=pd.Index([f"{m.exercise_id}: {m.misconception}" for m in misconceptions[:20]]),
+        )
+        st.bar_chart(chart, horizontal=True)
+    for s in summaries:
+        for m in s.misconceptions:
+            label = (
+                f"{s.item}: `{m.misconception}` ({m.attempts} attempt(s), {m.learners} learner(s))"
+            )
+            with st.expander(label):
+                st.caption("An answer that showed it (the latest):")
+                st.code(m.example, language="python")
+
+
+def _learner(grid: Grid, store) -> None:
+    """One learner's history: each attempt's code and verdict, hints and reveals."""
+    if not grid.rows:
+        st.info(NOBODY, icon=":material/group_off:")
+        return
+    rows = {r.learner.profile_id: r for r in grid.rows}
+    chosen = st.selectbox(
+        "Learner",
+        list(rows),
+        format_func=lambda i: _label(rows[i]),
+        index=None,
+        placeholder="Pick a learner",
+        key="dashboard_learner",
+    )
+    if chosen is None:
+        return
+    attempts, events = store.class_history(chosen)
+    row = rows[chosen]
+    st.markdown(
+        "\n".join(f"- {_cell_line(item, row)}" for item in grid.columns if item in row.cells)
+        or "Nothing attempted yet."
+    )
+    hints = sum(e.kind == "hint" for e in events)
+    reveals = sorted({e.exercise_id for e in events if e.kind == "reveal"})
+    st.markdown(
+        f"{len(attempts)} attempt(s), {hints} hint(s) shown, "
+        f"solutions revealed: {', '.join(reveals) or 'none'}."
+    )
+    if events:
+        st.dataframe(
+            pd.DataFrame.from_records(
+                {"when": _at(e.created_at), "exercise": e.exercise_id, "what": e.kind}
+                for e in events
+            ),
+            hide_index=True,
+        )
+    for a in reversed(attempts):
+        verdict = "solved" if a.solved else (a.misconception or a.status or "not solved")
+        with st.expander(f"{_at(a.created_at)} · {a.exercise_id} · {verdict}"):
+            st.text(a.summary)  # text: the grader's words, never read as markdown
+            st.code(a.code, language="python")
+
+
+def _cell_line(item: str, row) -> str:
+    """Return one line of a learner's exercise: solved after n attempts, or n attempts."""
+    cell = row.cells[item]
+    if cell.solved:
+        return f"`{item}`: solved after {cell.to_solve} attempt(s)"
+    return f"`{item}`: {cell.attempts} attempt(s), not solved"
+
+
+def _label(row) -> str:
+    who = row.learner
+    return f"{who.name} ({who.email})" if who.email and who.email != who.name else who.name
+
+
+def _at(when: float) -> str:
+    return datetime.fromtimestamp(when, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _stuck(grid: Grid, store) -> None:
+    """Who made many attempts at an exercise in the last hour and has not solved it."""
+    st.caption(
+        f"Stuck: {STUCK_ATTEMPTS} or more attempts at one exercise in the last "
+        f"{STUCK_WINDOW / 60:.0f} minutes, and no solve."
+    )
+    names = {r.learner.profile_id: _label(r) for r in grid.rows}
+    found = [
+        s
+        for s in store.class_stuck(classbook.stuck_since(), STUCK_ATTEMPTS)
+        if s.profile_id in names
+    ]
+    if not found:
+        st.success("Nobody is stuck right now.", icon=":material/thumb_up:")
+        return
+    st.dataframe(
+        pd.DataFrame.from_records(
+            {
+                "learner": names[s.profile_id],
+                "exercise": s.exercise_id,
+                "attempts": s.attempts,
+                "last attempt": _at(s.last_at),
+            }
+            for s in found
+        ),
+        hide_index=True,
+    )
+
+
+def _gradebook(learners, store, catalog) -> None:
+    """The gradebook, as grade-batch writes it: CSV (long and wide) and JSON."""
+    st.markdown(
+        "The class's gradebook in grade-batch's format (`backprop-ninja/gradebook/2`, "
+        "docs/gradebook.md): per learner and exercise, the first attempt that solved it, "
+        "else the latest."
+    )
+    names = classbook.gradebook_names(learners)
+
+    def files() -> dict[str, bytes]:  # built when a button is pressed, not on every paint
+        rows = classbook.gradebook_rows(store.class_standing(), names, catalog)
+        return classbook.gradebook_files(rows, list(names.values()), catalog)
+
+    kinds = (("csv", "text/csv"), ("wide.csv", "text/csv"), ("json", "application/json"))
+    for column, (suffix, mime) in zip(st.columns(len(kinds)), kinds, strict=True):
+        with column:
+            st.download_button(
+                f"Download gradebook.{suffix}",
+                lambda suffix=suffix: files()[suffix],
+                file_name=f"gradebook.{suffix}",
+                mime=mime,
+                icon=":material/download:",
+                key=f"gradebook_{suffix}",
+            )
