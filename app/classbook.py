@@ -1,8 +1,8 @@
 """The instructor dashboard's figures, from the store's class view: plain values, no Streamlit.
 
 The grid (a row per learner, a column per item of the course), each item's totals, who is stuck,
-and the gradebook, written by grade-batch's own writer (grader/cli/batch.py) so that one set of
-tools reads both: schema `backprop-ninja/gradebook/2`, docs/gradebook.md.
+and the gradebook's facts, which grade-batch's own writer turns into files (grader/cli/recorded.py)
+so that one set of tools reads both: schema `backprop-ninja/gradebook/2`, docs/gradebook.md.
 
     >>> grid = class_grid(store.class_learners(), store.class_cells(), columns)
     >>> grid.rows[0].cells["dlogprobs"].status
@@ -12,22 +12,18 @@ tools reads both: schema `backprop-ninja/gradebook/2`, docs/gradebook.md.
 from __future__ import annotations
 
 import statistics
-import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from app.storage import ATTEMPTED, SOLVED
 from app.storage.classview import Cell, Learner, Misconception, Recorded
-from grader.cli import batch
+from grader import cli as grader_cli
 
 NOT_STARTED = "not_started"
 STUCK_ATTEMPTS = 5  # attempts at one exercise, none solving it, that make a learner stuck...
 STUCK_WINDOW = 3600.0  # ...when made in the last hour (seconds)
 TOP_MISCONCEPTIONS = 3  # shown per exercise
-APP_DATASET = "recorded in the app"  # the gradebook's dataset: each attempt names its own
-GRADED_STATUSES = ("solved", "not_solved", "refused", "grader_failed")  # the schema's
 
 
 @dataclass(frozen=True)
@@ -85,7 +81,7 @@ class ItemSummary:
 
 def course_items(catalog) -> tuple[str, ...]:
     """Return the course's items, the grid's columns: grade-batch's (exercises, whole passes)."""
-    return batch.columns_of(catalog)
+    return grader_cli.course_items(catalog)
 
 
 def class_grid(learners: list[Learner], cells: list[Cell], columns: tuple[str, ...]) -> Grid:
@@ -137,41 +133,28 @@ def gradebook_names(learners: list[Learner]) -> dict[int, str]:
     return {i: n if counts[n] == 1 else f"{n} (#{i})" for i, n in first.items()}
 
 
-def gradebook_rows(standing: list[Recorded], names: dict[int, str], catalog) -> list[batch.Graded]:
-    """Return the gradebook's rows: the standing attempt of each learner's item of the course
-    (the first that solved it, else the latest), as grade-batch's rows."""
-    columns = set(batch.columns_of(catalog))
-    rows = []
-    for a in standing:
-        if a.exercise_id not in columns or a.profile_id not in names:
-            continue
-        kind = "whole_pass" if a.exercise_id.startswith(f"{batch.WHOLE_PASS}:") else "exercise"
-        status = a.status if a.status in GRADED_STATUSES else ("solved" if a.solved else "")
-        status = status or "not_solved"
-        deadline = catalog.course.deadline_of(a.exercise_id)
-        row = batch.Graded(
-            names[a.profile_id],
-            a.exercise_id,
-            kind,
-            status == "solved",
-            status,
-            a.summary,
-            f"{a.origin} attempt #{a.id}",
-            a.version if kind == "exercise" else "",
-            batch.AUTOGRAD if a.failed_check == batch.NO_AUTOGRAD else "",
-            deadline is not None and a.created_at > deadline.timestamp(),
-        )
-        rows.append(row)
-    return rows
+def gradebook_facts(standing: list[Recorded], names: dict[int, str]) -> list[dict]:
+    """Return the gradebook's facts (grader.cli.gradebook_files' plain data): per learner and item
+    the standing attempt (the first that solved it, else the latest)."""
+    return [
+        {
+            "learner": names[a.profile_id],
+            "item": a.exercise_id,
+            "status": a.status or ("solved" if a.solved else "not_solved"),
+            "summary": a.summary,
+            "source": f"{a.origin} attempt #{a.id}",
+            "version": a.version,
+            "failed_check": a.failed_check,
+            "at": a.created_at,
+        }
+        for a in standing
+        if a.profile_id in names
+    ]
 
 
-def gradebook_files(rows: list[batch.Graded], names: list[str], catalog) -> dict[str, bytes]:
+def gradebook_files(standing: list[Recorded], names: dict[int, str], catalog) -> dict[str, bytes]:
     """Return the gradebook's three files ('csv', 'wide.csv', 'json') as grade-batch writes
-    them, for these rows and every learner named (those with no attempt listed too)."""
-    columns = batch.columns_of(catalog)
-    points = tuple(catalog.course.points_of(c) for c in columns)
-    info = {"dataset": APP_DATASET, "seconds": 0, "course": batch.course_info(catalog)}
-    book = batch.Book(columns, tuple(names), None, info, points)
-    with tempfile.TemporaryDirectory(prefix="ninja-gradebook-") as folder:
-        paths = batch.write_gradebook(rows, Path(folder) / "gradebook", info, book)
-        return {p.name.removeprefix("gradebook."): p.read_bytes() for p in paths}
+    them, every learner named listed (those with no attempt too)."""
+    return grader_cli.gradebook_files(
+        gradebook_facts(standing, names), list(names.values()), catalog
+    )

@@ -241,8 +241,7 @@ def _gradebook(learners, store, catalog) -> None:
     names = classbook.gradebook_names(learners)
 
     def files() -> dict[str, bytes]:  # built when a button is pressed, not on every paint
-        rows = classbook.gradebook_rows(store.class_standing(), names, catalog)
-        return classbook.gradebook_files(rows, list(names.values()), catalog)
+        return classbook.gradebook_files(store.class_standing(), names, catalog)
 
     kinds = (("csv", "text/csv"), ("wide.csv", "text/csv"), ("json", "application/json"))
     for column, (suffix, mime) in zip(st.columns(len(kinds)), kinds, strict=True):
