@@ -13,7 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from app import classbook, classroom, services
-from app.classbook import NOT_STARTED, STUCK_ATTEMPTS, STUCK_WINDOW, Grid
+from app.classbook import STUCK_ATTEMPTS, STUCK_WINDOW, Grid
 from app.screens import problems
 from app.storage import ATTEMPTED, SOLVED
 
@@ -21,7 +21,7 @@ TITLE = "Instructor dashboard"
 LEARNERS = "This page is for the course's instructors only."
 EVERYONE = "Everyone"
 NOBODY = "No learner has signed in or made a profile yet."
-COLOURS = {SOLVED: "#c8e6c9", ATTEMPTED: "#ffe0b2", NOT_STARTED: ""}
+COLOURS = {SOLVED: "#78b159", ATTEMPTED: "#f4900c"}  # the marks' green and orange
 MARKS = {SOLVED: "✔", ATTEMPTED: "✗"}
 LEGEND = (
     "✔ solved, ✗ attempted, not solved (the number of attempts after each); blank: not started."
@@ -65,9 +65,7 @@ def _class(grid: Grid) -> None:
     solved = sum(r.solved for r in grid.rows)
     st.markdown(f"{len(grid.rows)} learner(s), {solved} exercise(s) solved in all.")
     st.caption(LEGEND + " Click a column's header to sort by it.")
-    table = _grid_table(grid)
-    statuses = table.map(_status_of)
-    st.dataframe(table.style.apply(lambda _: statuses.map(_colour), axis=None), hide_index=True)
+    st.dataframe(_grid_table(grid), hide_index=True)
     counts = pd.DataFrame(
         {
             "solved": [sum(r.status(c) == SOLVED for r in grid.rows) for c in grid.columns],
@@ -91,17 +89,6 @@ def _grid_table(grid: Grid) -> pd.DataFrame:
             record[item] = f"{MARKS[row.status(item)]} {cell.attempts}" if cell else ""
         records.append(record)
     return pd.DataFrame.from_records(records)
-
-
-def _status_of(text) -> str:
-    """Return the status a grid cell's text shows (anything else: not started)."""
-    mark = str(text)[:1]
-    return next((s for s, m in MARKS.items() if m == mark), NOT_STARTED)
-
-
-def _colour(status: str) -> str:
-    colour = COLOURS[status]
-    return f"background-color: {colour}" if colour else ""
 
 
 def _when(who) -> str:

@@ -10,8 +10,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from app import services
-from app.screens.instructor import LEARNERS, NOBODY, TABS
-from app.storage import Attempt, Facts
+from app.screens.instructor import LEARNERS, MARKS, NOBODY, TABS
+from app.storage import ATTEMPTED, SOLVED, Attempt, Facts
 
 from .app_helpers import ROOT, TIMEOUT, page_test, texts
 
@@ -80,7 +80,8 @@ def test_the_instructor_sees_the_class_grid_with_statuses_and_attempts(classroom
     assert [t.label for t in at.tabs] == list(TABS)
     grid = at.dataframe[0].value
     assert list(grid["learner"]) == ["Ada", "Bob"]
-    assert list(grid["dlogprobs"]) == ["✔ 2", ""] and list(grid["dprobs"]) == ["", "✗ 1"]
+    assert list(grid["dlogprobs"]) == [f"{MARKS[SOLVED]} 2", ""]
+    assert list(grid["dprobs"]) == ["", f"{MARKS[ATTEMPTED]} 1"]
     assert list(grid["solved"]) == [1, 0]
     assert at.selectbox(key="dashboard_group").options == ["Everyone", "A", "B"]
     at.selectbox(key="dashboard_group").select("B").run()
