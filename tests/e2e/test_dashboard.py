@@ -1,0 +1,99 @@
+"""In real browsers: the instructor dashboard of the classroom mode, signed in through a real
+OpenID Connect provider on loopback (test_classroom.py's), on the app's own database.
+
+Two learners each solve a different exercise (Bob after a wrong answer the grader names as a
+misconception); neither sees the other's work; the instructor sees both in the grid, the
+misconception, a learner's history, and downloads a gradebook that validates against
+docs/gradebook.schema.json; a learner who opens /instructor is refused; a signed-out browser
+gets only the sign-in page there.
+"""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import pytest
+from playwright.sync_api import expect
+
+from .e2e_helpers import OUTPUT, ROOT, WAIT_MS, editor_text, open_page, type_and_submit
+from .test_classroom import classroom, provider, shows_only_the_sign_in_page, sign_in
+from .test_identity import DLOGPROBS, SOLVED, badge
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+__all__ = ["classroom", "provider"]  # the fixtures, shared with test_classroom.py
+
+DPROBS_LOCAL_ONLY = "dprobs = 1.0 / probs\n"  # the grader names it: local_only
+DPROBS = "dprobs = (1.0 / probs) * dlogprobs\n"
+REFUSED = "This page is for the course's instructors only."
+
+
+@pytest.fixture
+def three(browser):
+    """Yield three pages in three browser contexts: three people, each with their own cookies."""
+    contexts = [browser.new_context(viewport={"width": 1400, "height": 1800}) for _ in range(3)]
+    yield [c.new_page() for c in contexts]
+    for context in contexts:
+        context.close()
+
+
+def tab(page, name: str) -> None:
+    page.get_by_role("tab", name=name).click()
+
+
+def test_the_instructor_sees_the_class_and_learners_are_refused(classroom, provider, three):
+    ada, bob, ivy = three
+    sign_in(ada, classroom.url, provider, "ada")
+    open_page(ada, f"{classroom.url}/dlogprobs")
+    type_and_submit(ada, DLOGPROBS)
+    badge(ada, SOLVED)
+    sign_in(bob, classroom.url, provider, "bob")
+    open_page(bob, f"{classroom.url}/dprobs")
+    assert "-1.0 / n" not in editor_text(bob), "bob sees ada's code"
+    type_and_submit(bob, DPROBS_LOCAL_ONLY)
+    bob.get_by_text("local derivative", exact=False).first.wait_for(timeout=WAIT_MS)
+    type_and_submit(bob, DPROBS)
+    badge(bob, SOLVED)
+    open_page(bob, f"{classroom.url}/dlogprobs")
+    assert "-1.0 / n" not in editor_text(bob), "bob sees ada's code"
+
+    open_page(bob, f"{classroom.url}/instructor")  # a learner, at the dashboard's address
+    expect(bob.get_by_text(REFUSED)).to_be_visible(timeout=WAIT_MS)
+    assert bob.get_by_role("tab").count() == 0 and bob.get_by_text("Ada").count() == 0
+    assert bob.locator("[data-testid='stSidebarNav'] a[href$='/instructor']").count() == 0
+
+    sign_in(ivy, classroom.url, provider, "ivy")
+    nav = ivy.locator("[data-testid='stSidebarNav'] a[href$='/instructor']")
+    expect(nav).to_be_visible(timeout=WAIT_MS)
+    nav.click()
+    expect(ivy.locator("h1").first).to_contain_text("Instructor dashboard", timeout=WAIT_MS)
+    expect(ivy.get_by_text("2 learner(s), 2 exercise(s) solved in all.")).to_be_visible()
+    ivy.screenshot(path=OUTPUT / "dashboard-class.png", full_page=True)
+
+    tab(ivy, "Exercises")
+    expect(ivy.get_by_text("dprobs: local_only", exact=False).first).to_be_visible()
+    tab(ivy, "Learner")
+    ivy.get_by_text("Pick a learner").click()
+    ivy.get_by_role("option", name="Bob Babbage (bob@uni.test)").click()
+    expect(ivy.get_by_text("2 attempt(s), 0 hint(s) shown")).to_be_visible(timeout=WAIT_MS)
+    expect(ivy.get_by_text("dprobs: solved after 2 attempt(s)")).to_be_visible()
+    ivy.get_by_text("dprobs · local_only").click()
+    expect(ivy.get_by_text("1.0 / probs").first).to_be_visible()
+    ivy.screenshot(path=OUTPUT / "dashboard-learner.png", full_page=True)
+
+    tab(ivy, "Gradebook")
+    with ivy.expect_download(timeout=WAIT_MS) as download:
+        ivy.get_by_role("button", name="Download gradebook.json").click()
+    book = json.loads(download.value.path().read_text())
+    schema = json.loads((ROOT / "docs" / "gradebook.schema.json").read_text())
+    jsonschema.Draft202012Validator(schema).validate(book)
+    solved = {
+        e["learner"]: [i["item"] for i in e["items"] if i["solved"]] for e in book["learners"]
+    }
+    assert solved == {"ada@uni.test": ["dlogprobs"], "bob@uni.test": ["dprobs"]}
+
+
+def test_a_signed_out_browser_at_the_dashboard_sees_only_the_sign_in_page(classroom, page):
+    open_page(page, f"{classroom.url}/instructor")
+    shows_only_the_sign_in_page(page)
+    assert page.get_by_text(REFUSED).count() == 0
