@@ -22,9 +22,11 @@ LEARNERS = "This page is for the course's instructors only."
 EVERYONE = "Everyone"
 NOBODY = "No learner has signed in or made a profile yet."
 COLOURS = {SOLVED: "#78b159", ATTEMPTED: "#f4900c"}  # the marks' green and orange
-MARKS = {SOLVED: "✔", ATTEMPTED: "✗"}
+# A cell's colour is its mark's: a table of plain text paints fast and sorts by status.
+MARKS = {SOLVED: "🟩", ATTEMPTED: "🟧"}
 LEGEND = (
-    "✔ solved, ✗ attempted, not solved (the number of attempts after each); blank: not started."
+    f"{MARKS[SOLVED]} solved, {MARKS[ATTEMPTED]} attempted and not solved, each with its number"
+    " of attempts; blank: not started."
 )
 TABS = ("Class", "Exercises", "Learner", "Stuck now", "Gradebook", "Problems")
 
