@@ -30,6 +30,7 @@ def sections() -> dict[str, list]:
     catalog = services.catalog()
     statuses = services.store().statuses(session.profile())
     found: dict[str, list] = {"": [_fixed(HOME, home.render), _fixed(PROGRESS, progress.render)]}
+    found[""].append(_dashboard())
     for exercise in catalog.exercises:
         icon = links.ICONS.get(statuses.get(exercise.id), links.UNTOUCHED_ICON)
         group = exercise.group or exercise.scenario.title
@@ -49,12 +50,8 @@ def sections() -> dict[str, list]:
             )
     if services.training_available(catalog):
         found[TRAINING_SECTION] = [_fixed(TRAINING, training.render)]
-    if not classroom.is_instructor():  # its address refuses them, and it is not listed
-        found[""].append(
-            links.page(INSTRUCTOR, render=_page(instructor.render), visibility="hidden")
-        )
+    if not classroom.is_instructor():
         return found
-    found[INSTRUCTOR_SECTION] = [_fixed(INSTRUCTOR, instructor.render)]
     if catalog.errors:
         found["Problems"] = [_fixed(PROBLEMS, problems.render, f"Problems ({len(catalog.errors)})")]
     elif services.proofs_pending():
@@ -62,7 +59,11 @@ def sections() -> dict[str, list]:
     return found
 
 
-INSTRUCTOR_SECTION = "Instructor"
+def _dashboard():
+    """Return the instructor's dashboard: listed for an instructor, served unlisted to anyone
+    else (its address then refuses them, rather than being "Page not found")."""
+    shown = "visible" if classroom.is_instructor() else "hidden"
+    return links.page(INSTRUCTOR, render=_page(instructor.render), visibility=shown)
 
 
 def _add_checking(found: dict[str, list], address: str, catalog) -> None:

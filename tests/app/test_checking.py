@@ -54,7 +54,7 @@ def test_home_is_drawn_while_the_scenarios_run_then_lists_their_exercises(fake, 
     declared = len(services._declared(*services._version()).exercises)
     assert f"{declared} exercise(s) are being checked" in texts(at)
     urls = [p.url_path for group in nav_sections().values() for p in group]
-    assert urls == ["", "progress", "problems"], "no exercise before its scenario has run"
+    assert urls == ["", "progress", "instructor", "problems"], "no exercise before it has run"
     assert state["waited"] == 0
     state["ran"] = True
     at.run()

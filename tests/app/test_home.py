@@ -150,5 +150,5 @@ def test_a_course_with_no_scenario_yet_still_serves_its_pages(fake, tmp_path, mo
     _course(tmp_path, monkeypatch, 'title = "Coming soon"\n', scenarios=())
     at = main_test().run()
     assert not at.exception and at.title[0].value == "Coming soon"
-    assert _urls() == ["", "progress"]
+    assert _urls() == ["", "progress", "instructor"]  # the dashboard: the instructor's
     every_page_renders()
