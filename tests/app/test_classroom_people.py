@@ -67,3 +67,17 @@ def test_roles_come_from_the_email_list_or_the_claim(case, token, instructors, c
 def test_a_name_falls_back_to_the_email_then_the_subject():
     assert person(claims(email="ada@uni.edu"), (), None).name == "ada@uni.edu"
     assert person(claims(), (), None).name == "42"
+
+
+@pytest.mark.parametrize(
+    ("more", "groups"),
+    [
+        ({}, ()),
+        ({"groups": ["A", " B ", "A", 3, ""]}, ("A", "B")),
+        ({"groups": "A"}, ("A",)),
+        ({"section": "S1", "groups": ["A"]}, ("A", "S1")),
+        ({"groups": {"A": 1}}, ()),
+    ],
+)
+def test_groups_come_from_the_groups_and_section_claims(more, groups):
+    assert person(claims(**more), instructors=(), claim=None).groups == groups
