@@ -36,7 +36,6 @@ def prepare() -> tuple[confine.Plan, dict[str, str]]:
     layers["threads"] = _threads(layers["seccomp"])
     program = seccomp.template() if layers["seccomp"] == "on" else None
     gc.freeze()
-    huge_pages()
     return confine.Plan(uid, layers["seccomp"] == "on", os.getpid(), program=program), layers
 
 
@@ -60,8 +59,10 @@ def huge_pages() -> int:
     private pages at the fork and drops it at the worker's exit: with torch imported, about
     37,000 pages of 4 KiB, several milliseconds of system CPU per run. The same memory in pages
     of 2 MiB is a few hundred entries. A worker's write still copies only the 4 KiB it touches.
-    Nothing changes where the kernel has no transparent huge pages (or no MADV_COLLAPSE, Linux
-    6.1): the calls fail and are ignored.
+    The zygote calls it once, after its first run and before the next spare is forked: no
+    worker shares its pages then (shared pages cannot be collapsed), and its start-up, which
+    the first submission waits for, does not pay for it. Nothing changes where the kernel has
+    no transparent huge pages (or no MADV_COLLAPSE, Linux 6.1): the calls fail and are ignored.
     """
     libc = ctypes.CDLL(None, use_errno=True)
     libc.madvise.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
