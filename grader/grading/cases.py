@@ -85,9 +85,9 @@ def prepare(exercise: Exercise, runs: Runs) -> Prepared:
     }
     forward = {LECTURE: lecture, RANDOM: lecture, ALT: alt}
     given = tuple(exercise.given)
+    kept = (RANDOM,) if upstream_is_fixed(exercise) else (RANDOM, ALT)  # ALT: drawn anew
     pullbacks = {
-        name: Pullback(exercise.scenario, forward[name], exercise.target, given)
-        for name in (RANDOM, ALT)
+        name: Pullback(exercise.scenario, forward[name], exercise.target, given) for name in kept
     }
     expected = {
         LECTURE: _reference(exercise, lecture, cotangents[LECTURE]),
