@@ -189,7 +189,8 @@ class Regrader:
         except Exception as err:  # the dataset cannot be loaded: say so, grade nothing
             return replace(change, skipped=f"its dataset {a.dataset} cannot be loaded: {err}"), None
         result = _graded(grader, exercise.id, a.code)
-        change = replace(change, new_status="busy" if result.busy else result.status)
+        new = "grader_failed" if result.busy else result.status  # still busy: never graded
+        change = replace(change, new_status=new)
         if change.failed:
             return change, None
         return change, Attempt(

@@ -8,7 +8,7 @@ import time
 from dataclasses import asdict, dataclass
 
 SCHEMA = "backprop-ninja/regrade/1"
-NOT_A_VERDICT = ("grader_failed", "busy")  # the grader failed: nothing is recorded
+NOT_A_VERDICT = "grader_failed"  # the grader failed (or stayed busy): nothing is recorded
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class Change:
     @property
     def failed(self) -> bool:
         """Return whether the grader failed on it (no new verdict)."""
-        return self.new_status in NOT_A_VERDICT
+        return self.new_status == NOT_A_VERDICT
 
 
 def report(changes: list[Change], course: str, applied: bool, as_json: bool) -> None:
