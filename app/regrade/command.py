@@ -16,6 +16,7 @@ from app.storage import EDITOR, Attempt, StorageError, facts_of, open_store
 REGRADE = "regrade"  # the origin of an attempt recorded by --apply
 DONE, BAD_INPUT, GRADER_FAILED = 0, 2, 3
 BUSY_RETRIES = 20
+UNSOUND = "its exercise is not sound now (`python -m grader validate`)"
 UPLOAD = "upload:"  # a dataset source naming an uploaded word list (app/services.py)
 
 
@@ -70,14 +71,15 @@ def run(args) -> int:
     catalog = course(args.exercises or config.exercises_dir, args.grade_sound)
     store = open_store(database(args.database or config.database_url), catalog.course.id)
     stale = stale_attempts(store, exercises(catalog, args.exercise), args.every)
+    sound: set[str] = set()
     if stale:
+        start_sandbox(config)
         ids = {s.exercise.id for s in stale}
         sound = proven(catalog, ids, config.cache_dir, args.grade_sound)
-        stale = [s for s in stale if s.exercise.id in sound]
     regrader = Regrader(catalog, config.cache_dir)
     changes = []
     for one in stale:
-        change, attempt = regrader.grade(one)
+        change, attempt = regrader.grade(one, one.exercise.id in sound)
         if args.apply and attempt is not None:
             store.record_attempt(one.profile, attempt)
             change = replace(change, recorded=True)
@@ -144,6 +146,15 @@ def _key(attempt: Attempt, version: str | None = None) -> tuple:
     return attempt.exercise_id, attempt.code, attempt.created_at, at
 
 
+def start_sandbox(config) -> None:
+    """Start the process-wide sandbox with the app's limits, as the app grades (a learner's
+    code gets the time it got there; with NINJA_REQUIRE_ALL_LAYERS, every layer or nothing)."""
+    from grader.sandbox import Limits, default_sandbox
+
+    limits = Limits(cpu_seconds=config.time_limit, wall_seconds=2 * config.time_limit)
+    default_sandbox(config.require_all_layers, limits)
+
+
 def proven(catalog, ids: set[str], cache_dir: Path, grade_sound: bool) -> set[str]:
     """Return the ids whose scenario runs and which `validate`'s proofs find sound (remembered
     under the app's cache, as the app remembers them); Refused naming the others, unless told
@@ -159,12 +170,14 @@ def proven(catalog, ids: set[str], cache_dir: Path, grade_sound: bool) -> set[st
     proofs.run()
     lines = [f"{e.where}: {e.problem}" for e in ran.errors]
     lines += [f"{f.where}: {f.problem}" for found in proofs.failed().values() for f in found]
+    unproven = sorted({e.id for e in ran.exercises} - proofs.proven())
+    lines += [f"{i}: could not be proven (its proof did not run; see the log)" for i in unproven]
     if lines and not grade_sound:
         raise Refused(
             "an exercise to re-grade is not sound; fix it (`python -m grader validate`) or pass "
             "--grade-sound to skip it: " + "; ".join(lines)
         )
-    return {e.id for e in ran.exercises} - set(proofs.failed())
+    return proofs.proven() - set(proofs.failed())
 
 
 class Regrader:
@@ -175,15 +188,17 @@ class Regrader:
         self.catalog, self.cache_dir = catalog, cache_dir
         self.graders: dict = {}
 
-    def grade(self, stale: Stale) -> tuple[Change, Attempt | None]:
+    def grade(self, stale: Stale, sound: bool = True) -> tuple[Change, Attempt | None]:
         """Return what changed for one answer, and the attempt to record (None: nothing to
-        record, the grader failed or the dataset is gone)."""
+        record: its exercise is not sound, its dataset is gone, or the grader failed)."""
         a, exercise = stale.attempt, stale.exercise
         old = a.facts.status or ("solved" if a.solved else "not_solved")
         change = Change(
             stale.profile.name, stale.profile.id, exercise.id, a.created_at, old, "",
             a.version, exercise.version,
         )  # fmt: skip
+        if not sound:
+            return replace(change, skipped=UNSOUND), None
         try:
             grader = self._grader(a.dataset)
         except Exception as err:  # the dataset cannot be loaded: say so, grade nothing

@@ -183,3 +183,21 @@ def test_bad_input_is_refused_with_one_line_and_nothing_made(tmp_path, course, u
     assert code == regrade.BAD_INPUT and "09_broken.toml" in err and "--grade-sound" in err
     code = regrade.main(["--exercises", str(course), "--database", url, "--grade-sound"])
     assert code == regrade.DONE and "no attempt to re-grade" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_an_exercise_that_is_not_sound_is_never_regraded(tmp_path, course, url):
+    _fix(course)
+    store = open_store(url, COURSE_ID)
+    attempt = Attempt("dxhat", ANSWERS["grace"], True, "", 0.1, 1.0, "default", 5.0, Facts())
+    store.record_attempt(store.add_profile("grace"), replace(attempt, version="earlier"))
+    answer = course / "solutions" / "02_layernorm" / "dxhat.py"
+    answer.write_text("dxhat = dy * 2\n")  # a "fix" that is itself wrong: its proof fails
+    refused = _regrade(course, url, tmp_path, "--apply")
+    assert refused.returncode == regrade.BAD_INPUT and "not sound" in refused.stderr
+    assert f"{answer}: fails" in refused.stderr and refused.stdout == ""
+    sound_only = _regrade(course, url, tmp_path, "--apply", "--grade-sound", "--json")
+    assert sound_only.returncode == regrade.DONE, sound_only.stdout + sound_only.stderr
+    (row,) = json.loads(sound_only.stdout)["attempts"]
+    assert row["skipped"].startswith("its exercise is not sound") and not row["recorded"]
+    assert len(_attempts(url)["grace"]) == 1, "nothing recorded"
