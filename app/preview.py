@@ -29,7 +29,7 @@ def offer(view) -> None:
         return
     if not st.toggle(SWITCH, key=f"preview:{view.id}", help=SWITCH_HELP):
         return
-    with st.container(border=True, key=f"preview-{view.id}"):
+    with st.container(border=True, key=f"instructor-preview-{view.id}"):
         st.info(MARK, icon=":material/visibility:")
         code = _solution(view.id)
         if code is None:

@@ -31,7 +31,7 @@ def test_an_instructor_previews_an_exercise_as_solved(server, page):
     page.get_by_text("Not attempted yet").first.wait_for(timeout=TIMEOUT_MS)
     assert page.get_by_text("Instructor preview").count() == 0, "off until switched on"
     page.get_by_text(preview.SWITCH).click()
-    box = page.locator(f".st-key-preview-{EXERCISE}")
+    box = page.locator(f".st-key-instructor-preview-{EXERCISE}")
     box.get_by_text("Solved.", exact=False).first.wait_for(timeout=TIMEOUT_MS)
     shown = box.inner_text()
     assert "Instructor preview" in shown and "Why it is so" in shown
