@@ -73,3 +73,13 @@ def test_without_a_reference_answer_the_preview_says_so(fake, tmp_path, monkeypa
     at = at.run()
     assert not at.exception and preview.NO_SOLUTION in [w.value for w in at.warning]
     assert fake.graded == []
+
+
+@pytest.mark.parametrize(("email", "offered"), [("ivy@uni.test", True), ("ada@uni.test", False)])
+def test_in_the_classroom_only_a_signed_in_instructor_gets_it(fake, monkeypatch, email, offered):
+    monkeypatch.setenv("NINJA_MODE", "classroom")
+    monkeypatch.setenv("NINJA_INSTRUCTORS", "ivy@uni.test")
+    at = page_test(EXERCISE)
+    at.user = {"is_logged_in": True, "iss": "https://id.uni.test", "sub": email, "email": email}
+    at = at.run()
+    assert not at.exception and len(_switch(at)) == int(offered)
