@@ -49,7 +49,10 @@ def main(argv: list[str] | None = None) -> int:
 def parser() -> argparse.ArgumentParser:
     """Return the command's argument parser."""
     found = argparse.ArgumentParser(
-        prog="python -m app.regrade", description=__doc__.split("\n")[0]
+        prog="python -m app.regrade",
+        description="Grade the app's stored attempts again after an exercise was fixed "
+        "(docs/gradebook.md). A dry run unless --apply.",
+        epilog="exit codes: 0 done, 2 bad input (nothing graded), 3 the grader failed",
     )
     found.add_argument("--apply", action="store_true", help="record the new verdicts")
     found.add_argument("--exercise", action="append", default=[], help="only this exercise id")
