@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from app import links, scratchpad, services, session, whycard, workbench
+from app import links, preview, scratchpad, services, session, whycard, workbench
 from app.storage import SOLVED, facts_of
 from app.views import graphview, results
 
@@ -19,6 +19,7 @@ def render(exercise_id: str) -> None:
     grader = session.grader()
     view = grader.describe(exercise_id)
     _header(view)
+    preview.offer(view)  # the instructor's: the page as if solved
     whycard.lecture_link(view)
     st.markdown(view.prompt)
     _scope(view)
