@@ -384,9 +384,10 @@ def hint_sums_multiplied(value: str, upstream: str) -> str:
     )
 
 
-def hint_matmul_for_elementwise(left: str, right: str) -> str:
+def hint_matmul_for_elementwise(left: str = "", right: str = "") -> str:
+    factors = f"{left} and {right}" if left else "the two factors"
     return (
-        f"Hint: `@` is a matrix product, but {left} and {right} multiply element by element in "
+        f"Hint: `@` is a matrix product, but {factors} multiply element by element in "
         "the forward pass: use `*` (and sum over any dim that was broadcast)."
     )
 
@@ -412,10 +413,52 @@ def hint_formula_wrong() -> str:
     )
 
 
-def hint_index_add_shape() -> str:
+def hint_index_add_shape(dim: int = 0) -> str:
+    along = (
+        f"Hint: `index_add_({dim}, ...)` adds along dim {dim}, but the rows of `C` are the "
+        "characters: add along dim 0. "
+        if dim
+        else "Hint: "
+    )
     return (
-        "Hint: `index_add_` adds one row of the source per index: flatten the index "
+        f"{along}`index_add_` adds one row of the source per index: flatten the index "
         "(`Xb.view(-1)`) and the source to one row per index (`demb.view(-1, n_embd)`)."
+    )
+
+
+def hint_pair_not_taken(function: str) -> str:
+    return (
+        f"Hint: `.{function}(dim)` returns a pair, (values, indices), not a tensor: take "
+        f"`.{function}(1).indices` (or `.values`)."
+    )
+
+
+def hint_index_dims() -> str:
+    return (
+        "Hint: `scatter_` and `gather` need an index with as many dimensions as the tensor: "
+        "give the targets a column, `Yb.view(-1, 1)` (or `Yb.unsqueeze(1)`)."
+    )
+
+
+def hint_method_not_called() -> str:
+    return (
+        "Hint: a method used without its call, such as `W.t` for `W.t()`, is a function, not "
+        "a tensor: call it, or use the attribute `W.T`."
+    )
+
+
+def hint_transpose_no_dims() -> str:
+    return (
+        "Hint: `transpose` needs the two dims to swap, `W.transpose(0, 1)`; for a matrix, "
+        "`W.T` is the same."
+    )
+
+
+def hint_index_out_of_range(index: int, dim: int, size: str) -> str:
+    return (
+        f"Hint: an index reaches {index} in dim {dim}, which has size {size}: check which index "
+        "goes in which dim: rows first, then columns, as in `[range(n), Yb]` (row i, column "
+        "`Yb[i]`)."
     )
 
 
@@ -481,6 +524,11 @@ SENTENCES = {
     m.INDEX_ADD_SHAPE: hint_index_add_shape,
     m.MAX_WRONG_DIM: hint_max_wrong_dim,
     m.WRONG_TENSOR: hint_wrong_tensor,
+    m.PAIR_NOT_TAKEN: hint_pair_not_taken,
+    m.INDEX_DIMS: hint_index_dims,
+    m.METHOD_NOT_CALLED: hint_method_not_called,
+    m.TRANSPOSE_NO_DIMS: hint_transpose_no_dims,
+    m.INDEX_OUT_OF_RANGE: hint_index_out_of_range,
 }
 
 
