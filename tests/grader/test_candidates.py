@@ -7,6 +7,7 @@ import pytest
 import torch
 
 from grader.feedback import candidates, diagnose
+from grader.feedback.candidates import Term
 from grader.feedback import voice as feedback
 from grader.grading import hints
 from grader.grading.cases import LECTURE
@@ -114,17 +115,17 @@ TERMS = (("", DIRECT), ("bnmeani", MEAN), ("bnvar", VAR))
         (
             "the variance's term negated",
             DIRECT + MEAN - VAR,
-            feedback.hint_fused_term((("bnvar", "-1"),)),
+            feedback.hint_fused_term((Term("bnvar", "-1"),)),
         ),
         (
             "Bessel inverted on the variance's term",
             DIRECT + MEAN + VAR * (7 / 8) ** 2,
-            feedback.hint_fused_term((("bnvar", "((n-1)/n)**2"),)),
+            feedback.hint_fused_term((Term("bnvar", "((n-1)/n)**2", bessel=True),)),
         ),
         (
             "the mean's term dropped",
             DIRECT + VAR,
-            feedback.hint_fused_term((("bnmeani", "0"),)),
+            feedback.hint_fused_term((Term("bnmeani", "0"),)),
         ),
         ("mean and variance constants", DIRECT, feedback.hint_stats_constant(("bnmeani", "bnvar"))),
     ],
