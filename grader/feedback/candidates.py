@@ -30,6 +30,7 @@ SHAPES: tuple[tuple[str, Callable[[torch.Tensor], torch.Tensor]], ...] = (
     ("`{}` * (1 - `{}`)", lambda t: t * (1.0 - t)),
     ("1 - `{}`", lambda t: 1.0 - t),
     ("`{}`**2", lambda t: t * t),
+    ("1 - tanh(`{}`)**2", lambda t: 1.0 - torch.tanh(t) ** 2),
     ("`{}`.exp()", torch.exp),
     ("`{}`.log()", torch.log),
     ("-`{}`**-2", lambda t: -(t**-2)),
@@ -369,7 +370,8 @@ def sums_multiplied(
         if up.dim() < 2 or up.shape[-1] != got.shape[1]:
             continue
         for name, value in values.items():
-            fits = value.shape[:-1] == up.shape[:-1] and value.shape[-1] == got.shape[0]
+            fits = value.dim() == up.dim() and value.shape[:-1] == up.shape[:-1]
+            fits = fits and value.shape[-1] == got.shape[0]
             if not fits or not value.is_floating_point():
                 continue
             if any(_fits(got, made.to(got.dtype)) for made in _sum_products(value, up)):

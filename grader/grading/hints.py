@@ -283,10 +283,10 @@ HINTS: tuple[Detector, ...] = (
     Detector("a constant factor", _factor),
     Detector("gradient where the forward pass masked", _masked),
     Detector("a fused formula's term dropped, negated or rescaled", _terms),
-    Detector("wrong values at the targets' entries only", _targets_only),
     Detector("the product of two batch sums", _sums),
     Detector("a softmax over the wrong dim", _softmax_dim),
     Detector("a wrong local derivative, or none", _local),
+    Detector("wrong values at the targets' entries only", _targets_only),
     Detector("a tensor's factor left out or added", _missing_factor),
     Detector("the rows and columns that are wrong", _where, (LECTURE,), rows=False),
 )
