@@ -171,7 +171,7 @@ def index_slip(
     for name, targets in values.items():
         if not _targets_of(targets, expected):
             continue
-        for where, pattern in _patterns(targets, expected):
+        for where, pattern in _patterns(targets, expected, got):
             if _fits(got - expected, pattern):
                 return where, name
         onehot = _onehot(targets, expected)
@@ -204,7 +204,7 @@ def softmax_dim(
 ) -> tuple[str, int, int] | None:
     """Return (logits, the answer's dim, the right dim) when `got` is cross-entropy's gradient,
     a softmax and the targets' one-hot, with the softmax over the wrong dim."""
-    if expected.dim() != 2:
+    if expected.dim() != 2 or not _rows_cancel(expected):
         return None
     targets = next((t for t in values.values() if _targets_of(t, expected)), None)
     if targets is None:
@@ -218,6 +218,12 @@ def softmax_dim(
         if right and _combines(got, made[1 - right[0]], onehot):
             return name, 1 - right[0], right[0]
     return None
+
+
+def _rows_cancel(expected: torch.Tensor) -> bool:
+    """Return whether every row of a gradient adds up to zero, as a softmax's does."""
+    scale = float(expected.abs().max())
+    return scale > 0 and float(expected.sum(1).abs().max()) <= 1e-4 * scale
 
 
 def missing_factor(
@@ -259,7 +265,7 @@ def _onehot(targets: torch.Tensor, expected: torch.Tensor) -> torch.Tensor:
     return out
 
 
-def _patterns(targets: torch.Tensor, expected: torch.Tensor):
+def _patterns(targets: torch.Tensor, expected: torch.Tensor, got: torch.Tensor):
     """Yield (where, the slip's difference from the one-hot): a mask minus the one-hot."""
     onehot = _onehot(targets, expected)
     columns = torch.zeros_like(expected)
@@ -273,8 +279,8 @@ def _patterns(targets: torch.Tensor, expected: torch.Tensor):
     cols = expected.shape[1]
     for where, step in (("left", -1), ("right", 1)):  # one column off each row's target
         yield where, _onehot((targets + step) % cols, expected) - onehot
-    for column in range(cols):  # one and the same column in every row
-        yield "column", _onehot(torch.full_like(targets, column), expected) - onehot
+    column = int((got - expected).abs().sum(0).argmax())  # one and the same column in every row
+    yield "column", _onehot(torch.full_like(targets, column), expected) - onehot
 
 
 def target_entries(
