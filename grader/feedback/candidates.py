@@ -319,11 +319,12 @@ def _fits(got: torch.Tensor, pattern: torch.Tensor) -> bool:
 class Term:
     """What is wrong with one term of a fused formula: its statistic ("" for the direct term),
     the coefficient found ("0" dropped, "-1" negated, or a factor's name), and the factor's
-    facts: Bessel's correction, or a division by `used` where the formula has `right`."""
+    facts: Bessel's correction of the size `bessel`, or a division by `used` where the formula
+    has `right`."""
 
     term: str
     label: str
-    bessel: bool = False
+    bessel: str = ""
     used: str = ""
     right: str = ""
 

@@ -239,12 +239,12 @@ def factor_label(
 @dataclass(frozen=True)
 class Factor:
     """A constant factor a slip may leave, named (`n/(n-1)`), with what it means as fields:
-    Bessel's correction, or a division by `used` where the formula divides by `right` (either
-    empty: a division left out, or one too many)."""
+    Bessel's correction of the size `bessel`, or a division by `used` where the formula
+    divides by `right` (either empty: a division left out, or one too many)."""
 
     name: str
     value: float
-    bessel: bool = False
+    bessel: str = ""  # the size whose k/(k-1) this is
     used: str = ""
     right: str = ""
 
@@ -256,17 +256,17 @@ def factors(n: int, sizes: dict) -> list[Factor]:
 
 def _factors(n: int, sizes: dict) -> list[tuple]:
     """Return candidate factors, simplest first, with their inverses, as Factor's fields."""
-    base: list[tuple] = [("2", 2.0, False, "", ""), ("3", 3.0, False, "", "")]
+    base: list[tuple] = [("2", 2.0, "", "", ""), ("3", 3.0, "", "", "")]
     everything = ({"n": float(n)} if n >= 2 else {}) | {
         k: float(v) for k, v in sizes.items() if k != "n" and v > 1
     }
     if n >= 2:
-        base += [("n", float(n), False, "", "n"), ("n-1", n - 1.0, True, "", "")]
-        base += [("n/(n-1)", n / (n - 1), True, "", "")]
-    base += [(k, v, False, "", k) for k, v in everything.items() if k != "n"]
-    base += [(f"{k}/({k}-1)", v / (v - 1), True, "", "") for k, v in everything.items() if k != "n"]
+        base += [("n", float(n), "", "", "n"), ("n-1", n - 1.0, "n", "", "")]
+        base += [("n/(n-1)", n / (n - 1), "n", "", "")]
+    base += [(k, v, "", "", k) for k, v in everything.items() if k != "n"]
+    base += [(f"{k}/({k}-1)", v / (v - 1), k, "", "") for k, v in everything.items() if k != "n"]
     base += [
-        (f"{a}/{b}", everything[a] / everything[b], False, b, a)
+        (f"{a}/{b}", everything[a] / everything[b], "", b, a)
         for a, b in itertools.permutations(everything, 2)
         if everything[a] != everything[b]
     ]

@@ -432,8 +432,13 @@ def _term(wrong) -> str:
 
 def hint_fused_term(wrong: tuple) -> str:
     said = "; it ".join(_term(t) for t in wrong)
-    bessel = any(t.bessel for t in wrong)
-    extra = " (Bessel's n/(n-1) belongs on the variance's term only)" if bessel else ""
+    k = next((t.bessel for t in wrong if t.bessel), "")
+    extra = (
+        f" (Bessel's {k}/({k}-1) comes from a variance divided by {k}-1, and belongs on the "
+        "variance's term only)"
+        if k
+        else ""
+    )
     return f"Hint: your formula {said}{extra}."
 
 

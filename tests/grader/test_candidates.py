@@ -133,7 +133,7 @@ TERMS = (("", DIRECT), ("bnmeani", MEAN), ("bnvar", VAR))
         (
             "Bessel inverted on the variance's term",
             DIRECT + MEAN + VAR * (7 / 8) ** 2,
-            feedback.hint_fused_term((Term("bnvar", "((n-1)/n)**2", bessel=True),)),
+            feedback.hint_fused_term((Term("bnvar", "((n-1)/n)**2", bessel="n"),)),
         ),
         (
             "the mean's term dropped",
