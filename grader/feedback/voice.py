@@ -450,10 +450,15 @@ def hint_stats_constant(names: tuple[str, ...]) -> str:
     )
 
 
-def hint_sums_multiplied(value: str, upstream: str) -> str:
+def hint_sums_multiplied(value: str, upstream: str, flat: bool = False) -> str:
+    product = (
+        f"`{value}.flatten(0, -2).T @ {upstream}.flatten(0, -2)`"
+        if flat
+        else f"`{value}.T @ {upstream}`"
+    )
     return (
         f"Hint: you multiplied the batch sums of `{value}` and `{upstream}`; the gradient is the "
-        f"sum over the batch of one outer product per example: `{value}.T @ {upstream}`."
+        f"sum over the batch of one outer product per example: {product}."
     )
 
 

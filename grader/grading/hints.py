@@ -228,7 +228,10 @@ def _terms(got: torch.Tensor, clues: Clues) -> Found | None:
 def _sums(got: torch.Tensor, clues: Clues) -> Found | None:
     """A weight's gradient as the product of two batch sums."""
     found = candidates.sums_multiplied(got, clues.values, clues.upstream)
-    return Found(m.SUMS_MULTIPLIED, (found[0], f"d{found[1]}")) if found else None
+    if not found:
+        return None
+    flat = clues.values[found[0]].dim() > 2  # a time or group dim to flatten with the batch
+    return Found(m.SUMS_MULTIPLIED, (found[0], f"d{found[1]}", flat))
 
 
 def _softmax_dim(got: torch.Tensor, clues: Clues) -> Found | None:
