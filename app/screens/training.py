@@ -44,7 +44,7 @@ def render() -> None:
     if not services.training_available(services.catalog()):
         st.info("This course has no training page: it needs the lecture's MLP exercises.")
         return
-    whycard.chapter_link(TRAINING.url, f"{TRAINING.time}, {TRAINING.chapter}")
+    whycard.chapter_link(TRAINING.url, TRAINING.label)
     st.markdown(INTRO)
     trainer = session.trainer()
     settings = _settings()
