@@ -160,7 +160,7 @@ def test_finished_runs_are_listed_from_the_store(trainer):
                       ("emma.",), 1500.0, 13.3, (0.5,), "default", "dC = ...")  # fmt: skip
     store.record_run(store.profiles()[0], run)
     at = _page()
-    assert at.subheader[-1].value == "Your finished runs"
+    assert at.header[-1].value == "Your finished runs"
     table = at.dataframe[-1].value
     assert list(table["steps"]) == ["20,000"] and list(table["val loss"]) == [2.25]
 

@@ -9,7 +9,7 @@ from grader.course.lecture import VIDEO
 
 from .app_helpers import SOLVED, VALUES, page_test, submit, texts
 
-HEADING = "##### :material/school: Why it is so"
+HEADING = "## :material/school: Why it is so"
 
 
 def _card(at) -> str:
