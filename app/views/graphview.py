@@ -34,7 +34,7 @@ def dot_source(graph, exercises: dict[str, str], statuses: dict[str, str], focus
         "digraph forward {",
         '  rankdir=TB; bgcolor="transparent"; nodesep=0.25; ranksep=0.22;',
         '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=10,'
-        ' height=0.3, color="#9e9e9e"];',
+        ' height=0.3, margin="0.14,0.04", color="#9e9e9e"];',
         '  edge [color="#9e9e9e", arrowsize=0.6];',
     ]
     for node in graph.nodes:
