@@ -11,7 +11,7 @@ from app.views import graphview, results
 
 REVEAL_CONFIRM = "reveal:confirm"
 EARLIER_VERSION = "It answered an earlier version of this exercise, which has changed since."
-GRADED_AGAIN = "Graded again: the same code as your previous attempt, so the same verdict."
+GRADED_AGAIN = "Graded again: the same code as your previous attempt."
 ROLES = {"forward": "forward value", "given": "given (upstream)", "answer": "you write this"}
 
 
