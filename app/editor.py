@@ -23,15 +23,26 @@ import streamlit as st
 
 TICKETS = "editor:tickets"  # the submissions this session has taken
 SUBMIT_LABEL = "Submit (Ctrl+Enter)"
+PRIMARY = "#c62828"  # the theme's primaryColor (.streamlit/config.toml), if it is not read
 # The Submit label sits in a strip of its own under the text, so that it never covers a line
 # (Ace scrolls the cursor's line to the very bottom, whatever margin it is given). The strip is
 # content, not padding: the component sizes its frame to its content box.
-SUBMIT_STRIP = {
-    "globalCSS": (
-        ".streamlit_code-editor::after"
-        " { content: ''; display: block; order: 9; flex: none; height: 3rem; }"
-    )
-}
+STRIP_CSS = (
+    ".streamlit_code-editor::after"
+    " { content: ''; display: block; order: 9; flex: none; height: 3rem; }"
+)
+# The component draws its buttons as grey text with no background, which reads "disabled"; the
+# Submit button is always ready (an unchanged answer is graded again), so it looks like the
+# page's other primary buttons: filled with the theme's colour, white words, a focus ring.
+BUTTON_CSS = (
+    ".streamlit_code-editor button.always-on"
+    " { background: PRIMARY !important; border-radius: 0.5rem; padding: 0 0.3rem; }"
+    " .streamlit_code-editor button.always-on:hover { filter: brightness(0.88); }"
+    " .streamlit_code-editor button.always-on:focus-visible"
+    " { outline: 2px solid PRIMARY; outline-offset: 2px; }"
+    " .streamlit_code-editor button.always-on > span { color: #ffffff !important; }"
+    " .streamlit_code-editor button.always-on > svg { stroke: #ffffff !important; }"
+)
 SUBMIT_BUTTON = {
     "name": SUBMIT_LABEL,
     "feather": "Play",
@@ -134,7 +145,7 @@ def _ace(key: str, initial: str, lines: int, label: str = SUBMIT_LABEL) -> Edito
         options=ACE_OPTIONS,
         props=ACE_PROPS,
         editor_props={},
-        component_props=SUBMIT_STRIP,
+        component_props=component_props(),
         menu={},
         info={},
         allow_reset=False,
@@ -153,6 +164,13 @@ def _ace(key: str, initial: str, lines: int, label: str = SUBMIT_LABEL) -> Edito
         return None
     st.session_state[seen] = response["id"]
     return EditorEvent(code)
+
+
+def component_props() -> dict:
+    """Return the editor's own CSS: the strip under the text and a Submit button that looks
+    ready, in the theme's primary colour."""
+    primary = st.get_option("theme.primaryColor") or PRIMARY
+    return {"globalCSS": STRIP_CSS + " " + BUTTON_CSS.replace("PRIMARY", primary)}
 
 
 def _ticket(response: dict) -> str | None:

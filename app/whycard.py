@@ -29,7 +29,7 @@ def show(view) -> None:
         st.caption("Solve it to open its why card: why the answer is what it is.")
         return
     with st.container(border=True, key=f"whycard-{view.id}"):
-        st.markdown("##### :material/school: Why it is so")
+        st.markdown("## :material/school: Why it is so")  # the page's h1, then this h2
         st.markdown(view.explain)
 
 

@@ -74,6 +74,18 @@ MISCONCEPTIONS: tuple[Misconception, ...] = (
     Misconception("index_add_shape", "gives index_add_ a source whose rows do not match the index"),
     Misconception("max_wrong_dim", "takes the max over the wrong dim"),
     Misconception("wrong_tensor", "writes a fused formula with the wrong forward tensor"),
+    Misconception("pair_not_taken", "passes max's (values, indices) pair where a tensor belongs"),
+    Misconception("index_dims", "gives scatter_ or gather an index of fewer dims than the tensor"),
+    Misconception("method_not_called", "uses a method such as `.t` without calling it"),
+    Misconception("transpose_no_dims", "calls transpose() without the two dims to swap"),
+    Misconception("index_out_of_range", "indexes past the end of a dim (rows and columns swapped)"),
+    Misconception("derivative_twice", "applies a local derivative twice"),
+    Misconception("power_kept", "keeps the exponent where the power rule lowers it by one"),
+    Misconception("zeros_only", "is all zeros: nothing was written into the gradient"),
+    Misconception("target_entries", "is wrong only at the targets' entries"),
+    Misconception("matmul_for_sum", "uses `@` where elements multiply and the batch is summed"),
+    Misconception("missing_factor", "leaves out, or adds, a factor that is a tensor in scope"),
+    Misconception("softmax_wrong_dim", "takes the softmax over the wrong dim"),
 )
 IDS: tuple[str, ...] = tuple(m.id for m in MISCONCEPTIONS)
 
@@ -118,6 +130,18 @@ IDS: tuple[str, ...] = tuple(m.id for m in MISCONCEPTIONS)
     INDEX_ADD_SHAPE,
     MAX_WRONG_DIM,
     WRONG_TENSOR,
+    PAIR_NOT_TAKEN,
+    INDEX_DIMS,
+    METHOD_NOT_CALLED,
+    TRANSPOSE_NO_DIMS,
+    INDEX_OUT_OF_RANGE,
+    DERIVATIVE_TWICE,
+    POWER_KEPT,
+    ZEROS_ONLY,
+    TARGET_ENTRIES,
+    MATMUL_FOR_SUM,
+    MISSING_FACTOR,
+    SOFTMAX_WRONG_DIM,
 ) = IDS
 BESSEL_FACTORS = ("n-1", "1/(n-1)", "n/(n-1)", "(n-1)/n")  # a factor of these is Bessel's
 

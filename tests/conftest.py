@@ -1,9 +1,16 @@
 import functools
 import http.server
+import os
 import threading
 from pathlib import Path
 
 import pytest
+
+# The suite runs on 2 cores beside other work: torch's intra-op threads wait for a core at every
+# parallel region there (a 200-step training test: 85 s on two threads, 6 s on one, at load 16).
+# One thread in this process, and in every process a test starts (servers, CLIs, references).
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("MKL_NUM_THREADS", "1")
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"

@@ -5,12 +5,13 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from app import links, scratchpad, services, session, whycard, workbench
+from app import links, preview, scratchpad, services, session, whycard, workbench
 from app.storage import SOLVED, facts_of
 from app.views import graphview, results
 
 REVEAL_CONFIRM = "reveal:confirm"
 EARLIER_VERSION = "It answered an earlier version of this exercise, which has changed since."
+GRADED_AGAIN = "Graded again: the same code as your previous attempt."
 ROLES = {"forward": "forward value", "given": "given (upstream)", "answer": "you write this"}
 
 
@@ -19,6 +20,7 @@ def render(exercise_id: str) -> None:
     grader = session.grader()
     view = grader.describe(exercise_id)
     _header(view)
+    preview.offer(view)  # the instructor's: the page as if solved
     whycard.lecture_link(view)
     st.markdown(view.prompt)
     _scope(view)
@@ -41,6 +43,8 @@ def _work(exercise_id: str, view) -> None:
     result = st.session_state.get(f"result:{exercise_id}")
     if result is not None:
         results.show_result(result)
+        if st.session_state.get(f"again:{exercise_id}"):
+            st.caption(GRADED_AGAIN)
     else:
         _last_attempt(exercise_id)
     whycard.show(view)
@@ -76,14 +80,18 @@ def _header(view) -> None:
 
 
 def _scope(view) -> None:
-    """Show the forward lines and the table of tensors in scope, with shapes and roles."""
-    left, right = st.columns(2)
-    with left:
+    """Show the forward lines (unless the prompt quotes them already) and the table of tensors
+    in scope, with shapes and roles, the whole width of the page (at 800 px, half of it hid
+    the role column behind a scroll)."""
+    if not view.prompt_quotes_forward:
         st.markdown("**The forward pass**")
         st.code("\n".join(view.forward_lines), language="python")
-    with right:
-        st.markdown(f"**Tensors in scope** ({scratchpad.batch_words(view.lecture_url)})")
-        st.dataframe(_tensor_table(view.tensors), hide_index=True, width="stretch")
+    else:  # the prompt quotes the lines; say what their comments here would have added
+        for code, note in zip(view.forward_code, view.forward_notes, strict=False):
+            if note and note not in view.prompt:
+                st.caption(f"`{code}`: {note}.")
+    st.markdown(f"**Tensors in scope** ({scratchpad.batch_words(view.lecture_url)})")
+    st.dataframe(_tensor_table(view.tensors), hide_index=True, width="stretch")
 
 
 def _tensor_table(tensors) -> pd.DataFrame:
@@ -106,6 +114,8 @@ def _grade(grader, exercise_id: str, code: str) -> bool:
     exercise's status changed."""
     store, profile = services.store(), session.profile()
     before = store.statuses(profile).get(exercise_id)
+    earlier = store.attempts(profile, exercise_id)
+    st.session_state[f"again:{exercise_id}"] = bool(earlier) and earlier[-1].code == code
     with st.spinner("Grading…"):
         result = grader.grade(exercise_id, code)
         summary, facts = result.summary_with_hint(), facts_of(result)

@@ -67,7 +67,7 @@ def _suggestion(profile) -> None:
     if found is None:
         return
     exercise_id, why = found
-    st.subheader("Suggested practice")
+    st.header("Suggested practice")
     st.markdown(why)
     st.page_link(links.exercise_page(exercise_id), label=f"Practise it on {exercise_id}")
 
@@ -106,7 +106,7 @@ def _history(profile) -> None:
     attempts = services.store().attempts(profile)
     if not attempts:
         return
-    st.subheader("History")
+    st.header("History")
     first = next((s.slug for s in services.catalog().scenarios if s.whole_pass), "")
     st.dataframe(
         history_table(attempts, first),
@@ -124,7 +124,7 @@ def _training_runs(profile) -> None:
     runs = services.store().training_runs(profile)
     if not runs:
         return
-    st.subheader("Training runs")
+    st.header("Training runs")
     table = pd.DataFrame(
         [
             {

@@ -44,13 +44,14 @@ def render() -> None:
     if not services.training_available(services.catalog()):
         st.info("This course has no training page: it needs the lecture's MLP exercises.")
         return
-    whycard.chapter_link(TRAINING.url, f"{TRAINING.time}, {TRAINING.chapter}")
+    whycard.chapter_link(TRAINING.url, TRAINING.label)
     st.markdown(INTRO)
     trainer = session.trainer()
     settings = _settings()
     before, after = trainer.program(settings or _presets()["lecture"])
     st.markdown("**The loop around your code** (read-only)")
-    st.code(before, language="python", height=320)
+    # whole and wrapped: a block that scrolls cannot be reached by keyboard (axe-core)
+    st.code(before, language="python", wrap_lines=True)
     st.markdown("**Your backward pass** (it runs inside the loop, once per step)")
     section = trainer.section(_solved_answers())
     event = workbench.editor_event(KEY, section, lines=30)
@@ -166,7 +167,7 @@ def _run(trainer) -> None:
     job = training_session.current()
     if job is None:
         return
-    st.subheader("Training")
+    st.header("Training")
     if job.status().active:
         _live()
         return
@@ -218,7 +219,7 @@ def _history() -> None:
     """List the profile's finished runs; open one again to see its curve and samples."""
     runs = services.store().training_runs(session.profile())
     if runs:
-        st.subheader("Your finished runs")
+        st.header("Your finished runs")
         st.dataframe(training_view.runs_table(runs), hide_index=True, width="stretch")
         newest_first = list(reversed(runs))
         chosen = st.selectbox(

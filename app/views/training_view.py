@@ -41,15 +41,19 @@ def show_progress(status) -> None:
     text = f"Step {status.step:,} of {status.steps:,} · {status.steps_per_s:,.0f} steps/s{left}"
     st.progress(status.fraction, text=text)
     if status.curve:
-        bucket = _bucket(status.steps)
-        st.line_chart(
-            live_curve(status.curve, bucket),
-            x="step",
-            y="log10 loss",
-            x_label="step",
-            y_label=f"log10 loss (mean of {bucket:,} steps)",
-            height=220,
-        )
+        _curve_chart(status.curve, _bucket(status.steps))
+
+
+def _curve_chart(curve: tuple[float, ...], bucket: int) -> None:
+    """Draw a log10 loss curve, a point per bucket of steps."""
+    st.line_chart(
+        live_curve(curve, bucket),
+        x="step",
+        y="log10 loss",
+        x_label="step",
+        y_label=f"log10 loss (mean of {bucket:,} steps)",
+        height=220,
+    )
 
 
 def live_curve(curve: tuple[float, ...], bucket: int) -> pd.DataFrame:
@@ -76,7 +80,31 @@ def show_report(report, reference, speed: str) -> None:
         st.info(note, icon=":material/speed:")
     if report.state == "finished" and report.evaluation is not None:
         _comparison(report, reference, speed)
+    elif report.state != "finished":
+        _steps_done(report)
     show_stdout(report.stdout)
+
+
+def _steps_done(report) -> None:
+    """Show the loss of the steps a run did before it stopped or failed: its curve so far and
+    the mean of its last whole bucket of steps."""
+    bucket = report.settings.bucket
+    if not report.curve:
+        if report.steps_done:
+            st.caption(
+                f"It did {report.steps_done:,} steps, fewer than the {bucket:,} that a point of "
+                "the loss curve averages: no loss to show."
+            )
+        return
+    last = len(report.curve) * bucket
+    st.markdown(f"**The loss over the {report.steps_done:,} steps it did**")
+    st.metric(
+        f"Loss over steps {last - bucket + 1:,} to {last:,}",
+        f"{10 ** report.curve[-1]:.4f}",
+        help="The geometric mean of the loss over the last whole bucket of steps "
+        "(the curve plots its log10).",
+    )
+    _curve_chart(report.curve, bucket)
 
 
 def _comparison(report, reference, speed: str) -> None:

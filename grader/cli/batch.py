@@ -38,6 +38,10 @@ MAX_ROSTER_BYTES = 1 << 20
 WHOLE_PASS = "whole_pass"
 BUSY_RETRIES = 20
 UNKNOWN = "not an exercise id or whole_pass"
+NOT_AN_ENTRY = (  # a file in DIR that is not a learner's whole pass: not .py, or no whole pass
+    "not a .py file or a learner's folder",
+    "the course has no whole pass: a learner's answers go in a folder named after them",
+)
 NO_AUTOGRAD, AUTOGRAD = "rules", "autograd"  # the check that refuses autograd, and the flag
 # graded with --grade-sound: the name may be an exercise that failed to load, not a slip
 UNKNOWN_IN_BROKEN = (
@@ -123,7 +127,7 @@ def collect_class(folder: Path, catalog, default_scenario: str):
             continue
         if entry.kind == classfolder.FOLDER:
             names.add(entry.name)
-        if entry.kind == classfolder.FILE and entry.name.endswith(".py"):
+        if entry.kind == classfolder.FILE and entry.name.endswith(".py") and default_scenario:
             where = (entry.name,)
             item = Item(entry.name[:-3], WHOLE_PASS, default_scenario, folder, where, entry.mtime)
             items.append(item)
@@ -133,7 +137,7 @@ def collect_class(folder: Path, catalog, default_scenario: str):
             items += [f for f in found if isinstance(f, Item)]
             refused += [f for f in found if isinstance(f, Graded)]
         else:
-            why = entry.why or "not a .py file or a learner's folder"
+            why = entry.why or NOT_AN_ENTRY[entry.name.endswith(".py")]
             refused.append(_refused(Path(entry.name).stem, folder, (entry.name,), why))
     if not items and not refused and not names:
         raise BadInput(f"{folder} holds no submissions (a .py file or a folder per learner)")
@@ -172,7 +176,7 @@ def _item(root: Path, where: tuple[str, str], ids: set, slugs: set, default: str
     slug = stem.removeprefix(f"{WHOLE_PASS}_")
     if stem in ids:
         kind, target = "exercise", stem
-    elif stem == WHOLE_PASS:
+    elif stem == WHOLE_PASS and default:
         kind, target = WHOLE_PASS, default
     elif stem.startswith(f"{WHOLE_PASS}_") and slug in slugs:
         kind, target = WHOLE_PASS, slug

@@ -18,7 +18,7 @@ def run(args) -> int:
     sound_only(catalog, args.grade_sound)
     roster = batch.read_roster(args.roster) if args.roster else None
     items, refused, learners = batch.collect_class(
-        args.folder, catalog, inputs.scenario(catalog, args.scenario).slug
+        args.folder, catalog, default_scenario(catalog, args.scenario)
     )
     from grader.proving import require_runnable  # runs the scenarios: torch, after the inputs
 
@@ -31,6 +31,15 @@ def run(args) -> int:
     for line in batch.summary(rows, paths, seconds):
         emit(line)
     return GRADER_FAILED if any(r.status == "grader_failed" for r in rows) else SOLVED
+
+
+def default_scenario(catalog, wanted: str | None) -> str:
+    """Return the slug of the whole pass a learner's lone .py file is graded as: --scenario,
+    else the first scenario with one; "" for a course without whole passes (such a file is
+    then refused, and answers to exercises are graded as ever)."""
+    if wanted is None and not any(s.whole_pass for s in catalog.scenarios):
+        return ""
+    return inputs.scenario(catalog, wanted).slug
 
 
 def sound_only(catalog, told: bool) -> None:

@@ -1,4 +1,4 @@
-"""Command line: `python -m grader check|grade-batch|validate|list|doctor|download-names`.
+"""Command line: `python -m grader check|grade-batch|validate|new-course|list|doctor|...`.
 
 Exit codes mean one thing each: 0 solved (everything sound), 1 not solved (problems found),
 2 bad input (a file, flag, exercise or scenario that cannot be used; nothing was graded), 3 the
@@ -12,7 +12,16 @@ import argparse
 import logging
 import sys
 
-from grader.cli import check, doctor, download_names, grade_batch, listing, safetext, validate
+from grader.cli import (
+    check,
+    doctor,
+    download_names,
+    grade_batch,
+    listing,
+    new_course,
+    safetext,
+    validate,
+)
 from grader.cli.common import BAD_INPUT, CODES, FAULT, GRADER_FAILED, print_json, say
 from grader.course import BadInput
 from grader.feedback import checkjson
@@ -21,6 +30,7 @@ VERBS = (  # one module per verb: (name, module, help)
     ("check", check, "grade an answer, a whole backward pass or a notebook"),
     ("grade-batch", grade_batch, "grade a class into a gradebook"),
     ("validate", validate, "prove exercise files"),
+    ("new-course", new_course, "make a new course folder from the template"),
     ("list", listing, "list the exercises"),
     ("doctor", doctor, "show which sandbox layers this machine provides"),
     ("download-names", download_names, "download the lecture's names.txt"),

@@ -4,6 +4,10 @@ A file gives a time in the video (`"1:05:17"`, `"13:01"`) or a URL on the video 
 (`"https://www.youtube.com/watch?v=q8SA3rM6ckI&t=3917"`). Nothing is fetched: the app shows
 the link and the learner's browser follows it.
 
+Only the chapters' starts are published; a time between them is an estimate (the step
+exercises' moments were placed from where the lecture's transcripts discuss them, between the
+chapter marks: docs/learner-path.md), so its label says "about".
+
     >>> parse_lecture("1:05:17", "exercises/01_mlp/17_dbnvar.toml").url
     'https://www.youtube.com/watch?v=q8SA3rM6ckI&t=3917'
 """
@@ -51,6 +55,17 @@ class LectureLink:
     def chapter(self) -> str:
         """Return the title of the chapter this moment falls in."""
         return [title for start, title in CHAPTERS if start <= self.seconds][-1]
+
+    @property
+    def estimated(self) -> bool:
+        """Return whether this moment is an estimate: not the start of a published chapter."""
+        return all(start != self.seconds for start, _ in CHAPTERS)
+
+    @property
+    def label(self) -> str:
+        """Return how a link to this moment reads: a chapter's start with its title
+        ("1:26:31, exercise 2: cross-entropy in one go"), an estimate with "about"."""
+        return f"about {self.time}" if self.estimated else f"{self.time}, {self.chapter}"
 
 
 TRAINING = LectureLink(6602)  # Exercise 4, the app's training page

@@ -28,6 +28,9 @@ SHAPES: tuple[tuple[str, Callable[[torch.Tensor], torch.Tensor]], ...] = (
     ("1/`{}`", lambda t: 1.0 / t),
     ("1 - `{}`**2", lambda t: 1.0 - t * t),
     ("`{}` * (1 - `{}`)", lambda t: t * (1.0 - t)),
+    ("1 - `{}`", lambda t: 1.0 - t),
+    ("`{}`**2", lambda t: t * t),
+    ("1 - tanh(`{}`)**2", lambda t: 1.0 - torch.tanh(t) ** 2),
     ("`{}`.exp()", torch.exp),
     ("`{}`.log()", torch.log),
     ("-`{}`**-2", lambda t: -(t**-2)),
@@ -43,6 +46,7 @@ class Derivative:
 
     used: str
     right: str
+    twice: bool = False
 
 
 def _reduced(product: torch.Tensor, shape: torch.Size) -> torch.Tensor | None:
@@ -101,18 +105,26 @@ def _exact(answer: torch.Tensor, value, function, upstream: torch.Tensor) -> boo
 
 
 def _first(answer: torch.Tensor, values: Mapping[str, torch.Tensor], upstream: torch.Tensor):
-    """Return the label of the first candidate that is `answer`, or ""."""
+    """Return (label, value, function) of the first candidate that is `answer`, or None."""
     if _exact(answer, None, None, upstream):
-        return "1"
+        return "1", None, None
     if not values:
-        return ""
+        return None
     names = list(values)
     stacked = torch.stack([values[k].to(upstream.dtype).expand(upstream.shape) for k in names])
     for form, function in SHAPES:
         for name, maybe in zip(names, _rough(answer, stacked, upstream, function), strict=True):
             if maybe and _exact(answer, values[name], function, upstream):
-                return form.format(name, name)
-    return ""
+                return form.format(name, name), values[name], function
+    return None
+
+
+def _twice(answer: torch.Tensor, right, upstream: torch.Tensor) -> bool:
+    """Return whether `answer` is the right local derivative applied twice."""
+    if right is None or right[1] is None:
+        return False
+    function = right[2]
+    return _exact(answer, right[1], lambda t: function(t) * function(t), upstream)
 
 
 def local_derivative(
@@ -125,8 +137,28 @@ def local_derivative(
     if alike(got, expected):
         return None
     usable = {k: v for k, v in values.items() if v.is_floating_point() and _broadcasts(v, upstream)}
-    used = _first(got, usable, upstream)
-    return Derivative(used, _first(expected, usable, upstream)) if used else None
+    used, right = _first(got, usable, upstream), _first(expected, usable, upstream)
+    if used:
+        return Derivative(used[0], right[0] if right else "")
+    return Derivative(right[0], right[0], twice=True) if _twice(got, right, upstream) else None
+
+
+def local_only(got: torch.Tensor, expected: torch.Tensor, upstream: torch.Tensor) -> bool:
+    """Return whether `got` is the local derivative alone, not yet times the upstream gradient."""
+    if got.shape != upstream.shape or got.shape != expected.shape or alike(got, expected):
+        return False
+    return alike(got * upstream, expected)
+
+
+def power_kept(
+    got: torch.Tensor, output: torch.Tensor, upstream: torch.Tensor, power: float | None
+) -> bool:
+    """Return whether `got` is `power * output * upstream`: the power rule's exponent brought
+    down but not lowered (`-0.5 * x**-0.5` for the derivative of `x**-0.5`)."""
+    if power is None or power in (0.0, 1.0):
+        return False
+    made = _reduced(power * output.to(upstream.dtype) * upstream, got.shape)
+    return made is not None and alike(got, made)
 
 
 def index_slip(
@@ -139,7 +171,7 @@ def index_slip(
     for name, targets in values.items():
         if not _targets_of(targets, expected):
             continue
-        for where, pattern in _patterns(targets, expected):
+        for where, pattern in _patterns(targets, expected, got):
             if _fits(got - expected, pattern):
                 return where, name
         onehot = _onehot(targets, expected)
@@ -167,6 +199,49 @@ def swapped_tensor(
     return (used, right) if used else None
 
 
+def softmax_dim(
+    got: torch.Tensor, expected: torch.Tensor, values: Mapping[str, torch.Tensor]
+) -> tuple[str, int, int] | None:
+    """Return (logits, the answer's dim, the right dim) when `got` is cross-entropy's gradient,
+    a softmax and the targets' one-hot, with the softmax over the wrong dim."""
+    if expected.dim() != 2 or not _rows_cancel(expected):
+        return None
+    targets = next((t for t in values.values() if _targets_of(t, expected)), None)
+    if targets is None:
+        return None
+    onehot = _onehot(targets, expected)
+    for name, value in values.items():
+        if value.shape != expected.shape or not value.is_floating_point():
+            continue
+        made = [torch.softmax(value.to(expected.dtype), d) for d in (0, 1)]
+        right = [d for d in (0, 1) if _combines(expected, made[d], onehot)]
+        if right and _combines(got, made[1 - right[0]], onehot):
+            return name, 1 - right[0], right[0]
+    return None
+
+
+def _rows_cancel(expected: torch.Tensor) -> bool:
+    """Return whether every row of a gradient adds up to zero, as a softmax's does."""
+    scale = float(expected.abs().max())
+    return scale > 0 and float(expected.sum(1).abs().max()) <= 1e-4 * scale
+
+
+def missing_factor(
+    got: torch.Tensor, expected: torch.Tensor, values: Mapping[str, torch.Tensor]
+) -> tuple[str, bool] | None:
+    """Return (name, left out) when `got` is the gradient divided by a tensor in scope (its
+    factor left out), or multiplied by one (False: one factor too many)."""
+    for name, value in values.items():
+        if not value.is_floating_point() or not _broadcasts(value, expected) or value.numel() < 2:
+            continue
+        value = value.to(expected.dtype)
+        if alike(got * value, expected):
+            return name, True
+        if alike(got, expected * value):
+            return name, False
+    return None
+
+
 def _combines(answer: torch.Tensor, tensor: torch.Tensor, onehot: torch.Tensor) -> bool:
     """Return whether `answer` is a * tensor + b * onehot with a non-zero."""
     basis = torch.stack([tensor.reshape(-1).double(), onehot.reshape(-1).double()], 1)
@@ -190,7 +265,7 @@ def _onehot(targets: torch.Tensor, expected: torch.Tensor) -> torch.Tensor:
     return out
 
 
-def _patterns(targets: torch.Tensor, expected: torch.Tensor):
+def _patterns(targets: torch.Tensor, expected: torch.Tensor, got: torch.Tensor):
     """Yield (where, the slip's difference from the one-hot): a mask minus the one-hot."""
     onehot = _onehot(targets, expected)
     columns = torch.zeros_like(expected)
@@ -201,6 +276,31 @@ def _patterns(targets: torch.Tensor, expected: torch.Tensor):
         rows[targets] = 1.0
         yield "rows", rows - onehot
     yield "everywhere", 1.0 - onehot
+    cols = expected.shape[1]
+    for where, step in (("left", -1), ("right", 1)):  # one column off each row's target
+        yield where, _onehot((targets + step) % cols, expected) - onehot
+    column = int((got - expected).abs().sum(0).argmax())  # one and the same column in every row
+    yield "column", _onehot(torch.full_like(targets, column), expected) - onehot
+
+
+def target_entries(
+    got: torch.Tensor, expected: torch.Tensor, values: Mapping[str, torch.Tensor]
+) -> str | None:
+    """Return the targets' name when the answer is wrong at their entries only (one per row)."""
+    if expected.dim() != 2 or got.shape != expected.shape:
+        return None
+    wrong = ~torch.isclose(got, expected, rtol=1e-4, atol=1e-6 * float(expected.abs().max()))
+    for name, targets in values.items():
+        if _targets_of(targets, expected):
+            at = _onehot(targets, expected).bool()
+            if bool(wrong.any()) and not bool((wrong & ~at).any()):
+                return name
+    return None
+
+
+def zeros_only(got: torch.Tensor, expected: torch.Tensor) -> bool:
+    """Return whether the answer is all zeros where the true gradient is not."""
+    return got.numel() > 0 and not bool(got.any()) and float(expected.abs().max()) > 0.0
 
 
 def _scaled(got: torch.Tensor, pattern: torch.Tensor) -> torch.Tensor:
@@ -215,11 +315,25 @@ def _fits(got: torch.Tensor, pattern: torch.Tensor) -> bool:
     return bool(fitted.any()) and bool(got.any()) and alike(got, fitted)
 
 
+@dataclass(frozen=True)
+class Term:
+    """What is wrong with one term of a fused formula: its statistic ("" for the direct term),
+    the coefficient found ("0" dropped, "-1" negated, or a factor's name), and the factor's
+    facts: Bessel's correction of the size `bessel`, or a division by `used` where the formula
+    has `right`."""
+
+    term: str
+    label: str
+    bessel: str = ""
+    used: str = ""
+    right: str = ""
+
+
 def terms_wrong(
     got: torch.Tensor, terms: tuple[tuple[str, torch.Tensor], ...], factors
-) -> tuple[tuple[str, str], ...] | None:
-    """Return (term, what is wrong with it) for each term of a fused formula that the answer
-    drops ("0"), negates ("-1") or rescales (a named factor), if the answer is such a mix."""
+) -> tuple[Term, ...] | None:
+    """Return what is wrong with each term of a fused formula that the answer drops, negates or
+    rescales (by a factor of `factors`), if the answer is such a mix of the terms."""
     largest = max((float(t.abs().max()) for _, t in terms), default=0.0)
     kept = [(name, t) for name, t in terms if float(t.abs().max()) > STEADY_TERM * largest]
     if len(kept) < 2:
@@ -230,26 +344,26 @@ def terms_wrong(
     if not alike(got, fitted):
         return None
     wrong = tuple(
-        (name, _coefficient(float(c), factors))
+        _coefficient(name, float(c), factors)
         for (name, _), c in zip(kept, solution, strict=True)
         if abs(float(c) - 1.0) > 1e-3
     )
     return wrong or None
 
 
-def _coefficient(value: float, factors) -> str:
+def _coefficient(term: str, value: float, factors) -> Term:
     """Name a term's coefficient: 0 (dropped), -1 (negated) or a factor from `factors`."""
     if abs(value) < 1e-3:
-        return "0"
+        return Term(term, "0")
     if abs(value + 1.0) < 1e-3:
-        return "-1"
-    for name, factor in factors:
-        for sign, shown in ((1.0, name), (-1.0, f"-{name}")):
-            if abs(value - sign * factor) <= 1e-3 * abs(factor):
-                return shown
-            if abs(value - sign * factor * factor) <= 1e-3 * factor * factor:
-                return f"({shown})**2"
-    return f"{value:.3g}"
+        return Term(term, "-1")
+    for f in factors:
+        for sign, shown in ((1.0, f.name), (-1.0, f"-{f.name}")):
+            if abs(value - sign * f.value) <= 1e-3 * abs(f.value):
+                return Term(term, shown, f.bessel, f.used, f.right)
+            if abs(value - sign * f.value * f.value) <= 1e-3 * f.value * f.value:
+                return Term(term, f"({shown})**2", f.bessel)
+    return Term(term, f"{value:.3g}")
 
 
 def sums_multiplied(
@@ -260,15 +374,25 @@ def sums_multiplied(
     if got.dim() != 2:
         return None
     for up_name, up in upstream.items():
-        if up.dim() != 2 or up.shape[1] != got.shape[1]:
+        if up.dim() < 2 or up.shape[-1] != got.shape[1]:
             continue
         for name, value in values.items():
-            if value.shape != (up.shape[0], got.shape[0]) or not value.is_floating_point():
+            fits = value.dim() == up.dim() and value.shape[:-1] == up.shape[:-1]
+            fits = fits and value.shape[-1] == got.shape[0]
+            if not fits or not value.is_floating_point():
                 continue
-            outer = value.sum(0)[:, None] * up.sum(0)[None, :]
-            if _fits(got, outer.to(got.dtype)):
+            if any(_fits(got, made.to(got.dtype)) for made in _sum_products(value, up)):
                 return name, up_name
     return None
+
+
+def _sum_products(value: torch.Tensor, up: torch.Tensor):
+    """Yield the products of batch sums a learner may write: over every leading dim at once,
+    then over the batch (dim 0) alone, the rest multiplied as matrices."""
+    a, b = value.double(), up.double()
+    yield a.reshape(-1, a.shape[-1]).sum(0)[:, None] * b.reshape(-1, b.shape[-1]).sum(0)[None, :]
+    if a.dim() > 2:
+        yield a.sum(0).reshape(-1, a.shape[-1]).T @ b.sum(0).reshape(-1, b.shape[-1])
 
 
 POWER = re.compile(r"\*\*\s*\(?\s*(-?\d+(?:\.\d+)?)")
@@ -285,4 +409,5 @@ def power_slip(ratio: float, power: float | None) -> bool:
     rule brings down (or brought it down twice)."""
     if power is None or power in (0.0, 1.0) or not math.isfinite(ratio):
         return False
-    return any(abs(ratio - k) <= 1e-3 * abs(k) for k in (1.0 / power, power))
+    slips = (1.0 / power, power, (power - 1.0) / power)  # left out, twice, the new exponent
+    return any(abs(ratio - k) <= 1e-3 * abs(k) for k in slips)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from dataclasses import dataclass
 
 import torch
 
@@ -105,6 +106,8 @@ def shape_hint(
         return Found(m.VALUES_RIGHT_SHAPE_WRONG, (e,)) if right else Found(m.WRONG_SHAPE, (e,))
     if len(g) == len(e) == 2 and g == e[::-1] and alike(got.T, expected):
         return Found(m.TRANSPOSED)
+    if _diagonal_is(got, expected):
+        return Found(m.MATMUL_FOR_SUM)
     dims = broadcast_dims(g, e)
     if dims is not None:
         summed = got.sum(dims, keepdim=True).reshape(e)
@@ -125,6 +128,13 @@ def shape_hint(
         names = [label(e[i], sizes) for i in lost]
         return Found(m.SUMMED_NOT_BROADCAST, (named(e, sizes, declared), lost, names))
     return None
+
+
+def _diagonal_is(got: torch.Tensor, expected: torch.Tensor) -> bool:
+    """Return whether a square answer's diagonal is the gradient: `a.T @ b` for `(a*b).sum(0)`."""
+    if got.dim() != 2 or got.shape[0] != got.shape[1] or expected.numel() != got.shape[0]:
+        return False
+    return alike(torch.diagonal(got).reshape(expected.shape), expected)
 
 
 def summed_everything(
@@ -220,38 +230,60 @@ def factor_label(
     k = float((got * expected).sum()) / dot
     if abs(k - 1.0) < 1e-3 or abs(k) < 1e-6 or not alike(got, expected * k):
         return ""
-    for name, value in _factors(n, sizes or {}):
+    for name, value, *_ in _factors(n, sizes or {}):
         if abs(k - value) <= 1e-3 * abs(value):
             return name
     return f"{k:.3g}"
 
 
-def factors(n: int, sizes: dict) -> list[tuple[str, float]]:
+@dataclass(frozen=True)
+class Factor:
+    """A constant factor a slip may leave, named (`n/(n-1)`), with what it means as fields:
+    Bessel's correction of the size `bessel`, or a division by `used` where the formula
+    divides by `right` (either empty: a division left out, or one too many)."""
+
+    name: str
+    value: float
+    bessel: str = ""  # the size whose k/(k-1) this is
+    used: str = ""
+    right: str = ""
+
+
+def factors(n: int, sizes: dict) -> list[Factor]:
     """Return the constant factors a slip may leave, named, simplest first."""
-    return _factors(n, sizes)
+    return [Factor(*f) for f in _factors(n, sizes)]
 
 
-def _factors(n: int, sizes: dict) -> list[tuple[str, float]]:
-    """Return candidate factors, simplest first, with their inverses."""
-    base: list[tuple[str, float]] = [("2", 2.0), ("3", 3.0)]
+def _factors(n: int, sizes: dict) -> list[tuple]:
+    """Return candidate factors, simplest first, with their inverses, as Factor's fields."""
+    base: list[tuple] = [("2", 2.0, "", "", ""), ("3", 3.0, "", "", "")]
+    everything = ({"n": float(n)} if n >= 2 else {}) | {
+        k: float(v) for k, v in sizes.items() if k != "n" and v > 1
+    }
     if n >= 2:
-        base += [("n", float(n)), ("n-1", n - 1.0), ("n/(n-1)", n / (n - 1))]
-    named_sizes = {k: float(v) for k, v in sizes.items() if k != "n" and v > 1}
-    base += list(named_sizes.items())
-    everything = {"n": float(n)} | named_sizes if n >= 2 else named_sizes
+        base += [("n", float(n), "", "", "n"), ("n-1", n - 1.0, "n", "", "")]
+        base += [("n/(n-1)", n / (n - 1), "n", "", "")]
+    base += [(k, v, "", "", k) for k, v in everything.items() if k != "n"]
+    base += [(f"{k}/({k}-1)", v / (v - 1), k, "", "") for k, v in everything.items() if k != "n"]
     base += [
-        (f"{a}/{b}", everything[a] / everything[b])
+        (f"{a}/{b}", everything[a] / everything[b], "", b, a)
         for a, b in itertools.permutations(everything, 2)
         if everything[a] != everything[b]
     ]
     out = []
-    for name, value in base:
-        out.append((name, value))
-        inverse = f"1/{name}" if "/" not in name else "/".join(reversed(name.split("/")))
-        if name == "n/(n-1)":
-            inverse = "(n-1)/n"
-        out.append((inverse, 1.0 / value))
+    for name, value, bessel, used, right in base:
+        out.append((name, value, bessel, used, right))
+        out.append((_inverse(name), 1.0 / value, bessel, right, used))
     return out
+
+
+def _inverse(name: str) -> str:
+    """Name the inverse of a factor: n -> 1/n, d/n -> n/d, n/(n-1) -> (n-1)/n."""
+    if name.endswith("-1)"):
+        return f"({name.split('/')[0]}-1)/{name.split('/')[0]}"
+    if "/" in name:
+        return "/".join(reversed(name.split("/")))
+    return f"1/({name})" if "-" in name else f"1/{name}"
 
 
 def missing_subsets(given: tuple[str, ...]) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
@@ -304,12 +336,17 @@ VIEW = re.compile(r"shape '\[([-\d, ]+)\]' is invalid for input of size (\d+)")
 def error_hint(kind: str, message: str, sizes: dict) -> Found | None:
     """Translate PyTorch's shape errors into the learner's sizes: a matmul, a broadcast, a view
     (PyTorch's own message is read here: it is the learner's exception, not our sentence)."""
-    if INDEX_ADD.search(message):
-        return Found(m.INDEX_ADD_SHAPE)
+    if found := INDEX_ADD.search(message):
+        return Found(m.INDEX_ADD_SHAPE, (int(found.group(1) or 0),))
     if ONE_HOT.search(message):
         return Found(m.MAX_WRONG_DIM)
+    for pattern, translate in API_SLIPS:
+        if found := pattern.search(message):
+            return translate(found, sizes)
     if kind != "RuntimeError":
         return None
+    if found := BATCHED.search(message):
+        return Found(m.MATMUL_FOR_ELEMENTWISE)
     if found := MATMUL.search(message):
         a, b, c, d = (int(x) for x in found.groups())
         shapes = (named((a, b), sizes), named((c, d), sizes))
@@ -325,7 +362,37 @@ def error_hint(kind: str, message: str, sizes: dict) -> Found | None:
     return None
 
 
-INDEX_ADD = re.compile(r"index_add_?\(\): (Index is supposed to be a vector|Number of indices)")
+INDEX_ADD = re.compile(
+    r"index_add_?\(\): (?:Index is supposed to be a vector|Number of indices(?:.*?for dim: (\d+))?)"
+)
+BATCHED = re.compile(r"Expected size for first two dimensions of batch2 tensor")
+
+# PyTorch's errors for common API slips, each with the misconception it shows and its facts.
+API_SLIPS = (
+    (
+        re.compile(r"must be Tensor, not torch\.return_types\.(\w+)"),
+        lambda found, sizes: Found(m.PAIR_NOT_TAKEN, (found.group(1),)),
+    ),
+    (
+        re.compile(r"Index tensor must have the same number of dimensions"),
+        lambda found, sizes: Found(m.INDEX_DIMS),
+    ),
+    (
+        re.compile(r"unsupported operand type\(s\) for .*'(?:builtin_function_or_method|method)'"),
+        lambda found, sizes: Found(m.METHOD_NOT_CALLED),
+    ),
+    (
+        re.compile(r"transpose\(\) (?:missing|received an invalid combination)"),
+        lambda found, sizes: Found(m.TRANSPOSE_NO_DIMS),
+    ),
+    (
+        re.compile(r"index (-?\d+) is out of bounds for dimension (\d+) with size (\d+)"),
+        lambda found, sizes: Found(
+            m.INDEX_OUT_OF_RANGE,
+            (int(found.group(1)), int(found.group(2)), _with_label(int(found.group(3)), sizes)),
+        ),
+    ),
+)
 ONE_HOT = re.compile(r"Class values must be smaller than num_classes")
 
 

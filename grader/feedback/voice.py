@@ -309,12 +309,34 @@ def hint_nonfinite() -> str:
     return "Hint: look for a division by zero or a log of zero."
 
 
-def hint_local_only() -> str:
-    return "Hint: that is only the local derivative; multiply it by the upstream gradient."
+def hint_local_only(upstream: str = "") -> str:
+    by = f", `{upstream}`" if upstream else ""
+    return f"Hint: that is only the local derivative; multiply it by the upstream gradient{by}."
+
+
+def hint_derivative_twice(upstream: str, right: str, line: str) -> str:
+    return (
+        f"Hint: you applied the local derivative of `{line}`, {right}, twice; the chain rule "
+        f"multiplies `{upstream}` by it once."
+    )
+
+
+def hint_power_kept(power: float) -> str:
+    return (
+        f"Hint: the power rule brings the exponent {power:g} down and lowers it by one: the "
+        f"derivative of x**{power:g} is {power:g} * x**{power - 1:g}, not {power:g} * "
+        f"x**{power:g}."
+    )
 
 
 def hint_wrong_local_derivative(upstream: str, used: str, line: str, right: str) -> str:
     rest = f"is {right}" if right and right != "1" else "is something else"
+    if not right and "softmax" in line:
+        rest = (
+            "is not element-wise: each output of a softmax row moves with every input of the "
+            "row, so subtract the row's sum of the output times its gradient, "
+            f"`{upstream[1:]} * ({upstream} - ({upstream[1:]} * {upstream}).sum(-1, keepdim=True))`"
+        )
     return (
         f"Hint: you multiplied `{upstream}` by {used}, which is not the local derivative of "
         f"`{line}`; the local derivative there {rest}."
@@ -335,6 +357,9 @@ INDEXING = {
     "everywhere": "the gradient goes to every column, not only to each row's target",
     "alone": "only each row's target entry (from `{0}`) has a gradient; the other entries "
     "have one too",
+    "left": "the gradient goes one column left of each row's target, to `{0} - 1`",
+    "right": "the gradient goes one column right of each row's target, to `{0} + 1`",
+    "column": "every row sends the gradient to one and the same column, not to its own target",
 }
 
 
@@ -345,6 +370,41 @@ def hint_index_targets(where: str, targets: str) -> str:
     )
 
 
+def hint_target_entries(name: str, targets: str) -> str:
+    return (
+        f"Hint: only the targets' entries, `{name}[range(n), {targets}]`, are wrong: check what "
+        "your code writes there (`-=` subtracts from the entry, `=` overwrites it)."
+    )
+
+
+def hint_zeros_only() -> str:
+    return (
+        "Hint: your answer is all zeros: nothing reached it. An assignment through chained "
+        "indexing (`a[range(n)][Yb] = ...`) writes into a copy: index once, `a[range(n), Yb]`."
+    )
+
+
+def hint_matmul_for_sum() -> str:
+    return (
+        "Hint: the diagonal of your answer is the gradient: `@` multiplied every column by "
+        "every other one, but the forward pass multiplies element by element: use `*`, then "
+        "sum over the batch (dim 0)."
+    )
+
+
+def hint_softmax_wrong_dim(logits: str, dim: int, right: int) -> str:
+    return (
+        f"Hint: your softmax runs over dim {dim}; cross-entropy's softmax runs over dim {right}, "
+        f"each row's own classes: `F.softmax({logits}, {right})`."
+    )
+
+
+def hint_missing_factor(name: str, left_out: bool) -> str:
+    if left_out:
+        return f"Hint: your answer lacks the factor `{name}`: the gradient is yours times `{name}`."
+    return f"Hint: your answer has one factor too many, `{name}`: leave it out."
+
+
 def hint_wrong_tensor(used: str, right: str) -> str:
     return (
         f"Hint: your formula uses `{used}` where the gradient has `{right}`: the derivative of "
@@ -353,19 +413,32 @@ def hint_wrong_tensor(used: str, right: str) -> str:
     )
 
 
-def _term(term: str, label: str) -> str:
-    term = f"`{term}`" if term else "the input directly"
-    if label == "0":
-        return f"leaves out the term through {term}"
-    if label == "-1":
-        return f"flips the sign of the term through {term}"
-    return f"scales the term through {term} by {label}"
+def _term(wrong) -> str:
+    """Say what is wrong with one term (a candidates.Term: its facts are fields)."""
+    term = f"the term through `{wrong.term}`" if wrong.term else "the direct term"
+    if wrong.label == "0":
+        return f"leaves out {term}"
+    if wrong.label == "-1":
+        return f"flips the sign of {term}"
+    said = f"scales {term} by {wrong.label}"
+    if wrong.used and wrong.right:
+        return f"{said}: it divides by `{wrong.used}` where the formula divides by `{wrong.right}`"
+    if wrong.right:
+        return f"{said}: its division by `{wrong.right}` (1/{wrong.right}) is missing"
+    if wrong.used:
+        return f"{said}: it divides by `{wrong.used}` once too often"
+    return said
 
 
-def hint_fused_term(wrong: tuple[tuple[str, str], ...]) -> str:
-    said = "; it ".join(_term(term, label) for term, label in wrong)
-    bessel = any("n-1" in label for _, label in wrong)
-    extra = " (Bessel's n/(n-1) belongs on the variance's term only)" if bessel else ""
+def hint_fused_term(wrong: tuple) -> str:
+    said = "; it ".join(_term(t) for t in wrong)
+    k = next((t.bessel for t in wrong if t.bessel), "")
+    extra = (
+        f" (Bessel's {k}/({k}-1) comes from a variance divided by {k}-1, and belongs on the "
+        "variance's term only)"
+        if k
+        else ""
+    )
     return f"Hint: your formula {said}{extra}."
 
 
@@ -377,16 +450,22 @@ def hint_stats_constant(names: tuple[str, ...]) -> str:
     )
 
 
-def hint_sums_multiplied(value: str, upstream: str) -> str:
+def hint_sums_multiplied(value: str, upstream: str, flat: bool = False) -> str:
+    product = (
+        f"`{value}.flatten(0, -2).T @ {upstream}.flatten(0, -2)`"
+        if flat
+        else f"`{value}.T @ {upstream}`"
+    )
     return (
         f"Hint: you multiplied the batch sums of `{value}` and `{upstream}`; the gradient is the "
-        f"sum over the batch of one outer product per example: `{value}.T @ {upstream}`."
+        f"sum over the batch of one outer product per example: {product}."
     )
 
 
-def hint_matmul_for_elementwise(left: str, right: str) -> str:
+def hint_matmul_for_elementwise(left: str = "", right: str = "") -> str:
+    factors = f"{left} and {right}" if left else "the two factors"
     return (
-        f"Hint: `@` is a matrix product, but {left} and {right} multiply element by element in "
+        f"Hint: `@` is a matrix product, but {factors} multiply element by element in "
         "the forward pass: use `*` (and sum over any dim that was broadcast)."
     )
 
@@ -412,10 +491,52 @@ def hint_formula_wrong() -> str:
     )
 
 
-def hint_index_add_shape() -> str:
+def hint_index_add_shape(dim: int = 0) -> str:
+    along = (
+        f"Hint: `index_add_({dim}, ...)` adds along dim {dim}, but the rows of `C` are the "
+        "characters: add along dim 0. "
+        if dim
+        else "Hint: "
+    )
     return (
-        "Hint: `index_add_` adds one row of the source per index: flatten the index "
+        f"{along}`index_add_` adds one row of the source per index: flatten the index "
         "(`Xb.view(-1)`) and the source to one row per index (`demb.view(-1, n_embd)`)."
+    )
+
+
+def hint_pair_not_taken(function: str) -> str:
+    return (
+        f"Hint: `.{function}(dim)` returns a pair, (values, indices), not a tensor: take "
+        f"`.{function}(1).indices` (or `.values`)."
+    )
+
+
+def hint_index_dims() -> str:
+    return (
+        "Hint: `scatter_` and `gather` need an index with as many dimensions as the tensor: "
+        "give the targets a column, `Yb.view(-1, 1)` (or `Yb.unsqueeze(1)`)."
+    )
+
+
+def hint_method_not_called() -> str:
+    return (
+        "Hint: a method used without its call, such as `W.t` for `W.t()`, is a function, not "
+        "a tensor: call it, or use the attribute `W.T`."
+    )
+
+
+def hint_transpose_no_dims() -> str:
+    return (
+        "Hint: `transpose` needs the two dims to swap, `W.transpose(0, 1)`; for a matrix, "
+        "`W.T` is the same."
+    )
+
+
+def hint_index_out_of_range(index: int, dim: int, size: str) -> str:
+    return (
+        f"Hint: an index reaches {index} in dim {dim}, which has size {size}: check which index "
+        "goes in which dim: rows first, then columns, as in `[range(n), Yb]` (row i, column "
+        "`Yb[i]`)."
     )
 
 
@@ -481,6 +602,18 @@ SENTENCES = {
     m.INDEX_ADD_SHAPE: hint_index_add_shape,
     m.MAX_WRONG_DIM: hint_max_wrong_dim,
     m.WRONG_TENSOR: hint_wrong_tensor,
+    m.PAIR_NOT_TAKEN: hint_pair_not_taken,
+    m.DERIVATIVE_TWICE: hint_derivative_twice,
+    m.TARGET_ENTRIES: hint_target_entries,
+    m.ZEROS_ONLY: hint_zeros_only,
+    m.MATMUL_FOR_SUM: hint_matmul_for_sum,
+    m.SOFTMAX_WRONG_DIM: hint_softmax_wrong_dim,
+    m.MISSING_FACTOR: hint_missing_factor,
+    m.POWER_KEPT: hint_power_kept,
+    m.INDEX_DIMS: hint_index_dims,
+    m.METHOD_NOT_CALLED: hint_method_not_called,
+    m.TRANSPOSE_NO_DIMS: hint_transpose_no_dims,
+    m.INDEX_OUT_OF_RANGE: hint_index_out_of_range,
 }
 
 

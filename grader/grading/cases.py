@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import secrets
 import threading
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import torch
 
 from grader.course import Exercise, Scenario
-from grader.grading.reference import ForwardRun, run_forward, synthetic_data, vjp
+from grader.grading.reference import ForwardRun, Pullback, run_forward, synthetic_data, vjp
 from grader.sandbox import Case
 
 LECTURE, RANDOM, ALT = "lecture", "random", "alt"
@@ -28,6 +28,9 @@ class Prepared:
     expected: dict[str, torch.Tensor]
     runs: dict[str, ForwardRun]
     cotangents: dict[str, dict[str, torch.Tensor]]
+    # RANDOM's and ALT's statements recorded once: a submission's fresh upstream gradients are
+    # pulled back through them (`fresh`)
+    pullbacks: dict[str, Pullback] = field(default_factory=dict)
 
     def case(self, name: str) -> Case:
         """Return the case called `name`."""
@@ -81,16 +84,21 @@ def prepare(exercise: Exercise, runs: Runs) -> Prepared:
         ALT: upstream(exercise, alt),
     }
     forward = {LECTURE: lecture, RANDOM: lecture, ALT: alt}
+    given = tuple(exercise.given)
+    kept = (RANDOM,) if upstream_is_fixed(exercise) else (RANDOM, ALT)  # ALT: drawn anew
+    pullbacks = {
+        name: Pullback(exercise.scenario, forward[name], exercise.target, given) for name in kept
+    }
     expected = {
         LECTURE: _reference(exercise, lecture, cotangents[LECTURE]),
-        RANDOM: vjp(exercise.scenario, lecture, exercise.target, cotangents[RANDOM]),
+        RANDOM: pullbacks[RANDOM](cotangents[RANDOM]),
         ALT: _reference(exercise, alt, cotangents[ALT]),
     }
     cases = tuple(
         make_case(name, exercise, forward[name], cotangents[name])
         for name in (LECTURE, RANDOM, ALT)
     )
-    return Prepared(exercise, cases, expected, forward, cotangents)
+    return Prepared(exercise, cases, expected, forward, cotangents, pullbacks)
 
 
 def in_dtype(run: ForwardRun, dtype: str) -> ForwardRun:
@@ -151,25 +159,39 @@ def fresh(prepared: Prepared, runs: Runs) -> Prepared:
 
     Drawn anew for every submission, so that nothing a message reveals about those cases can
     be collected over many submissions and replayed, and no value computed offline passes them.
-    Mostly only the upstream gradients change: the reference is then one vector-Jacobian product
-    per case (about a millisecond). Where those cannot change the answer (the exercise is given
-    only the scalar loss), the other sizes' data and parameters are drawn anew too (one forward
-    run at the other sizes, a few milliseconds).
+    Mostly only the upstream gradients change: the reference is then one backward pass per
+    case through the statements recorded once (`Prepared.pullbacks`). Where those cannot change
+    the answer (the exercise is given only the scalar loss), the other sizes' data and
+    parameters are drawn anew too (one forward run at the other sizes, a few milliseconds).
     """
     exercise, seed = prepared.exercise, secrets.randbits(62)
     g = torch.Generator().manual_seed(seed)
     forward, cotangents, expected = dict(prepared.runs), dict(prepared.cotangents), {}
+    pullbacks = dict(prepared.pullbacks)
     if upstream_is_fixed(exercise):
         forward[ALT] = in_dtype(runs.fresh(exercise.scenario, ALT, seed), exercise.dtype)
+        pullbacks.pop(ALT, None)  # recorded on the kept data, not on these
     for name in (RANDOM, ALT):
         cotangents[name] = random_upstream(exercise, forward[name], g)
-        expected[name] = vjp(exercise.scenario, forward[name], exercise.target, cotangents[name])
+        if name in pullbacks:
+            expected[name] = pullbacks[name](cotangents[name])
+        else:
+            expected[name] = vjp(
+                exercise.scenario, forward[name], exercise.target, cotangents[name]
+            )
     cases = tuple(
         make_case(c.name, exercise, forward[c.name], cotangents[c.name]) if c.name != LECTURE else c
         for c in prepared.cases
     )
     expected = {**prepared.expected, **expected}
-    return replace(prepared, cases=cases, expected=expected, cotangents=cotangents, runs=forward)
+    return replace(
+        prepared,
+        cases=cases,
+        expected=expected,
+        cotangents=cotangents,
+        runs=forward,
+        pullbacks=pullbacks,
+    )
 
 
 def upstream_is_fixed(exercise: Exercise) -> bool:

@@ -116,6 +116,9 @@ def _factor(got: torch.Tensor, clues: Clues) -> Found | None:
     power = _power(got, clues)
     if power is not None:
         return Found(m.POWER_RULE, (power,))
+    kept = _power_kept(got, clues)
+    if kept is not None:
+        return Found(m.POWER_KEPT, (kept,))
     factor = diagnose.factor_label(got, clues.expected, clues.n, dict(clues.sizes))
     if not factor:
         return None
@@ -131,6 +134,17 @@ def _power(got: torch.Tensor, clues: Clues) -> float | None:
     ratio = float((got * clues.expected).sum()) / dot if dot else float("nan")
     right = alike_scaled(got, clues.expected, ratio)
     return power if right and candidates.power_slip(ratio, power) else None
+
+
+def _power_kept(got: torch.Tensor, clues: Clues) -> float | None:
+    """The exponent of the one consumer's power that the answer brought down but kept."""
+    if len(clues.lines) != 1:
+        return None
+    consumer, line = next(iter(clues.lines.items()))
+    power, output = candidates.exponent(line), clues.values.get(consumer)
+    if output is None or consumer not in clues.upstream:
+        return None
+    return power if candidates.power_kept(got, output, clues.upstream[consumer], power) else None
 
 
 def alike_scaled(got: torch.Tensor, expected: torch.Tensor, ratio: float) -> bool:
@@ -157,10 +171,14 @@ def _local(got: torch.Tensor, clues: Clues) -> Found | None:
     if _tiny(clues.expected):
         return None
     for consumer, upstream, mine, theirs in _one_branch(clues, got):
+        line = clues.lines.get(consumer, consumer)
+        if candidates.local_only(mine, theirs, upstream):
+            return Found(m.LOCAL_ONLY, (f"d{consumer}",))
         found = candidates.local_derivative(mine, theirs, clues.values, upstream)
         if found is None:
             continue
-        line = clues.lines.get(consumer, consumer)
+        if found.twice:
+            return Found(m.DERIVATIVE_TWICE, (f"d{consumer}", found.right, line))
         if found.used == "1":
             return Found(m.NO_LOCAL_DERIVATIVE, (f"d{consumer}", line, found.right))
         return Found(m.WRONG_LOCAL_DERIVATIVE, (f"d{consumer}", found.used, line, found.right))
@@ -171,6 +189,19 @@ def _indexing(got: torch.Tensor, clues: Clues) -> Found | None:
     """The targets' gradient scattered with `[:, Yb]`, `[Yb]`, to every column or alone."""
     found = candidates.index_slip(got, clues.expected, clues.values)
     return Found(m.INDEX_TARGETS, found) if found else None
+
+
+def _targets_only(got: torch.Tensor, clues: Clues) -> Found | None:
+    """Right everywhere but at the targets' entries (`= -1` written for `-= 1`)."""
+    found = candidates.target_entries(got, clues.expected, clues.values)
+    return Found(m.TARGET_ENTRIES, (f"d{clues.target}", found)) if found else None
+
+
+def _zeros(got: torch.Tensor, clues: Clues) -> Found | None:
+    """An answer of zeros where the true gradient is not: nothing was written into it."""
+    if _tiny(clues.expected):
+        return None
+    return Found(m.ZEROS_ONLY) if candidates.zeros_only(got, clues.expected) else None
 
 
 def _swapped(got: torch.Tensor, clues: Clues) -> Found | None:
@@ -188,7 +219,7 @@ def _terms(got: torch.Tensor, clues: Clues) -> Found | None:
     if not wrong:
         return None
     stats = tuple(name for name, _ in terms[1:])
-    dropped = tuple(name for name, label in wrong if label == "0")
+    dropped = tuple(t.term for t in wrong if t.label == "0")
     if len(stats) > 1 and set(dropped) >= set(stats) and len(wrong) == len(dropped):
         return Found(m.STATS_CONSTANT, (tuple(s.strip("`") for s in stats),))
     return Found(m.FUSED_TERM, (wrong,))
@@ -197,7 +228,22 @@ def _terms(got: torch.Tensor, clues: Clues) -> Found | None:
 def _sums(got: torch.Tensor, clues: Clues) -> Found | None:
     """A weight's gradient as the product of two batch sums."""
     found = candidates.sums_multiplied(got, clues.values, clues.upstream)
-    return Found(m.SUMS_MULTIPLIED, (found[0], f"d{found[1]}")) if found else None
+    if not found:
+        return None
+    flat = clues.values[found[0]].dim() > 2  # a time or group dim to flatten with the batch
+    return Found(m.SUMS_MULTIPLIED, (found[0], f"d{found[1]}", flat))
+
+
+def _softmax_dim(got: torch.Tensor, clues: Clues) -> Found | None:
+    """Cross-entropy's `softmax - one-hot` with the softmax over the wrong dim."""
+    found = candidates.softmax_dim(got, clues.expected, clues.values)
+    return Found(m.SOFTMAX_WRONG_DIM, found) if found else None
+
+
+def _missing_factor(got: torch.Tensor, clues: Clues) -> Found | None:
+    """The gradient without a factor that is a tensor in scope (`rstd`), or with one more."""
+    found = candidates.missing_factor(got, clues.expected, clues.values)
+    return Found(m.MISSING_FACTOR, found) if found else None
 
 
 def _masked(got: torch.Tensor, clues: Clues) -> Found | None:
@@ -233,6 +279,7 @@ HINTS: tuple[Detector, ...] = (
     Detector("an all-zero answer", _all_zero, (RANDOM,), same_shape=False),
     Detector("a mistake the exercise lists", _listed),
     Detector("a consumer left out, or its sign or factor", _branches),
+    Detector("an answer of zeros where the gradient is not", _zeros, (LECTURE,)),
     Detector("a slip of indexing with the targets", _indexing),
     Detector("the wrong tensor beside the targets' one-hot", _swapped),
     Detector("the opposite sign", _sign),
@@ -240,7 +287,10 @@ HINTS: tuple[Detector, ...] = (
     Detector("gradient where the forward pass masked", _masked),
     Detector("a fused formula's term dropped, negated or rescaled", _terms),
     Detector("the product of two batch sums", _sums),
+    Detector("a softmax over the wrong dim", _softmax_dim),
     Detector("a wrong local derivative, or none", _local),
+    Detector("wrong values at the targets' entries only", _targets_only),
+    Detector("a tensor's factor left out or added", _missing_factor),
     Detector("the rows and columns that are wrong", _where, (LECTURE,), rows=False),
 )
 

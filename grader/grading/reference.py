@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import math
+import threading
 from dataclasses import dataclass
 
 import torch
@@ -140,23 +141,56 @@ def vjp(
     `vjp(s, run, "counts", {"probs": dprobs, "counts_sum": dcounts_sum})`. The intermediates
     named in `frozen` are held constant (a fused formula's terms, one path at a time).
     """
-    given = tuple(cotangents)
-    env = run.env() | {"torch": torch, "F": F, "math": math}
-    leaf = env[target].requires_grad_(True)
-    outputs = {}
-    with torch.enable_grad():
-        for stmt in path_statements(scenario, target, given):
-            _execute((stmt,), env, scenario.path, "forward")
-            if stmt.target in cotangents:
-                outputs[stmt.target] = env[stmt.target]
-                env[stmt.target] = env[stmt.target].detach()
-            elif stmt.target in frozen:
-                env[stmt.target] = env[stmt.target].detach()
-        if not outputs:
-            return torch.zeros_like(leaf).detach()
-        cots = [cotangents[n] for n in outputs]
-        grads = torch.autograd.grad(list(outputs.values()), leaf, cots, allow_unused=True)
-    return torch.zeros_like(leaf) if grads[0] is None else grads[0].detach()
+    return Pullback(scenario, run, target, tuple(cotangents), frozen)(cotangents)
+
+
+class Pullback:
+    """The statements between a target and the tensors given, recorded once with autograd on
+    one run: pulling cotangents back is then one backward pass over the kept graph, the same
+    numbers as `vjp` without re-running the statements (the grader draws new upstream
+    gradients for every submission and pulls each back so).
+
+    The kept graph is only read: every call pulls back from the recorded graph alone and
+    returns a tensor of its own, so no call sees another's cotangents or result.
+
+        >>> back = Pullback(s, run, "counts", ("probs", "counts_sum"))
+        >>> back({"probs": dprobs, "counts_sum": dcounts_sum})  # as vjp(s, run, "counts", ...)
+    """
+
+    def __init__(
+        self,
+        scenario: Scenario,
+        run: ForwardRun,
+        target: str,
+        given: tuple[str, ...],
+        frozen: tuple[str, ...] = (),
+    ):
+        env = run.env() | {"torch": torch, "F": F, "math": math}
+        self.given = frozenset(given)
+        self._leaf = env[target].requires_grad_(True)
+        self._outputs: dict[str, torch.Tensor] = {}
+        self._lock = threading.Lock()
+        with torch.enable_grad():
+            for stmt in path_statements(scenario, target, given):
+                _execute((stmt,), env, scenario.path, "forward")
+                if stmt.target in self.given:
+                    self._outputs[stmt.target] = env[stmt.target]
+                    env[stmt.target] = env[stmt.target].detach()
+                elif stmt.target in frozen:
+                    env[stmt.target] = env[stmt.target].detach()
+
+    def __call__(self, cotangents: dict[str, torch.Tensor]) -> torch.Tensor:
+        """Return d(target) for these gradients of the given tensors (the same names)."""
+        if set(cotangents) != self.given:
+            raise ValueError(f"expected the gradients of {sorted(self.given)}")
+        if not self._outputs:
+            return torch.zeros_like(self._leaf).detach()
+        cots = [cotangents[n] for n in self._outputs]
+        with self._lock, torch.enable_grad():
+            grads = torch.autograd.grad(
+                list(self._outputs.values()), self._leaf, cots, allow_unused=True, retain_graph=True
+            )
+        return torch.zeros_like(self._leaf).detach() if grads[0] is None else grads[0].detach()
 
 
 def path_terms(

@@ -36,7 +36,14 @@ class ExerciseView:
     explain: str = ""  # the why card, Markdown, shown once solved
     derivation: tuple[str, ...] = ()  # steps to open one at a time
     lecture_url: str = ""  # where the lecture video teaches it, if it does
-    lecture_label: str = ""  # "1:05:17, Bessel's correction in batchnorm"
+    lecture_label: str = ""  # "1:05:17, Bessel's correction in batchnorm", or "about 0:22:01"
+    forward_code: tuple[str, ...] = ()  # forward_lines without their comments
+    forward_notes: tuple[str, ...] = ()  # the lecture's reason for each line, or ""
+
+    @property
+    def prompt_quotes_forward(self) -> bool:
+        """Return whether the prompt already quotes every forward line (shown once, then)."""
+        return bool(self.forward_code) and all(c in self.prompt for c in self.forward_code)
 
 
 def describe(exercise: Exercise, runs: Runs) -> ExerciseView:
@@ -69,6 +76,8 @@ def describe(exercise: Exercise, runs: Runs) -> ExerciseView:
         exercise.explain,
         exercise.derivation,
         *_lecture(exercise.lecture),
+        forward_code=tuple(s.source for s in statements),
+        forward_notes=tuple(s.note for s in statements),
     )
 
 
@@ -76,7 +85,7 @@ def _lecture(link) -> tuple[str, str]:
     """Return the address and the label of the lecture's chapter, or two empty strings."""
     if link is None:
         return "", ""
-    return link.url, f"{link.time}, {link.chapter}"
+    return link.url, link.label
 
 
 def _line(stmt) -> str:

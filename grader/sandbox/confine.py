@@ -32,6 +32,7 @@ class Plan:
     tmpfs: bool = False  # give each worker its own small tmpfs work dir (private mounts only)
     own: bool = False  # each worker enters its own mount, IPC namespaces and /proc
     job: str = "grade"  # the job kind the zygote serves (zygote.JOBS)
+    program: seccomp.Template | None = None  # the filter compiled once, when its layout allows
 
 
 def detach(keep_fd: int, workdir: str) -> None:
@@ -66,8 +67,13 @@ def _null_stdio() -> None:
 
 
 def syscall_filter(plan: Plan) -> bytes | None:
-    """Compile the worker's syscall filter ahead of the run (None when that layer is off)."""
-    return seccomp.compile_bpf(seccomp.build(os.getpid())) if plan.seccomp else None
+    """Return the worker's syscall filter, compiled ahead of the run: the zygote's template
+    with this worker's pid written in, else built anew (None when that layer is off)."""
+    if not plan.seccomp:
+        return None
+    if plan.program is not None:
+        return seccomp.for_pid(plan.program, os.getpid())
+    return seccomp.compile_bpf(seccomp.build(os.getpid()))
 
 
 def confine(plan: Plan, limits: dict, program: bytes | None = None) -> None:

@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from . import audit, confine, isolation, nativecalls, noautograd, worker
 from .protocol import FrameReader, ProtocolError, recv_packet, send_packet, write_frame
 from .training import loop
-from .warmup import prepare
+from .warmup import huge_pages, prepare
 
 TICK = 0.005  # seconds between checks on kernels without pidfd_open
 PF_EXITING = 0x4  # a task flag in /proc/<pid>/stat: the process has begun to exit
@@ -57,7 +57,7 @@ def main(sock_fd: int, layers: dict[str, str], kind: str = "grade") -> None:
     sock = socket.socket(fileno=sock_fd)
     plan, layers = _plan(layers, kind)
     send_packet(sock, {"kind": "ready", "layers": layers, "pid": os.getpid()})
-    spare = fork_spare(plan)
+    spare, runs = fork_spare(plan), 0
     while (message := _receive(sock)) is not None:
         header, fds = message
         if header.get("kind") != "run" or len(fds) != 2:
@@ -66,6 +66,9 @@ def main(sock_fd: int, layers: dict[str, str], kind: str = "grade") -> None:
         report = run(header, fds, spare or fork_spare(plan), sock)
         if report.get("killed") == "parent" or not _send(sock, report) or kind == "train":
             return
+        runs += 1
+        if runs == 1:  # no worker is alive now: cheaper forks from the next spare on
+            huge_pages()
         spare = fork_spare(plan)
 
 

@@ -88,7 +88,7 @@ class FakeGrader:
             e.explain,
             e.derivation,
             e.lecture.url if e.lecture else "",
-            f"{e.lecture.time}, {e.lecture.chapter}" if e.lecture else "",
+            e.lecture.label if e.lecture else "",
         )
 
     def grade(self, exercise_id: str, code: str) -> Result:

@@ -9,6 +9,7 @@ import pytest
 import streamlit as st
 
 from app import services
+from app.screens.exercise import GRADED_AGAIN
 from app.storage import Profile
 from app.views import results
 from app.workbench import Submission
@@ -76,6 +77,18 @@ def test_wrong_values_show_the_cmp_line_and_heatmaps(fake):
     assert any("exact: False" in c.value and "maxdiff: 1.0e+00" in c.value for c in at.code)
     assert _drawn(at).get("image"), "the heatmaps are drawn"
     assert "**Where the values differ**" in [m.value for m in at.markdown]
+
+
+def test_submitting_unchanged_code_grades_it_again_and_says_so(fake):
+    at = submit(page_test("dcounts").run(), f"{VALUES}\n")
+    assert GRADED_AGAIN not in texts(at), "a first submission is not graded 'again'"
+    at = submit(at, f"{VALUES}\n")
+    assert at.error[0].value.startswith("**Not yet.**")
+    assert GRADED_AGAIN in texts(at)
+    assert fake.graded == [("dcounts", f"{VALUES}\n")] * 2
+    assert len(services.store().attempts(_profile(), "dcounts")) == 2
+    at = submit(at, f"{VALUES}\n# changed\n")
+    assert GRADED_AGAIN not in texts(at), "changed code is not graded 'again'"
 
 
 def test_the_verdict_shows_first_and_the_heatmaps_are_drawn_once(fake, monkeypatch):
@@ -304,3 +317,14 @@ def test_the_reveal_is_not_offered_once_the_exercise_is_solved(fake):
     assert _reveal_offered(at)
     at = submit(at, f"{SOLVED}\n")
     assert not _reveal_offered(at) and "can be revealed" not in texts(at)
+
+
+def test_a_step_page_shows_its_forward_line_once_and_keeps_its_note(app_env):
+    at = page_test("dcounts_sum").run()
+    assert not at.exception
+    line = "counts_sum_inv = counts_sum**-1"
+    assert sum(line in m.value for m in at.markdown) == 1, "the prompt quotes it"
+    assert not [c.value for c in at.code if line in c.value], "not a second time below it"
+    (note,) = [c.value for c in at.caption if c.value.startswith(f"`{line}`")]
+    assert "so that a hand-written gradient can match autograd bit for bit" in note
+    assert list(at.dataframe[0].value["role"])[-1] == "you write this"

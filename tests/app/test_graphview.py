@@ -44,11 +44,15 @@ def test_the_current_exercise_and_its_consumers_are_outlined():
     assert re.search(r'"counts" -> "probs" \[.*color="#1565c0"', dot)
 
 
-def test_nodes_link_to_their_first_exercise_and_edges_carry_shapes():
+def test_nodes_link_to_their_first_exercise_and_carry_their_shapes():
     dot = _dot({})
     assert 'URL="dlogits"' in _node(dot, "logits"), "the step exercise, not the fused one"
     assert "URL" not in _node(dot, "Yb")
-    assert re.search(r'"counts_sum" -> "counts_sum_inv" \[label="\(n, 1\)"', dot)
+    assert '<counts_sum<BR/><FONT POINT-SIZE="8"' in _node(dot, "counts_sum")
+    assert ">(n, 1)</FONT>>" in _node(dot, "counts_sum")
+    # no label on the edges: a tensor's several uses repeated its shape, and the labels overlapped
+    assert re.search(r'^  "counts_sum" -> "counts_sum_inv" \[\];$', dot, re.M)
+    assert "label" not in "".join(ln for ln in dot.splitlines() if " -> " in ln)
 
 
 def test_home_and_the_exercise_page_draw_the_graph(app_env):

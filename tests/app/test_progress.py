@@ -149,7 +149,7 @@ def test_the_history_links_every_attempt_newest_first(fake):
     assert list(table["verdict"]) == ["not yet", "solved", "not yet"]
     _seed()
     at = page_test(page="progress").run()
-    assert any("History" in h.value for h in at.subheader)
+    assert any("History" in h.value for h in at.header)
     assert len(at.dataframe[1].value) == 2
 
 

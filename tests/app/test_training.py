@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -116,6 +117,29 @@ def test_a_finished_run_shows_losses_samples_curves_and_speed(trainer):
     assert len(at.get("image")) == 1, "the loss curves"
 
 
+def test_a_stopped_run_shows_the_loss_of_the_steps_it_did(trainer):
+    trainer.next_status = ended("stopped")
+    at = _start(_page())
+    assert "Training stopped at step 700 of 2,000" in at.success[-1].value
+    assert "**The loss over the 700 steps it did**" in texts(at)
+    (metric,) = at.metric
+    assert metric.label == "Loss over steps 691 to 700"
+    assert metric.value == f"{10 ** (0.5 - 69 / 1000):.4f}"  # the curve's last point
+    (chart,) = at.get("vega_lite_chart")
+    assert json.loads(chart.proto.spec)["layer"][0]["encoding"]["y"]["title"] == (
+        "log10 loss (mean of 10 steps)"
+    )
+
+
+def test_a_run_stopped_within_its_first_bucket_says_it_has_no_loss_yet(trainer):
+    stopped = ended("stopped")
+    early = replace(stopped.report, steps_done=4, curve=())
+    trainer.next_status = replace(stopped, step=4, curve=(), report=early)
+    at = _start(_page())
+    assert "It did 4 steps, fewer than the 10 that a point" in texts(at)
+    assert not at.metric and not at.get("vega_lite_chart")
+
+
 def test_a_failed_run_says_why(trainer):
     trainer.next_status = ended("failed")
     at = _start(_page())
@@ -136,7 +160,7 @@ def test_finished_runs_are_listed_from_the_store(trainer):
                       ("emma.",), 1500.0, 13.3, (0.5,), "default", "dC = ...")  # fmt: skip
     store.record_run(store.profiles()[0], run)
     at = _page()
-    assert at.subheader[-1].value == "Your finished runs"
+    assert at.header[-1].value == "Your finished runs"
     table = at.dataframe[-1].value
     assert list(table["steps"]) == ["20,000"] and list(table["val loss"]) == [2.25]
 

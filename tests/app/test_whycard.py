@@ -9,7 +9,7 @@ from grader.course.lecture import VIDEO
 
 from .app_helpers import SOLVED, VALUES, page_test, submit, texts
 
-HEADING = "##### :material/school: Why it is so"
+HEADING = "## :material/school: Why it is so"
 
 
 def _card(at) -> str:
@@ -21,8 +21,9 @@ def _card(at) -> str:
 @pytest.mark.parametrize(
     ("exercise", "seconds", "chapter"),
     [
-        ("dcounts", 781, "0:13:01, exercise 1"),
-        ("dbnvar", 3917, "1:05:17, Bessel's correction"),
+        ("dlogprobs", 781, "0:13:01, exercise 1"),
+        ("dcounts", 1816, "about 0:30:16"),
+        ("dbnvar", 3852, "about 1:04:12"),
         ("dlogits_fused", 5191, "1:26:31, exercise 2"),
         ("dhprebn_fused", 5797, "1:36:37, exercise 3"),
     ],

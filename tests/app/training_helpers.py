@@ -55,7 +55,7 @@ def report(state: str = "finished", settings: TrainSettings | None = None) -> Tr
         "failed": "`loss` is nan at step 6, so training stopped. Hint: check the gradients.",
     }
     steps = 2000 if state == "finished" else 700
-    curve = tuple(0.5 - i / 1000 for i in range(200))
+    curve = tuple(0.5 - i / 1000 for i in range(steps // settings.bucket))  # whole buckets done
     return TrainingReport(settings, state, messages[state], steps, 1.5, 1333.0, curve, evaluation)
 
 

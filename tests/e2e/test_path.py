@@ -1,5 +1,6 @@
 """In a real browser, a learner's path (issue 24): a bookmarked exercise on a first start, a
-graded notebook on the map, the whole pass that points to its mistake, the scratchpad."""
+graded notebook on the map, the whole pass that points to its mistake, the scratchpad, a Submit
+button that looks ready, a stopped run's loss."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from app.editor import SUBMIT_LABEL
+from app.screens.exercise import GRADED_AGAIN
 from grader import discover
 
 from ..grader.fixtures import lecture_notebook as lecture
@@ -19,9 +22,11 @@ from .e2e_helpers import (
     open_page,
     start_server,
     stop_server,
+    type_and_submit,
     type_into,
 )
 from .test_teach import SOLVED_FILL, UNTRIED_FILL, node_fill
+from .test_training import SECTION
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -152,3 +157,99 @@ def test_a_derivation_is_drawn_as_formulas(server, page):
     assert step.locator(".katex").count() >= 2, "the loss and the softmax, as formulas"
     assert "$" not in step.inner_text(), "no TeX source left as text"
     page.screenshot(path=OUTPUT / "dlogits_fused-derivation-latex.png", full_page=True)
+
+
+PRIMARY_RGB = "rgb(198, 40, 40)"  # .streamlit/config.toml's primaryColor, #c62828
+WHITE = "rgb(255, 255, 255)"
+
+
+def _look(button) -> dict:
+    """Return how the editor's Submit button is painted: its fill, its words' colour, opacity."""
+    return button.evaluate(
+        """b => ({fill: getComputedStyle(b).backgroundColor,
+                 words: getComputedStyle(b.querySelector('span')).color,
+                 opacity: getComputedStyle(b).opacity})"""
+    )
+
+
+def test_the_submit_button_looks_ready_and_unchanged_code_is_graded_again(server, page):
+    open_page(page, f"{server.url}/dcounts_sum")
+    type_and_submit(page, "dcounts_sum = -counts_sum**-2 * dcounts_sum_inv * 2\n")
+    page.get_by_text("Not yet.", exact=False).first.wait_for(timeout=TIMEOUT_MS)
+    button = page.frame_locator(EDITOR).get_by_role("button", name=SUBMIT_LABEL)
+    page.mouse.move(0, 0)  # not hovered: the look it has at rest
+    assert _look(button) == {"fill": PRIMARY_RGB, "words": WHITE, "opacity": "1"}
+    button.click()  # nothing changed since the last attempt
+    page.get_by_text(GRADED_AGAIN).wait_for(timeout=TIMEOUT_MS)
+    expect(page.get_by_text("Not yet.", exact=False).first).to_be_visible()
+    button.scroll_into_view_if_needed()
+    page.screenshot(path=OUTPUT / "submit-ready-graded-again.png", full_page=True)
+
+
+@pytest.mark.timeout(900)
+def test_a_stopped_run_shows_the_loss_of_the_steps_it_did(server, page):
+    open_page(page, f"{server.url}/training")
+    type_and_submit(page, SECTION)
+    page.get_by_text("All seven gradients match autograd").wait_for(timeout=TIMEOUT_MS)
+    page.get_by_role("button", name="Quick: 20,000 steps").click()
+    page.locator("h1").first.click()  # the editor's blur rerun settles before Start
+    page.wait_for_timeout(1500)
+    page.get_by_role("button", name="Start training").click()
+    # the live curve appears once a bucket of 100 steps is done
+    page.locator("[data-testid='stVegaLiteChart']").first.wait_for(timeout=TIMEOUT_MS)
+    page.get_by_role("button", name="Stop").click()
+    page.get_by_text("as you asked", exact=False).wait_for(timeout=TIMEOUT_MS)
+    expect(page.get_by_text("steps it did", exact=False)).to_be_visible()
+    loss = page.get_by_test_id("stMetric").filter(has_text="Loss over steps")
+    expect(loss).to_be_visible()
+    assert float(loss.get_by_test_id("stMetricValue").inner_text()) > 0
+    expect(page.locator("[data-testid='stVegaLiteChart']")).to_have_count(1)
+    page.screenshot(path=OUTPUT / "training-stopped-loss.png", full_page=True)
+
+
+def _overlaps(boxes: list[dict]) -> list[tuple[str, str]]:
+    """Return the pairs of texts of different nodes or edges whose boxes overlap by more than
+    a pixel each way (the lines of one node are stacked by Graphviz, their boxes touch)."""
+    found = []
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1 :]:
+            if a["owner"] == b["owner"]:
+                continue
+            wide = min(a["right"], b["right"]) - max(a["left"], b["left"])
+            high = min(a["bottom"], b["bottom"]) - max(a["top"], b["top"])
+            if wide > 1 and high > 1:
+                found.append((a["text"], b["text"]))
+    return found
+
+
+TEXT_BOXES = """svg => [...svg.querySelectorAll('text')].map(t => {
+  const r = t.getBoundingClientRect();
+  const owner = t.closest("g.node, g.edge");
+  return {text: t.textContent, owner: owner ? owner.id : "", left: r.left, right: r.right,
+          top: r.top, bottom: r.bottom};
+})"""
+
+
+def test_homes_graph_has_no_text_over_another(server, page):
+    open_page(page, server.url)
+    graph = page.locator(".stGraphVizChart svg").first
+    graph.wait_for(timeout=TIMEOUT_MS)
+    boxes = graph.evaluate(TEXT_BOXES)
+    assert any(b["text"] == "(n, vocab_size)" for b in boxes), "the shapes are drawn"
+    assert not _overlaps(boxes)
+    graph.screenshot(path=OUTPUT / "home-graph-shapes-in-nodes.png")
+
+
+def test_at_800_px_a_step_page_shows_its_line_once_and_the_whole_tensor_table(server, browser):
+    context = browser.new_context(viewport={"width": 800, "height": 1400})
+    page = context.new_page()
+    open_page(page, f"{server.url}/dcounts")
+    table = page.get_by_test_id("stDataFrame").first
+    table.wait_for(timeout=TIMEOUT_MS)
+    page.locator(EDITOR).wait_for(timeout=TIMEOUT_MS)
+    line = "counts_sum_inv = counts_sum**-1"
+    expect(page.locator("pre", has_text=line)).to_have_count(1)  # the prompt's, not again
+    scroll = table.locator(".dvn-scroller").evaluate("s => [s.scrollWidth, s.clientWidth]")
+    assert scroll[0] <= scroll[1] + 1, f"the table scrolls sideways: {scroll}"
+    page.screenshot(path=OUTPUT / "dcounts-800px-forward-once-table.png", full_page=True)
+    context.close()

@@ -37,8 +37,8 @@ def node_fill(page, name: str) -> str:
 
 def test_a_why_card_opens_after_a_solve_and_the_lecture_is_linked(server, page):
     open_page(page, f"{server.url}/db1")
-    link = page.get_by_role("link", name="0:13:01, exercise 1", exact=False)
-    assert link.get_attribute("href") == f"{VIDEO}&t=781"
+    link = page.get_by_role("link", name="about 1:20:16", exact=False)
+    assert link.get_attribute("href") == f"{VIDEO}&t=4816"
     page.get_by_text("Solve it to open its why card").wait_for(timeout=TIMEOUT_MS)
     assert page.get_by_text("Why it is so").count() == 0, "no why card before the solve"
     type_and_submit(page, "db1 = dhprebn.sum(0)\n")

@@ -8,6 +8,7 @@ import torch
 
 from grader.feedback import candidates, diagnose
 from grader.feedback import voice as feedback
+from grader.feedback.candidates import Term
 from grader.grading import hints
 from grader.grading.cases import LECTURE
 from grader.grading.hints import Clues
@@ -55,6 +56,17 @@ TANH = (1 - H**2) * U
             U.clone(),
             feedback.hint_no_local_derivative("dh", LINE["h"], "1 - `h`**2"),
         ),
+        (
+            "tanh's derivative applied twice",
+            (1 - H**2) * (1 - H**2) * U,
+            feedback.hint_derivative_twice("dh", "1 - `h`**2", LINE["h"]),
+        ),
+        (
+            "tanh's derivative without the square",
+            (1 - H) * U,
+            feedback.hint_wrong_local_derivative("dh", "1 - `h`", LINE["h"], "1 - `h`**2"),
+        ),
+        ("the local derivative alone", 1 - H**2, feedback.hint_local_only("dh")),
     ],
 )
 def test_a_wrong_local_derivative_is_named_with_the_right_one(case, got, hint):
@@ -79,6 +91,8 @@ DLOGITS = (P - ONEHOT) / 8
         ("[Yb]", "rows", None),
         ("every column", "everywhere", (P - 1) / 8),
         ("the target column alone", "alone", -ONEHOT / 8),
+        ("one column left", "left", (P - torch.roll(ONEHOT, -1, 1)) / 8),
+        ("the first target's column in every row", "column", (P - ONEHOT[:1]) / 8),
     ],
 )
 def test_a_slip_of_indexing_with_the_targets_is_named(case, where, got):
@@ -114,17 +128,17 @@ TERMS = (("", DIRECT), ("bnmeani", MEAN), ("bnvar", VAR))
         (
             "the variance's term negated",
             DIRECT + MEAN - VAR,
-            feedback.hint_fused_term((("bnvar", "-1"),)),
+            feedback.hint_fused_term((Term("bnvar", "-1"),)),
         ),
         (
             "Bessel inverted on the variance's term",
             DIRECT + MEAN + VAR * (7 / 8) ** 2,
-            feedback.hint_fused_term((("bnvar", "((n-1)/n)**2"),)),
+            feedback.hint_fused_term((Term("bnvar", "((n-1)/n)**2", bessel="n"),)),
         ),
         (
             "the mean's term dropped",
             DIRECT + VAR,
-            feedback.hint_fused_term((("bnmeani", "0"),)),
+            feedback.hint_fused_term((Term("bnmeani", "0"),)),
         ),
         ("mean and variance constants", DIRECT, feedback.hint_stats_constant(("bnmeani", "bnvar"))),
     ],
@@ -148,6 +162,40 @@ def test_the_power_rule_names_its_exponent():
 def test_wrong_values_everywhere_are_a_formula_not_a_where_list():
     got = torch.randn((8, 5), generator=g)
     assert _hint(got, DLOGITS, upstream={}) == feedback.hint_formula_wrong()
+
+
+def test_the_targets_entries_alone_and_an_answer_of_zeros_are_named():
+    got = P / 8
+    got[range(8), Y] = -1 / 8  # `= -1` for `-= 1`
+    hint = feedback.hint_target_entries("dx", "Yb")
+    assert _hint(got, DLOGITS, upstream={"loss": torch.tensor(1.0)}) == hint
+    assert _hint(torch.zeros(8, 5), DLOGITS, upstream={}) == feedback.hint_zeros_only()
+
+
+def test_a_softmax_over_the_batch_and_a_factor_left_out_are_named():
+    logits = torch.randn((8, 5), generator=g)
+    values = VALUES | {"logits": logits}
+    expected = (torch.softmax(logits, 1) - ONEHOT) / 8
+    got = (torch.softmax(logits, 0) - ONEHOT) / 8
+    hint = feedback.hint_softmax_wrong_dim("logits", 0, 1)
+    assert candidates.softmax_dim(got, expected, values) == ("logits", 0, 1)
+    assert feedback.hint(hints.Found(hints.m.SOFTMAX_WRONG_DIM, ("logits", 0, 1))) == hint
+    scale = torch.rand((8, 1), generator=g) + 0.5
+    assert candidates.missing_factor(U, U * scale, {"rstd": scale}) == ("rstd", True)
+    assert candidates.missing_factor(U * scale, U, {"rstd": scale}) == ("rstd", False)
+
+
+def test_a_matmul_whose_diagonal_is_the_gradient_is_named():
+    expected = (X * U).sum(0, keepdim=True)
+    found = diagnose.shape_hint(X.T @ U, expected)
+    assert feedback.hint(found) == feedback.hint_matmul_for_sum()
+
+
+def test_the_power_rule_kept_exponent_is_named():
+    out = torch.rand((1, 5), generator=g) + 0.5  # y = x ** -0.5
+    up = torch.randn((1, 5), generator=g)
+    assert candidates.power_kept(-0.5 * out * up, out, up, -0.5)
+    assert not candidates.power_kept(-0.5 * out**3 * up, out, up, -0.5)
 
 
 def test_a_few_wrong_entries_are_listed_by_place():
@@ -182,6 +230,50 @@ def test_a_few_wrong_entries_are_listed_by_place():
             "RuntimeError",
             "Class values must be smaller than num_classes.",
             feedback.hint_max_wrong_dim(),
+        ),
+        (
+            "index_add_ along dim 1",
+            "RuntimeError",
+            "index_add_(): Number of indices (96) should be equal to source.size(dim): (10), "
+            "for dim: 1",
+            feedback.hint_index_add_shape(1),
+        ),
+        (
+            "max(1) without .indices",
+            "TypeError",
+            "one_hot(): argument 'input' (position 1) must be Tensor, not torch.return_types.max",
+            feedback.hint_pair_not_taken("max"),
+        ),
+        (
+            "scatter_ with a 1-D index",
+            "RuntimeError",
+            "Index tensor must have the same number of dimensions as self tensor",
+            feedback.hint_index_dims(),
+        ),
+        (
+            ".t without its call",
+            "TypeError",
+            "unsupported operand type(s) for @: 'Tensor' and 'builtin_function_or_method'",
+            feedback.hint_method_not_called(),
+        ),
+        (
+            "transpose() without dims",
+            "TypeError",
+            'transpose() missing 2 required positional argument: "dim0", "dim1"',
+            feedback.hint_transpose_no_dims(),
+        ),
+        (
+            "an index past the end",
+            "IndexError",
+            "index 27 is out of bounds for dimension 1 with size 27",
+            feedback.hint_index_out_of_range(27, 1, "27"),
+        ),
+        (
+            "a batched @ for *",
+            "RuntimeError",
+            "Expected size for first two dimensions of batch2 tensor to be: [32, 20] but got: "
+            "[32, 4].",
+            feedback.hint_matmul_for_elementwise(),
         ),
     ],
 )

@@ -209,8 +209,8 @@ def _two_hints(text: str) -> str:
         (_without_explain, "explain", "needs a why card"),
         (lambda t: "explain = '  '\n" + _without_explain(t), "explain", "why card"),
         (_two_hints, "hints", "at least three hints"),
-        (lambda t: 'lecture = "1:65:17"\n' + t, "lecture", "such as `1:05:17`"),
-        (lambda t: 'lecture = "https://youtu.be/x"\n' + t, "lecture", "a URL on"),
+        (lambda t: 'lecture = "1:65:17"\n' + _without_lecture(t), "lecture", "such as `1:05:17`"),
+        (lambda t: 'lecture = "https://youtu.be/x"\n' + _without_lecture(t), "lecture", "a URL on"),
         (lambda t: 'derivation = ["one step"]\n' + t, "derivation", "at least two steps"),
         (lambda t: 'derivation = ["a", " "]\n' + t, "derivation", "non-empty strings"),
         (lambda t: "explain = 3\n" + _without_explain(t), "explain", "must be a string"),
@@ -229,11 +229,16 @@ def test_outside_the_lecture_a_why_card_and_a_third_hint_are_optional(copy):
     scenario = copy / "scenario.toml"
     scenario.write_text(scenario.read_text().replace('lecture = "0:13:01"\n', ""))
     path = copy / "05_dcounts.toml"
-    path.write_text(_two_hints(_without_explain(path.read_text())))
+    path.write_text(_two_hints(_without_explain(_without_lecture(path.read_text()))))
     catalog = discover(copy.parent)
     assert not catalog.errors
     dcounts = catalog.get("dcounts")
     assert not dcounts.taught_in_lecture and dcounts.explain == "" and len(dcounts.hints) == 2
+
+
+def _without_lecture(text: str) -> str:
+    """Return an exercise file without its own `lecture` key."""
+    return re.sub(r'^lecture = ".*"\n', "", text, flags=re.M)
 
 
 def test_a_malformed_scenario_lecture_names_the_scenario_file(copy):
@@ -244,8 +249,10 @@ def test_a_malformed_scenario_lecture_names_the_scenario_file(copy):
 
 
 def test_the_scenario_gives_the_link_and_an_exercise_may_name_its_own(copy):
+    dlogprobs = copy / "01_dlogprobs.toml"
+    dlogprobs.write_text(_without_lecture(dlogprobs.read_text()))  # the scenario's link
     path = copy / "05_dcounts.toml"
-    path.write_text('lecture = "1:05:17"\n' + path.read_text())
+    path.write_text('lecture = "1:05:17"\n' + _without_lecture(path.read_text()))
     catalog = discover(copy.parent)
     assert catalog.get("dlogprobs").lecture.url.endswith("&t=781")
     assert catalog.get("dcounts").lecture.url.endswith("&t=3917")
@@ -259,7 +266,7 @@ def test_the_lecture_exercises_teach(catalog):
             assert "**Why.**" in exercise.explain and "**The rule.**" in exercise.explain
             assert exercise.mistakes, f"{exercise.id} lists no common mistake"
     links = {e.id: e.lecture.time for e in catalog.exercises if e.lecture}
-    assert links["dcounts"] == "0:13:01" and links["dbnvar"] == "1:05:17"
+    assert links["dlogprobs"] == "0:13:01" and links["dbnvar"] == "1:04:12"
     assert links["dlogits_fused"] == "1:26:31" and links["dhprebn_fused"] == "1:36:37"
     assert len(catalog.get("dlogits_fused").derivation) >= 4
     assert len(catalog.get("dhprebn_fused").derivation) >= 4

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from grader.grading.cases import ALT, LECTURE
-from grader.grading.reference import path_statements, run_forward, vjp
+from grader.grading.cases import ALT, LECTURE, RANDOM, fresh, prepare
+from grader.grading.reference import Pullback, path_statements, run_forward, vjp
 
 
 def test_lecture_figures_on_names(mlp, names_dataset):
@@ -99,3 +99,37 @@ def test_a_non_scalar_output_is_pulled_back_with_its_cotangent(tmp_path, extra, 
     run = run_forward(scenario, scenario.sizes)
     assert torch.equal(run.grads["y"], cotangent(run.values))
     assert torch.allclose(run.grads["w"], 2 * run.values["w"] * cotangent(run.values))
+
+
+def test_a_pullback_recorded_once_answers_each_call_on_its_own(mlp, runs):
+    run = runs.get(mlp, LECTURE)
+    consumers = tuple(mlp.consumers("hprebn"))
+    back = Pullback(mlp, run, "hprebn", consumers)
+    g = torch.Generator().manual_seed(7)
+    draws = [{c: torch.randn(run.grads[c].shape, generator=g) for c in consumers} for _ in range(3)]
+    got = [back(d) for d in draws]
+    for drawn, answer in zip(draws, got, strict=True):  # each as if recorded for it alone
+        assert torch.equal(answer, vjp(mlp, run, "hprebn", drawn))
+    assert not torch.equal(got[0], got[1])
+    got[0].add_(1.0)  # a caller writing into its result, and into the gradients it gave
+    draws[1][consumers[0]].mul_(3.0)
+    assert torch.equal(back(draws[0]), vjp(mlp, run, "hprebn", draws[0]))
+    true = {c: run.grads[c] for c in consumers}
+    assert torch.allclose(back(true), run.grads["hprebn"], atol=1e-7)
+
+
+def test_each_submission_is_graded_against_its_own_draw(catalog, runs):
+    for exercise in catalog.exercises:
+        if exercise.answers:
+            continue
+        prepared = prepare(exercise, runs)
+        first, second = fresh(prepared, runs), fresh(prepared, runs)
+        for drawn in (second, first, second):  # in any order: nothing kept from a call
+            for case in (RANDOM, ALT):
+                run, cots = drawn.runs[case], drawn.cotangents[case]
+                expected = vjp(exercise.scenario, run, exercise.target, cots)
+                assert torch.equal(drawn.expected[case], expected), (exercise.id, case)
+        assert not torch.equal(
+            first.cotangents[RANDOM][exercise.given[0]],
+            second.cotangents[RANDOM][exercise.given[0]],
+        ) or exercise.given == (exercise.scenario.output,), exercise.id

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
-from grader.sandbox import MissingLayers, Sandbox
+from grader.sandbox import MissingLayers, Sandbox, warmup
 from grader.sandbox.client import ROOT
 from grader.sandbox.isolation import kept_paths
 
@@ -112,3 +112,29 @@ def test_the_zygote_is_not_dumpable_even_without_a_user_namespace():
     network, dumpable = done.stdout.splitlines()
     assert network.startswith("unavailable: no user namespace (refused by the test)")
     assert dumpable == "0", done.stderr[-2000:]
+
+
+def test_huge_pages_keep_a_forked_childs_writes_its_own():
+    # The zygote backs its memory with huge pages before forking workers (warmup.huge_pages):
+    # a worker's write must still land in its own copy, never in the zygote's nor the next's.
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            kept = bytearray(b"z" * (8 * 1024**2))
+            assert warmup.huge_pages() >= 0
+            for _ in range(2):
+                child = os.fork()
+                if child == 0:
+                    kept[::4096] = b"w" * len(kept[::4096])
+                    os._exit(0 if kept[4096:4097] == b"w" else 1)
+                assert os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) == 0
+            code = 0 if kept == b"z" * len(kept) else 2
+        finally:
+            os.write(write, bytes([code]))
+            os._exit(code)
+    os.close(write)
+    assert os.read(read, 1) == b"\0"
+    os.close(read)
+    assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0

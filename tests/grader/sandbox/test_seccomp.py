@@ -5,6 +5,7 @@ from __future__ import annotations
 import ctypes
 import os
 import platform
+import random
 import socket
 
 import pytest
@@ -70,3 +71,24 @@ def test_ordinary_work_and_signals_to_itself_pass():
 def test_the_allow_list_names_no_escape_hatch():
     for name in ("execve", "ptrace", "socket", "shmget", "msgget", "memfd_create", "unshare"):
         assert name not in seccomp.ALLOWED
+
+
+def test_the_template_gives_each_pid_the_filter_built_for_it():
+    found = seccomp.template()
+    assert found is not None and found.slots
+    pids = (1, 2, 300, 65535, 65536, 2**21, 2**22 - 1, *random.sample(range(3, 2**22), 20))
+    for pid in pids:
+        assert seccomp.for_pid(found, pid) == seccomp.compile_bpf(seccomp.build(pid)), pid
+
+
+@pytest.mark.parametrize("other", ["os.getpid() + 1", "os.getpid() - 1", "-os.getpid() - 1"])
+def test_each_run_may_signal_itself_and_nothing_else(run, other):
+    # Each run's filter carries its own pid (the zygote's template): the first and the next run
+    # may signal themselves; a pid next to theirs (a worker before or after) is refused by
+    # the filter (EPERM), not merely absent (ESRCH).
+    code = f"import os\nos.kill(os.getpid(), 0)\ntry:\n    os.kill({other}, 0)\n"
+    code += "except PermissionError:\n    y = x\nexcept ProcessLookupError:\n    y = None\n"
+    for _ in range(2):
+        outcome = run(code)
+        assert outcome.status == "ok", outcome
+        assert outcome.cases[0].returned["y"].tensor is not None, outcome
