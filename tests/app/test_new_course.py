@@ -19,7 +19,7 @@ def test_a_new_course_is_served_as_made(fake, tmp_path, monkeypatch):
     at = main_test().run()
     assert not at.exception and at.title[0].value == "Tanh by hand"
     urls = [p.url_path for group in nav_sections().values() for p in group]
-    assert urls == ["", "progress", "dhpre"], "no training page, no problems"
+    assert urls == ["", "progress", "instructor", "dhpre"], "no training page, no problems"
     every_page_renders()
     assert services.store().course == "my-new-course"
     assert services.catalog().errors == ()
