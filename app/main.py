@@ -12,9 +12,9 @@ from app.storage import StorageUnavailable
 # An icon of our own: without one, Streamlit fetches each page's Material icon from a public
 # font server to use as the favicon, and nothing may leave the machine.
 st.set_page_config(page_title=services.course_title(), page_icon="🥷", layout="wide")
-page = st.navigation(nav.sections(), expanded=True)
-visits.start(page.url_path)
 try:
+    page = st.navigation(nav.sections(), expanded=True)  # its icons read the learner's progress
+    visits.start(page.url_path)
     if classroom.admitted():  # the classroom's sign-in page stands alone
         safety.guard()
         sidebar.show()

@@ -18,7 +18,7 @@ import sys
 from app.config import ConfigError, from_env
 from app.dburl import StorageError, redact
 from app.storage.engine import StorageUnavailable, make_engine
-from app.storage.schema import check, current, head, upgrade
+from app.storage.schema import check, current, head, sqlite_path, upgrade
 from app.storage.store import open_store
 
 
@@ -29,15 +29,20 @@ def main(argv: list[str] | None = None) -> int:
         url = args.url or from_env(os.environ).database_url
         return args.verb(args, url)
     except (ConfigError, StorageError, StorageUnavailable) as err:
-        print(f"{err}", file=sys.stderr)
+        before = "Not starting: " if args.verb is _check else ""  # scripts/run's check
+        print(f"{before}{err}", file=sys.stderr)
         return 2
 
 
 def _upgrade(args, url: str) -> int:
     """Bring the database's schema to the code's head."""
     engine = make_engine(url)
-    before = current(engine)
-    upgrade(engine)
+    path = sqlite_path(engine)
+    before = current(engine) if path is None or path.exists() else None
+    if path is None:
+        upgrade(engine)
+    else:
+        open_store(url)  # creates the file (0600, in a 0700 folder) if new, and upgrades it
     print(f"{redact(url)}: schema {before or 'none'} -> {head()}")
     return 0
 

@@ -70,6 +70,8 @@ def _run(engine: Engine, step, revision: str) -> None:
     """Run one Alembic command on a connection of ours, in its transaction."""
     config = _config()
     with transaction(engine) as db:
+        if db.dialect == "sqlite":  # one commit for all the steps (else one per statement), and
+            db.execute("BEGIN IMMEDIATE")  # two servers opening one file upgrade it in turn
         config.attributes["connection"] = db.connection
         step(config, revision)
 

@@ -115,3 +115,24 @@ def test_a_second_store_on_the_same_database_sees_the_same_progress(store_url, s
     store.record_attempt(ada, _attempt("dh", True))
     again = open_store(store_url)
     assert again.statuses(ada) == {"dh": "solved"}
+
+
+def test_the_check_command_refuses_a_database_behind_then_upgrade_brings_it(postgres, capsys):
+    from app.storage.__main__ import main
+
+    url = postgres.new_database()
+    assert main(["--url", url, "check"]) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("Not starting: The progress database is at schema none")
+    assert line.endswith("run `python -m app.storage upgrade` (docs/classroom.md).")
+    assert main(["--url", url, "upgrade"]) == 0
+    assert f"schema none -> {head()}" in capsys.readouterr().out
+    assert main(["--url", url, "check"]) == 0
+
+
+def test_the_upgrade_command_makes_a_new_local_file_private(tmp_path):
+    from app.storage.__main__ import main
+
+    path = tmp_path / "a folder" / "progress.sqlite3"
+    assert main(["--url", f"sqlite:///{path}", "upgrade"]) == 0
+    assert path.stat().st_mode & 0o777 == 0o600 and current(make_engine(f"sqlite:///{path}"))
