@@ -1,8 +1,9 @@
 """The app's configuration: a frozen dataclass read once from `NINJA_*` environment variables.
 
 Only app/ reads the environment; everything below it receives plain values. `python -m
-app.config` checks the environment and Streamlit's secrets before the server starts (scripts/run
-runs it first): one line and exit status 2 for a configuration the app would refuse.
+app.config` checks the environment, Streamlit's secrets and the database URL before the server
+starts (scripts/run runs it first): one line and exit status 2 for a configuration the app would
+refuse (an unknown or malformed `NINJA_DATABASE_URL`, the classroom mode on SQLite).
 
     >>> from_env({"NINJA_DATA_DIR": "/tmp/ninja"}).database_url
     'sqlite:////tmp/ninja/progress.sqlite3'
@@ -16,6 +17,9 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
+
+from app.dburl import POSTGRESQL, StorageError
+from app.dburl import kind as url_kind
 
 PREFIX = "NINJA_"
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
@@ -92,7 +96,26 @@ def from_env(environ: Mapping[str, str]) -> AppConfig:
     if not config.database_url:
         path = (config.data_dir / "progress.sqlite3").resolve()
         config = AppConfig(**{**values, "database_url": f"sqlite:///{path}"})
+    _check_database(config)
     return config
+
+
+def _check_database(config: AppConfig) -> None:
+    """Refuse a database URL of an unknown scheme or a malformed one (docs/settings.md)."""
+    try:
+        url_kind(config.database_url)
+    except StorageError as err:
+        raise ConfigError(f"`NINJA_DATABASE_URL`: {err}") from None
+
+
+def check_database(config: AppConfig) -> None:
+    """Refuse SQLite in the classroom mode: a class's replicas share one server database
+    (docs/classroom.md). Checked before the server starts, with the secrets."""
+    if config.classroom and url_kind(config.database_url) != POSTGRESQL:
+        raise ConfigError(
+            "`NINJA_MODE=classroom` needs a PostgreSQL database: set `NINJA_DATABASE_URL` to"
+            " postgresql://<user>@<host>/<database> (docs/classroom.md)."
+        )
 
 
 def _check_mode(config: AppConfig, given: set[str]) -> None:
@@ -249,6 +272,7 @@ def main() -> int:
     try:
         config = from_env(os.environ)
         check_secrets(config, streamlit_secrets() if config.classroom else {})
+        check_database(config)
     except ConfigError as err:
         print(f"Not starting: {err}", file=sys.stderr)
         return 2

@@ -133,7 +133,8 @@ def record(
         facts, version = facts or Facts(), services.exercise_version(key)
         attempt = Attempt(key, code, solved, summary, elapsed, spent, dataset, 0.0, facts, version)
     queue = st.session_state.get(f"pending:{key}") or []
-    if queue and queue[0].code == code:
-        store.finish_submission(profile, queue.pop(0).ticket, attempt)
+    if queue and queue[0].code == code:  # leaves the queue once recorded (the database may be down)
+        store.finish_submission(profile, queue[0].ticket, attempt)
+        queue.pop(0)
     elif attempt is not None:
         store.record_attempt(profile, attempt)

@@ -4,13 +4,17 @@
     >>> store = open_store("sqlite:///var/progress.db", course="default")
     >>> store.statuses(profile)  # {exercise id: SOLVED or ATTEMPTED}
 
-store.py is the Store (drafts, attempts, hints, reveals) and its schema; profiles.py the
-learner profiles of a browser's identity; submissions.py the submissions recorded before
-grading; runstore.py Exercise 4's finished training runs.
+store.py is the Store (drafts, attempts, hints, reveals); profiles.py the learner profiles of
+an identity; submissions.py the submissions recorded before grading; runstore.py Exercise 4's
+finished training runs; privacy.py one learner's export and deletion. engine.py opens SQLite
+or PostgreSQL through SQLAlchemy; schema.py and alembic/ keep the schema (`python -m
+app.storage upgrade`). A call that cannot reach the database raises StorageUnavailable.
 """
 
+from app.storage.engine import StorageUnavailable
 from app.storage.profiles import Profile, StorageError
 from app.storage.runstore import TrainingRun
+from app.storage.schema import SchemaBehind
 from app.storage.store import (
     ATTEMPTED,
     DEFAULT_COURSE,
@@ -32,10 +36,12 @@ __all__ = [
     "NOT_SOLVED",
     "NOTEBOOK",
     "SOLVED",
+    "SchemaBehind",
     "Attempt",
     "Facts",
     "Profile",
     "StorageError",
+    "StorageUnavailable",
     "Store",
     "TrainingRun",
     "facts_of",

@@ -2,9 +2,9 @@
 
 Mixed into storage.Store, whose `_db()` gives each call its own connection and whose `course`
 keys every row. Every query is portable SQL (SQLite and PostgreSQL alike) with named `:name`
-parameters. One table is this module's own, `people`: who each signed-in identity is (name,
-e-mail, groups from the provider's claims, role, last seen), so the grid can name learners and
-filter by group; it is created on first use (PEOPLE_SCHEMA).
+parameters. One table is read and written only here, `people`: who each signed-in identity is
+(name, e-mail, groups from the provider's claims, role, last seen), so the grid can name
+learners and filter by group (made by the migration 0003_people).
 
     >>> store.note_person("https://id.uni.edu 42", "Ada", "ada@uni.edu", ("A",), "learner")
     >>> [c.attempts for c in store.class_cells()]
@@ -17,12 +17,6 @@ import json
 import time
 from dataclasses import dataclass
 
-PEOPLE_SCHEMA = """
-CREATE TABLE IF NOT EXISTS people (
-    owner TEXT PRIMARY KEY, name TEXT NOT NULL, email TEXT NOT NULL DEFAULT '',
-    groups TEXT NOT NULL DEFAULT '[]', role TEXT NOT NULL DEFAULT 'learner',
-    last_seen REAL NOT NULL)
-"""
 INSTRUCTOR = "instructor"  # a people.role (app/classroom/people.py says who is one)
 
 
@@ -162,7 +156,6 @@ class ClassView:
     ) -> None:
         """Remember who a signed-in identity is, and when they were last seen."""
         with self._db() as db:
-            db.execute(PEOPLE_SCHEMA)
             db.execute(
                 "INSERT INTO people (owner, name, email, groups, role, last_seen)"
                 " VALUES (:owner, :name, :email, :groups, :role, :seen)"
@@ -182,7 +175,6 @@ class ClassView:
     def class_learners(self) -> list[Learner]:
         """Return every learner's profile (instructors left out), oldest first."""
         with self._db() as db:
-            db.execute(PEOPLE_SCHEMA)
             rows = db.execute(LEARNERS, {"instructor": INSTRUCTOR}).fetchall()
         return [Learner(r[0], r[2] or r[1], r[3] or "", _groups(r[4]), r[5] or 0.0) for r in rows]
 

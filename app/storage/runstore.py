@@ -1,6 +1,6 @@
 """Finished training runs (Exercise 4) in the progress store: one table and two calls.
 
-Mixed into storage.Store, whose `_db()` gives each call its own connection.
+Mixed into storage.Store, whose `_db()` gives each call its own transaction.
 
     >>> store.record_run(me, TrainingRun({"steps": 20000}, 2.21, 2.23, ("emma.",), ...))
     >>> store.training_runs(me)[-1].val_loss
@@ -12,15 +12,6 @@ import json
 import time
 from dataclasses import dataclass
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS training_runs (
-    id INTEGER PRIMARY KEY,
-    profile_id INTEGER NOT NULL REFERENCES profiles(id) ON DELETE CASCADE,
-    settings TEXT NOT NULL, train_loss REAL, val_loss REAL, samples TEXT NOT NULL,
-    steps_per_s REAL NOT NULL, elapsed REAL NOT NULL, curve TEXT NOT NULL,
-    dataset TEXT NOT NULL, code TEXT NOT NULL, created_at REAL NOT NULL);
-CREATE INDEX IF NOT EXISTS training_runs_by_profile ON training_runs (profile_id);
-"""
 COLUMNS = (
     "settings, train_loss, val_loss, samples, steps_per_s, elapsed, curve, dataset, code,"
     " created_at"
@@ -48,22 +39,23 @@ class TrainingRuns:
 
     def record_run(self, profile, run: TrainingRun) -> None:
         """Record one finished training run."""
-        values = (
-            profile.id,
-            json.dumps(run.settings),
-            run.train_loss,
-            run.val_loss,
-            json.dumps(list(run.samples)),
-            run.steps_per_s,
-            run.elapsed,
-            json.dumps(list(run.curve)),
-            run.dataset,
-            run.code,
-            run.created_at or time.time(),
-        )
+        values = {
+            "profile_id": profile.id,
+            "settings": json.dumps(run.settings),
+            "train_loss": run.train_loss,
+            "val_loss": run.val_loss,
+            "samples": json.dumps(list(run.samples)),
+            "steps_per_s": run.steps_per_s,
+            "elapsed": run.elapsed,
+            "curve": json.dumps(list(run.curve)),
+            "dataset": run.dataset,
+            "code": run.code,
+            "created_at": run.created_at or time.time(),
+        }
+        names = ", ".join(values)
         with self._db() as db:
             db.execute(
-                f"INSERT INTO training_runs (profile_id, {COLUMNS}) VALUES ({', '.join('?' * 11)})",
+                f"INSERT INTO training_runs ({names}) VALUES (:{names.replace(', ', ', :')})",
                 values,
             )
 
@@ -71,8 +63,8 @@ class TrainingRuns:
         """Return the profile's finished training runs, oldest first."""
         with self._db() as db:
             rows = db.execute(
-                f"SELECT {COLUMNS} FROM training_runs WHERE profile_id = ? ORDER BY id",
-                (profile.id,),
+                f"SELECT {COLUMNS} FROM training_runs WHERE profile_id = :p ORDER BY id",
+                {"p": profile.id},
             ).fetchall()
         return [_run(row) for row in rows]
 

@@ -1,9 +1,10 @@
 """Progress storage: learner profiles, drafts, attempts, hints and reveals, behind one URL.
 
-`open_store("sqlite:///var/progress.sqlite3")` returns a Store; a server database can replace
-SQLite later by adding a scheme here, without touching the pages. Each call opens its own
-connection, so Streamlit's session threads never share one. Finished training runs are one
-more table, kept by runstore.TrainingRuns.
+`open_store(url)` returns a Store on SQLite (`sqlite:///<path>`, the local mode) or PostgreSQL
+(`postgresql://...`, the classroom), through SQLAlchemy Core: the same SQL text, with named
+parameters, on both. Each call runs in one transaction of its own (`self._db()`), so
+Streamlit's session threads never share one. Finished training runs are one more table, kept
+by runstore.TrainingRuns; the schema is Alembic's (schema.py).
 
     >>> store = open_store("sqlite:////tmp/ninja.sqlite3")
     >>> me = store.add_profile("ada")
@@ -16,30 +17,22 @@ progress, even where they share exercise ids.
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from collections.abc import Iterator
-from contextlib import closing, contextmanager
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
+
+from sqlalchemy import Engine
 
 from app import private
 from app.storage.classview import ClassView
-from app.storage.migrations import (
-    DEFAULT_COURSE,
-    EDITOR,
-    GRADED,
-    NOTEBOOK,
-    add_courses,
-    add_facts,
-    add_origin,
-)
-from app.storage.profiles import SCHEMA as PROFILES_SCHEMA
-from app.storage.profiles import Profile, Profiles, StorageError, migrate
-from app.storage.runstore import SCHEMA as RUNS_SCHEMA
+from app.storage.engine import Db, make_engine, transaction
+from app.storage.migrations import DEFAULT_COURSE, EDITOR, GRADED, NOTEBOOK
+from app.storage.privacy import Privacy
+from app.storage.profiles import Profile, Profiles, StorageError
 from app.storage.runstore import TrainingRuns
-from app.storage.submissions import SCHEMA as SUBMISSIONS_SCHEMA
-from app.storage.submissions import Submissions, add_tickets, insert_attempt, upsert_draft
+from app.storage.schema import check, sqlite_path, upgrade
+from app.storage.submissions import Submissions, insert_attempt, upsert_draft
 
 __all__ = [
     "DEFAULT_COURSE",
@@ -56,30 +49,9 @@ __all__ = [
 
 # 2: profiles belong to a browser identity; 3: attempts carry a ticket; 4: and their facts;
 # 5: progress is keyed by course, and an attempt records the exercise's version; 6: and where
-# it was submitted from (the editor or a notebook)
-SCHEMA_VERSION = 6
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS settings (
-    profile_id INTEGER NOT NULL REFERENCES profiles(id) ON DELETE CASCADE,
-    key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (profile_id, key));
-CREATE TABLE IF NOT EXISTS drafts (
-    profile_id INTEGER NOT NULL REFERENCES profiles(id) ON DELETE CASCADE,
-    exercise_id TEXT NOT NULL, code TEXT NOT NULL, updated_at REAL NOT NULL,
-    PRIMARY KEY (profile_id, exercise_id));
-CREATE TABLE IF NOT EXISTS attempts (
-    id INTEGER PRIMARY KEY,
-    profile_id INTEGER NOT NULL REFERENCES profiles(id) ON DELETE CASCADE,
-    exercise_id TEXT NOT NULL, code TEXT NOT NULL, solved INTEGER NOT NULL,
-    summary TEXT NOT NULL, elapsed REAL NOT NULL, time_spent REAL NOT NULL,
-    dataset TEXT NOT NULL, created_at REAL NOT NULL);
-CREATE INDEX IF NOT EXISTS attempts_by_exercise ON attempts (profile_id, exercise_id);
-CREATE TABLE IF NOT EXISTS events (
-    id INTEGER PRIMARY KEY,
-    profile_id INTEGER NOT NULL REFERENCES profiles(id) ON DELETE CASCADE,
-    exercise_id TEXT NOT NULL, kind TEXT NOT NULL CHECK (kind IN ('hint', 'reveal')),
-    created_at REAL NOT NULL);
-"""
+# it was submitted from (the editor or a notebook); from 7 on, Alembic's revisions (meta keeps
+# the number for a reader without Alembic)
+SCHEMA_VERSION = 8
 SOLVED, ATTEMPTED = "solved", "attempted"
 NOT_SOLVED = "not_solved"  # an attempt's status, as the grader says it (Facts.status)
 
@@ -133,44 +105,42 @@ class ExerciseProgress:
 
 
 def open_store(url: str, course: str = DEFAULT_COURSE) -> Store:
-    """Return one course's store for a database URL; only `sqlite:///<path>` exists so far."""
-    prefix = "sqlite:///"
-    if not url.startswith(prefix) or url == prefix or url.endswith(":memory:"):
-        raise StorageError(f"The database URL must look like `sqlite:///<path>`: got {url!r}.")
-    return Store(Path(url[len(prefix) :]), course)
+    """Return one course's store for a database URL (`sqlite:///<path>` or `postgresql://...`).
+
+    A SQLite file is created or upgraded here; a PostgreSQL database must already be at the
+    code's schema (`python -m app.storage upgrade`), else SchemaBehind says so.
+    """
+    engine = make_engine(url)
+    path = sqlite_path(engine)
+    if path is None:
+        check(engine)
+        return Store(engine, course)
+    private.folder(path.parent)
+    private.database(path)
+    with transaction(engine) as db:
+        db.execute("PRAGMA journal_mode=WAL")
+    upgrade(engine)
+    return Store(engine, course)
 
 
-class Store(Profiles, TrainingRuns, Submissions, ClassView):
-    """Progress of every local profile in one course, in one SQLite file (created on first use).
+class Store(Profiles, TrainingRuns, Submissions, Privacy, ClassView):
+    """Progress of every profile in one course, in one database.
 
     Profiles, settings and training runs belong to the learner, whatever the course.
     """
 
-    def __init__(self, path: Path, course: str = DEFAULT_COURSE):
+    def __init__(self, engine: Engine, course: str = DEFAULT_COURSE):
         if not course:
             raise StorageError("A store needs a course id: got an empty one.")
-        self.path, self.course = path, course
-        private.folder(path.parent)
-        private.database(path)
-        migrate(path)
-        with self._db() as db:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.executescript(PROFILES_SCHEMA + SCHEMA + RUNS_SCHEMA + SUBMISSIONS_SCHEMA)
-            add_tickets(db)
-            add_facts(db)
-            add_courses(db)
-            add_origin(db)
-            db.execute(
-                "INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
-            )
+        self.engine, self.course = engine, course
+        self.path = sqlite_path(engine)  # None for a server database
 
     @contextmanager
-    def _db(self) -> Iterator[sqlite3.Connection]:
-        """Yield a connection inside one transaction; commit on success."""
-        with closing(sqlite3.connect(self.path, timeout=10)) as db:
-            db.execute("PRAGMA foreign_keys=ON")
-            with db:
-                yield db
+    def _db(self) -> Iterator[Db]:
+        """Yield a connection inside one transaction; commit on success. Mixins run SQL text
+        with named parameters: `db.execute("... WHERE profile_id = :p", {"p": 1})`."""
+        with transaction(self.engine) as db:
+            yield db
 
     # Settings and drafts ------------------------------------------------------------------
 
@@ -178,22 +148,27 @@ class Store(Profiles, TrainingRuns, Submissions, ClassView):
         """Return one of the profile's settings."""
         with self._db() as db:
             row = db.execute(
-                "SELECT value FROM settings WHERE profile_id = ? AND key = ?", (profile.id, key)
+                "SELECT value FROM settings WHERE profile_id = :p AND key = :k",
+                {"p": profile.id, "k": key},
             ).fetchone()
         return row[0] if row else default
 
     def set_setting(self, profile: Profile, key: str, value: str) -> None:
         """Store one of the profile's settings."""
         with self._db() as db:
-            db.execute("INSERT OR REPLACE INTO settings VALUES (?, ?, ?)", (profile.id, key, value))
+            db.execute(
+                "INSERT INTO settings (profile_id, key, value) VALUES (:p, :k, :v)"
+                " ON CONFLICT (profile_id, key) DO UPDATE SET value = excluded.value",
+                {"p": profile.id, "k": key, "v": value},
+            )
 
     def draft(self, profile: Profile, exercise_id: str) -> str | None:
         """Return the code last typed for an exercise, if any."""
         with self._db() as db:
             row = db.execute(
-                "SELECT code FROM drafts WHERE profile_id = ? AND course_id = ?"
-                " AND exercise_id = ?",
-                (profile.id, self.course, exercise_id),
+                "SELECT code FROM drafts WHERE profile_id = :p AND course_id = :c"
+                " AND exercise_id = :e",
+                {"p": profile.id, "c": self.course, "e": exercise_id},
             ).fetchone()
         return row[0] if row else None
 
@@ -211,37 +186,30 @@ class Store(Profiles, TrainingRuns, Submissions, ClassView):
 
     def attempts(self, profile: Profile, exercise_id: str | None = None) -> list[Attempt]:
         """Return the profile's attempts (at one exercise, if given), oldest first."""
-        query = (
-            "SELECT exercise_id, code, solved, summary, elapsed, time_spent, dataset,"
-            " created_at, ran, failed_check, misconception, status, facts, version, origin"
-            " FROM attempts WHERE profile_id = ? AND course_id = ?"
-        )
-        args: tuple = (profile.id, self.course)
+        query = f"SELECT {ATTEMPT_COLUMNS} FROM attempts WHERE profile_id = :p AND course_id = :c"
+        args = {"p": profile.id, "c": self.course, "e": exercise_id}
         if exercise_id is not None:
-            query, args = query + " AND exercise_id = ?", (*args, exercise_id)
+            query += " AND exercise_id = :e"
         with self._db() as db:
             rows = db.execute(query + " ORDER BY id", args).fetchall()
-        return [
-            Attempt(r[0], r[1], bool(r[2]), *r[3:8], Facts(bool(r[8]), *r[9:13]), r[13], r[14])
-            for r in rows
-        ]
+        return [attempt_of(row) for row in rows]
 
     def record_event(self, profile: Profile, exercise_id: str, kind: str) -> None:
         """Record a hint shown or a solution revealed."""
         with self._db() as db:
             db.execute(
                 "INSERT INTO events (profile_id, course_id, exercise_id, kind, created_at)"
-                " VALUES (?, ?, ?, ?, ?)",
-                (profile.id, self.course, exercise_id, kind, time.time()),
+                " VALUES (:p, :c, :e, :k, :t)",
+                {"p": profile.id, "c": self.course, "e": exercise_id, "k": kind, "t": time.time()},
             )
 
     def count_events(self, profile: Profile, exercise_id: str, kind: str) -> int:
         """Return how many hints (or reveals) the profile has had for an exercise."""
         with self._db() as db:
             row = db.execute(
-                "SELECT COUNT(*) FROM events WHERE profile_id = ? AND course_id = ?"
-                " AND exercise_id = ? AND kind = ?",
-                (profile.id, self.course, exercise_id, kind),
+                "SELECT COUNT(*) FROM events WHERE profile_id = :p AND course_id = :c"
+                " AND exercise_id = :e AND kind = :k",
+                {"p": profile.id, "c": self.course, "e": exercise_id, "k": kind},
             )
             return row.fetchone()[0]
 
@@ -267,10 +235,21 @@ class Store(Profiles, TrainingRuns, Submissions, ClassView):
         with self._db() as db:
             for table in ("drafts", "attempts", "submissions", "events"):
                 db.execute(
-                    f"DELETE FROM {table} WHERE profile_id = ? AND course_id = ?",
-                    (profile.id, self.course),
+                    f"DELETE FROM {table} WHERE profile_id = :p AND course_id = :c",
+                    {"p": profile.id, "c": self.course},
                 )
-            db.execute("DELETE FROM training_runs WHERE profile_id = ?", (profile.id,))
+            db.execute("DELETE FROM training_runs WHERE profile_id = :p", {"p": profile.id})
+
+
+ATTEMPT_COLUMNS = (
+    "exercise_id, code, solved, summary, elapsed, time_spent, dataset, created_at, ran,"
+    " failed_check, misconception, status, facts, version, origin"
+)
+
+
+def attempt_of(r) -> Attempt:
+    """Rebuild an attempt from its row (ATTEMPT_COLUMNS, in order)."""
+    return Attempt(r[0], r[1], bool(r[2]), *r[3:8], Facts(bool(r[8]), *r[9:13]), r[13], r[14])
 
 
 # Every sub-query reads one profile's rows in one course (":p", ":c") for one exercise.
@@ -296,6 +275,7 @@ SELECT t.exercise_id,
         SELECT MAX(created_at) AS at FROM attempts a
             WHERE a.profile_id = :p AND a.course_id = :c AND a.exercise_id = t.exercise_id
         UNION ALL SELECT MAX(updated_at) FROM drafts d
-            WHERE d.profile_id = :p AND d.course_id = :c AND d.exercise_id = t.exercise_id))
+            WHERE d.profile_id = :p AND d.course_id = :c AND d.exercise_id = t.exercise_id
+        ) AS latest)
 FROM touched t
 """

@@ -1,10 +1,11 @@
 """Submissions in the progress store: recorded before grading, replaced by their attempt.
 
-Mixed into storage.Store, whose `_db()` gives each call its own connection. A submission is a
+Mixed into storage.Store, whose `_db()` gives each call its own transaction. A submission is a
 pending row, committed before the grader sees the code; its attempt (with the verdict) replaces
 it in one transaction. A row left behind means the server stopped in between: the page says the
 code was not graded and keeps it. A ticket names a submission once, so a browser that sends the
-same submission again (after a restart) does not get it graded twice.
+same submission again (after a restart) does not get it graded twice: the ticket is unique
+among attempts, so two replicas or two tabs racing with one ticket record one attempt.
 
     >>> store.begin_submission(me, "dlogprobs", "page:1", code, code, server="a1")
     True
@@ -13,16 +14,10 @@ same submission again (after a restart) does not get it graded twice.
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from dataclasses import dataclass
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS submissions (
-    ticket TEXT PRIMARY KEY,
-    profile_id INTEGER NOT NULL REFERENCES profiles(id) ON DELETE CASCADE,
-    exercise_id TEXT NOT NULL, code TEXT NOT NULL, server TEXT NOT NULL, created_at REAL NOT NULL);
-"""
+from app.storage.engine import Db
 
 
 @dataclass(frozen=True)
@@ -47,12 +42,24 @@ class Submissions:
         Return False if the ticket already has its attempt (it was graded before a restart).
         """
         with self._db() as db:
-            done = db.execute("SELECT 1 FROM attempts WHERE ticket = ?", (ticket,)).fetchone()
+            done = db.execute("SELECT 1 FROM attempts WHERE ticket = :t", {"t": ticket}).fetchone()
             if done is None:
                 db.execute(
-                    "INSERT OR REPLACE INTO submissions (ticket, profile_id, exercise_id, code,"
-                    " server, created_at, course_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (ticket, profile.id, exercise_id, code, server, time.time(), self.course),
+                    "INSERT INTO submissions (ticket, profile_id, exercise_id, code, server,"
+                    " created_at, course_id) VALUES (:t, :p, :e, :code, :s, :at, :c)"
+                    " ON CONFLICT (ticket) DO UPDATE SET profile_id = excluded.profile_id,"
+                    " exercise_id = excluded.exercise_id, code = excluded.code,"
+                    " server = excluded.server, created_at = excluded.created_at,"
+                    " course_id = excluded.course_id",
+                    {
+                        "t": ticket,
+                        "p": profile.id,
+                        "e": exercise_id,
+                        "code": code,
+                        "s": server,
+                        "at": time.time(),
+                        "c": self.course,
+                    },
                 )
             upsert_draft(db, profile, self.course, exercise_id, draft)
         return done is None
@@ -63,74 +70,66 @@ class Submissions:
         Older pending submissions of the same exercise go too: this one supersedes them.
         """
         with self._db() as db:
-            row = db.execute("SELECT created_at FROM submissions WHERE ticket = ?", (ticket,))
+            row = db.execute("SELECT created_at FROM submissions WHERE ticket = :t", {"t": ticket})
             since = (row.fetchone() or (time.time(),))[0]
             if attempt is not None:
                 insert_attempt(db, profile, self.course, attempt, ticket)
             db.execute(
-                "DELETE FROM submissions WHERE ticket = ? OR (profile_id = ? AND course_id = ?"
-                " AND exercise_id = ? AND created_at <= ?)",
-                (ticket, profile.id, self.course, attempt.exercise_id if attempt else "", since),
+                "DELETE FROM submissions WHERE ticket = :t OR (profile_id = :p AND course_id = :c"
+                " AND exercise_id = :e AND created_at <= :since)",
+                {
+                    "t": ticket,
+                    "p": profile.id,
+                    "c": self.course,
+                    "e": attempt.exercise_id if attempt else "",
+                    "since": since,
+                },
             )
 
     def pending(self, profile, exercise_id: str) -> list[Pending]:
         """Return the profile's submissions of an exercise not yet graded, oldest first."""
         with self._db() as db:
             rows = db.execute(
-                "SELECT ticket, exercise_id, code, server, created_at FROM submissions"
-                " WHERE profile_id = ? AND course_id = ? AND exercise_id = ? ORDER BY created_at",
-                (profile.id, self.course, exercise_id),
+                "SELECT ticket, exercise_id, code, server, created_at FROM submissions WHERE"
+                " profile_id = :p AND course_id = :c AND exercise_id = :e ORDER BY created_at",
+                {"p": profile.id, "c": self.course, "e": exercise_id},
             ).fetchall()
         return [Pending(*row) for row in rows]
 
 
-def add_tickets(db: sqlite3.Connection) -> None:
-    """Give attempts a ticket column (schema 1 had none), unique where set."""
-    columns = {row[1] for row in db.execute("PRAGMA table_info(attempts)")}
-    if "ticket" not in columns:
-        db.execute("ALTER TABLE attempts ADD COLUMN ticket TEXT")
-    db.execute(
-        "CREATE UNIQUE INDEX IF NOT EXISTS attempts_by_ticket ON attempts (ticket)"
-        " WHERE ticket IS NOT NULL"
-    )
-
-
-def upsert_draft(db: sqlite3.Connection, profile, course: str, exercise_id: str, code: str) -> None:
+def upsert_draft(db: Db, profile, course: str, exercise_id: str, code: str) -> None:
     """Keep the code typed for an exercise of a course (inside the caller's transaction)."""
     db.execute(
-        "INSERT OR REPLACE INTO drafts (profile_id, course_id, exercise_id, code, updated_at)"
-        " VALUES (?, ?, ?, ?, ?)",
-        (profile.id, course, exercise_id, code, time.time()),
+        "INSERT INTO drafts (profile_id, course_id, exercise_id, code, updated_at)"
+        " VALUES (:p, :c, :e, :code, :at) ON CONFLICT (profile_id, course_id, exercise_id)"
+        " DO UPDATE SET code = excluded.code, updated_at = excluded.updated_at",
+        {"p": profile.id, "c": course, "e": exercise_id, "code": code, "at": time.time()},
     )
 
 
-def insert_attempt(db: sqlite3.Connection, profile, course: str, a, ticket: str | None) -> None:
+def insert_attempt(db: Db, profile, course: str, a, ticket: str | None) -> None:
     """Insert one attempt at a course's exercise (inside the caller's transaction); a ticket
-    already recorded is kept."""
+    already recorded is kept, the second insert doing nothing (the ticket's unique index)."""
     facts = a.facts
-    db.execute(
-        "INSERT OR IGNORE INTO attempts (profile_id, exercise_id, code, solved, summary, elapsed,"
-        " time_spent, dataset, created_at, ticket, ran, failed_check, misconception, status,"
-        " facts, course_id, version, origin)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            profile.id,
-            a.exercise_id,
-            a.code,
-            int(a.solved),
-            a.summary,
-            a.elapsed,
-            a.time_spent,
-            a.dataset,
-            a.created_at or time.time(),
-            ticket,
-            int(facts.ran),
-            facts.failed_check,
-            facts.misconception,
-            facts.status,
-            facts.source,
-            course,
-            a.version,
-            a.origin,
-        ),
-    )
+    values = {
+        "profile_id": profile.id,
+        "exercise_id": a.exercise_id,
+        "code": a.code,
+        "solved": int(a.solved),
+        "summary": a.summary,
+        "elapsed": a.elapsed,
+        "time_spent": a.time_spent,
+        "dataset": a.dataset,
+        "created_at": a.created_at or time.time(),
+        "ticket": ticket,
+        "ran": int(facts.ran),
+        "failed_check": facts.failed_check,
+        "misconception": facts.misconception,
+        "status": facts.status,
+        "facts": facts.source,
+        "course_id": course,
+        "version": a.version,
+        "origin": a.origin,
+    }
+    names, marks = ", ".join(values), ", ".join(f":{name}" for name in values)
+    db.execute(f"INSERT INTO attempts ({names}) VALUES ({marks}) ON CONFLICT DO NOTHING", values)

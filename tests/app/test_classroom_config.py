@@ -105,6 +105,8 @@ def auth_toml(**changes) -> str:
     return "[auth]\n" + "\n".join(lines) + "\n"
 
 
+# The classroom mode runs on PostgreSQL (app/config.py check_database); not reached here.
+CLASSROOM_DB = {"NINJA_MODE": "classroom", "NINJA_DATABASE_URL": "postgresql://ninja@db/class"}
 CHECKS = [
     ({"NINJA_DATADIR": "/tmp"}, None, "`NINJA_DATADIR` is not a setting; known settings:"),
     ({"NINJA_TIME_LIMIT": "forever"}, None, "`NINJA_TIME_LIMIT` must be a number of seconds"),
@@ -132,7 +134,7 @@ def test_the_check_command_refuses_with_one_line(tmp_path, settings, secrets, me
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("settings", "secrets"),
-    [({}, None), ({"NINJA_MODE": "local"}, None), ({"NINJA_MODE": "classroom"}, auth_toml())],
+    [({}, None), ({"NINJA_MODE": "local"}, None), (CLASSROOM_DB, auth_toml())],
     ids=["default", "local", "classroom"],
 )
 def test_the_check_command_passes_a_usable_configuration_quietly(tmp_path, settings, secrets):

@@ -1,14 +1,18 @@
 """Schema step 4: a database written by schema 3 gains the fact columns, old rows backfilled;
-step 6: attempts say where they were submitted from (old ones: the editor)."""
+step 6: attempts say where they were submitted from (old ones: the editor); and a file of
+schema 6 (the last before Alembic) reaches Alembic's head with every row."""
 
 from __future__ import annotations
 
 import sqlite3
+from contextlib import closing
 
 import pytest
 
 from app.storage import Attempt, Facts, open_store
+from app.storage.legacy import bring_to_six, is_legacy
 from app.storage.migrations import BACKFILLED, EDITOR, GRADED, NOTEBOOK
+from app.storage.schema import current, head
 from app.storage.store import SCHEMA_VERSION
 from grader.misconceptions import IDS
 
@@ -152,3 +156,49 @@ def test_old_attempts_come_from_the_editor_and_a_notebooks_are_marked(old_databa
     store.record_attempt(ada, graded)
     again = open_store(f"sqlite:///{old_database}")
     assert [a.origin for a in again.attempts(ada)] == [EDITOR] * len(OLD_ROWS) + [NOTEBOOK]
+
+
+def _schema_six_with_rows(path) -> None:
+    """Write a progress file as the code before Alembic left it (schema 6), a row per table."""
+    bring_to_six(path)
+    with closing(sqlite3.connect(path)) as db, db:
+        db.executescript(ROWS_6)
+
+
+ROWS_6 = """
+INSERT INTO profiles VALUES (4, 'ada', 1.0, 'browser-a'), (9, 'bob', 2.0, 'browser-b');
+INSERT INTO learners VALUES ('browser-a', 4);
+INSERT INTO settings VALUES (4, 'dataset', 'names');
+INSERT INTO drafts VALUES (4, 'attention', 'dh', 'dh = 1', 3.0);
+INSERT INTO attempts (id, profile_id, exercise_id, code, solved, summary, elapsed, time_spent,
+    dataset, created_at, ticket, ran, failed_check, misconception, status, facts, course_id,
+    version, origin)
+    VALUES (1, 4, 'dh', 'dh = 1', 0, 'no', 0.1, 5.0, 'names', 4.0, 'p:1', 1, '', 'transposed',
+    'not_solved', 'graded', 'attention', 'v1', 'notebook');
+INSERT INTO events VALUES (1, 9, 'dh', 'hint', 5.0, 'default');
+INSERT INTO submissions VALUES ('p:2', 9, 'dW2', 'dW2 = 0', 's1', 6.0, 'default');
+INSERT INTO training_runs VALUES (1, 4, '{}', 2.1, 2.2, '[]', 10.0, 1.0, '[]', 'names', 'x', 7.0);
+"""
+
+
+def test_a_schema_six_file_reaches_the_head_with_every_row(tmp_path):
+    path = tmp_path / "progress.sqlite3"
+    _schema_six_with_rows(path)
+    assert is_legacy(path)
+    store = open_store(f"sqlite:///{path}", course="attention")
+    assert not is_legacy(path) and current(store.engine) == head()
+    ada, bob = store.profiles()
+    assert (ada.id, ada.owner, bob.id) == (4, "browser-a", 9)
+    assert store.last_profile("browser-a") == ada and store.setting(ada, "dataset") == "names"
+    assert store.draft(ada, "dh") == "dh = 1"
+    (attempt,) = store.attempts(ada)
+    assert (attempt.version, attempt.origin, attempt.facts.misconception) == (
+        "v1",
+        NOTEBOOK,
+        "transposed",
+    )
+    assert store.training_runs(ada)[0].val_loss == 2.2
+    other = open_store(f"sqlite:///{path}")  # the default course
+    assert other.count_events(bob, "dh", "hint") == 1
+    assert [p.ticket for p in other.pending(bob, "dW2")] == ["p:2"]
+    assert not store.begin_submission(ada, "dh", "p:1", "x", "x", "s"), "its ticket still counts"

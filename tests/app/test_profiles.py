@@ -11,8 +11,9 @@ from app.storage import Attempt, open_store
 
 
 @pytest.fixture
-def store(tmp_path):
-    return open_store(f"sqlite:///{tmp_path}/progress.sqlite3")
+def store(store_url):
+    """Return an empty store, on SQLite then on PostgreSQL (tests/conftest.py store_url)."""
+    return open_store(store_url)
 
 
 def test_two_identities_may_both_have_a_learner_and_see_only_their_own(store):

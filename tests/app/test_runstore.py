@@ -8,8 +8,9 @@ from app.storage import TrainingRun, open_store
 
 
 @pytest.fixture
-def store(tmp_path):
-    return open_store(f"sqlite:///{tmp_path / 'progress.sqlite3'}")
+def store(store_url):
+    """Return an empty store, on SQLite then on PostgreSQL (tests/conftest.py store_url)."""
+    return open_store(store_url)
 
 
 def _run(val: float | None = 2.11, **change) -> TrainingRun:

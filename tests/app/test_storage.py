@@ -1,37 +1,64 @@
-"""The progress store: profiles, drafts, attempts, events, totals and reset, in SQLite."""
+"""The progress store: profiles, drafts, attempts, events, totals and reset, on SQLite and on
+PostgreSQL (tests/conftest.py store_url), and the URLs it accepts."""
 
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
+from sqlalchemy import inspect
 
-from app.storage import Attempt, StorageError, open_store
+from app.storage import Attempt, SchemaBehind, StorageError, open_store
+from app.storage.engine import make_engine, transaction
+from app.storage.schema import current, head, upgrade
 from app.storage.store import SCHEMA_VERSION
+
+TABLES = {"meta", "profiles", "learners", "settings", "drafts", "attempts", "submissions", "events"}
 
 
 @pytest.fixture
-def store(tmp_path):
-    return open_store(f"sqlite:///{tmp_path}/progress.sqlite3")
+def store(store_url):
+    """Return an empty store, on each engine in turn."""
+    return open_store(store_url)
 
 
 def _attempt(exercise: str, solved: bool, spent: float = 10.0) -> Attempt:
     return Attempt(exercise, "code", solved, "summary", 0.02, spent, "default")
 
 
-@pytest.mark.parametrize("url", ["postgres://x/y", "sqlite:///", "sqlite:///:memory:", "x.db"])
-def test_only_sqlite_file_urls_are_accepted(url):
-    with pytest.raises(StorageError, match="sqlite:///<path>"):
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("mysql://x/y", "must look like `sqlite:///<path>` or `postgresql://"),
+        ("x.db", "must look like `sqlite:///<path>` or `postgresql://"),
+        ("sqlite:///", "must look like `sqlite:///<path>`"),
+        ("sqlite:///:memory:", "must look like `sqlite:///<path>`"),
+        ("postgresql://db.uni.edu", "must name one database"),
+        ("postgresql://ninja:secret@db:port/x", "has a bad port: 'postgresql://ninja:***@db"),
+    ],
+)
+def test_unusable_urls_are_refused_saying_why(url, message):
+    with pytest.raises(StorageError, match="The database URL") as refused:
         open_store(url)
+    assert message in str(refused.value) and "secret" not in str(refused.value)
 
 
-def test_the_schema_is_created_with_its_version(tmp_path, store):
-    db = sqlite3.connect(tmp_path / "progress.sqlite3")
-    tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    assert {"meta", "profiles", "settings", "drafts", "attempts", "submissions", "events"} <= tables
-    assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (
-        str(SCHEMA_VERSION),
-    )
+def test_the_schema_is_created_at_the_codes_head_with_its_version(store_url, store):
+    engine = make_engine(store_url)
+    assert set(inspect(engine).get_table_names()) >= TABLES
+    assert current(engine) == head()
+    with transaction(engine) as db:
+        version = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").scalar_one()
+    assert version == str(SCHEMA_VERSION)
+
+
+def test_a_server_database_behind_the_code_is_refused_naming_the_command(postgres):
+    url = postgres.new_database()
+    with pytest.raises(SchemaBehind, match="at schema none, the code needs"):
+        open_store(url)
+    upgrade(make_engine(url), "0001")
+    with pytest.raises(SchemaBehind, match="run `python -m app.storage upgrade`"):
+        open_store(url)
+    upgrade(make_engine(url))
+    assert open_store(url).profiles() == []
 
 
 def test_profiles_are_created_once_and_remembered(store):
@@ -83,8 +110,29 @@ def test_reset_keeps_the_profile_and_its_settings(store):
     assert store.setting(ada, "dataset") == "names" and store.profiles() == [ada]
 
 
-def test_a_second_store_on_the_same_file_sees_the_same_progress(tmp_path, store):
+def test_a_second_store_on_the_same_database_sees_the_same_progress(store_url, store):
     ada = store.add_profile("ada")
     store.record_attempt(ada, _attempt("dh", True))
-    again = open_store(f"sqlite:///{tmp_path}/progress.sqlite3")
+    again = open_store(store_url)
     assert again.statuses(ada) == {"dh": "solved"}
+
+
+def test_the_check_command_refuses_a_database_behind_then_upgrade_brings_it(postgres, capsys):
+    from app.storage.__main__ import main
+
+    url = postgres.new_database()
+    assert main(["--url", url, "check"]) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("Not starting: The progress database is at schema none")
+    assert line.endswith("run `python -m app.storage upgrade` (docs/classroom.md).")
+    assert main(["--url", url, "upgrade"]) == 0
+    assert f"schema none -> {head()}" in capsys.readouterr().out
+    assert main(["--url", url, "check"]) == 0
+
+
+def test_the_upgrade_command_makes_a_new_local_file_private(tmp_path):
+    from app.storage.__main__ import main
+
+    path = tmp_path / "a folder" / "progress.sqlite3"
+    assert main(["--url", f"sqlite:///{path}", "upgrade"]) == 0
+    assert path.stat().st_mode & 0o777 == 0o600 and current(make_engine(f"sqlite:///{path}"))

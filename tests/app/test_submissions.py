@@ -13,8 +13,9 @@ URL = "sqlite:///{}/progress.sqlite3"
 
 
 @pytest.fixture
-def store(tmp_path):
-    return open_store(URL.format(tmp_path))
+def store(store_url):
+    """Return an empty store, on SQLite then on PostgreSQL (tests/conftest.py store_url)."""
+    return open_store(store_url)
 
 
 def _attempt(code: str, solved: bool = False) -> Attempt:
@@ -32,10 +33,10 @@ def test_a_submission_is_pending_then_replaced_by_its_attempt(store):
     assert [a.code for a in store.attempts(me)] == ["dprobs = 1"]
 
 
-def test_a_pending_submission_survives_reopening_the_store(tmp_path, store):
+def test_a_pending_submission_survives_reopening_the_store(store_url, store):
     me = store.add_profile("ada")
     store.begin_submission(me, "dprobs", "p:1", "dprobs = 1", "dprobs = 1", "s1")
-    again = open_store(URL.format(tmp_path))
+    again = open_store(store_url)
     assert [(p.code, p.server) for p in again.pending(me, "dprobs")] == [("dprobs = 1", "s1")]
     assert again.attempts(me) == []
 

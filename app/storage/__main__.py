@@ -1,0 +1,121 @@
+"""The progress store's command line: `python -m app.storage <verb>`.
+
+    python -m app.storage upgrade                         # bring the schema to the code's head
+    python -m app.storage check                           # exit 2 unless it is there
+    python -m app.storage export --identity "ISS SUB"     # one learner's data, as JSON
+    python -m app.storage delete --profile 7 --yes        # one learner's data, gone
+
+The database is `NINJA_DATABASE_URL` (or the local default of app/config.py), or `--url`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+from app.config import ConfigError, from_env
+from app.dburl import StorageError, redact
+from app.storage.engine import StorageUnavailable, make_engine
+from app.storage.schema import check, current, head, sqlite_path, upgrade
+from app.storage.store import open_store
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one verb; say what went wrong in one line (exit 2) rather than a traceback."""
+    args = _parser().parse_args(argv)
+    try:
+        url = args.url or from_env(os.environ).database_url
+        return args.verb(args, url)
+    except (ConfigError, StorageError, StorageUnavailable) as err:
+        before = "Not starting: " if args.verb is _check else ""  # scripts/run's check
+        print(f"{before}{err}", file=sys.stderr)
+        return 2
+
+
+def _upgrade(args, url: str) -> int:
+    """Bring the database's schema to the code's head."""
+    engine = make_engine(url)
+    path = sqlite_path(engine)
+    before = current(engine) if path is None or path.exists() else None
+    if path is None:
+        upgrade(engine)
+    else:
+        open_store(url)  # creates the file (0600, in a 0700 folder) if new, and upgrades it
+    print(f"{redact(url)}: schema {before or 'none'} -> {head()}")
+    return 0
+
+
+def _check(args, url: str) -> int:
+    """Exit 0 when the schema is at the code's head (a SQLite file upgrades itself: 0 too)."""
+    engine = make_engine(url)
+    if engine.dialect.name != "sqlite":
+        check(engine)
+    return 0
+
+
+def _export(args, url: str) -> int:
+    """Print (or write) one learner's data as JSON."""
+    store = open_store(url)
+    data = store.export_profiles(_chosen(store, args))
+    text = json.dumps(data, indent=2, ensure_ascii=False)
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as out:
+            out.write(text + "\n")
+    else:
+        print(text)
+    return 0
+
+
+def _delete(args, url: str) -> int:
+    """Delete one learner's data, after --yes."""
+    store = open_store(url)
+    profiles = _chosen(store, args)
+    names = ", ".join(f"{p.id} ({p.name})" for p in profiles)
+    if not args.yes:
+        print(f"Would delete profile {names} and all their rows: add --yes.", file=sys.stderr)
+        return 1
+    gone = store.delete_profiles(profiles)
+    print(f"Deleted profile {names}: {gone} rows.")
+    return 0
+
+
+def _chosen(store, args) -> list:
+    """Return the profiles named by --identity or --profile; none found is an error."""
+    if args.identity is not None:
+        found = store.profiles(args.identity)
+    else:
+        found = [p for p in [store.profile(args.profile)] if p is not None]
+    if not found:
+        who = f"identity {args.identity!r}" if args.identity is not None else f"id {args.profile}"
+        raise StorageError(f"No profile with {who} in this database.")
+    return found
+
+
+def _parser() -> argparse.ArgumentParser:
+    """Return the parser: one sub-command per verb."""
+    parser = argparse.ArgumentParser(
+        prog="python -m app.storage", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument(
+        "--url", help="database URL (default: NINJA_DATABASE_URL or the local file)"
+    )
+    verbs = parser.add_subparsers(required=True)
+    verbs.add_parser("upgrade", help="bring the schema to the code's head").set_defaults(
+        verb=_upgrade
+    )
+    verbs.add_parser("check", help="exit 2 unless the schema is current").set_defaults(verb=_check)
+    for name, verb, what in (("export", _export, "print"), ("delete", _delete, "delete")):
+        sub = verbs.add_parser(name, help=f"{what} one learner's data")
+        who = sub.add_mutually_exclusive_group(required=True)
+        who.add_argument("--identity", help='the owner: "<issuer> <subject>" in the classroom')
+        who.add_argument("--profile", type=int, help="a profile id")
+        sub.set_defaults(verb=verb)
+    verbs.choices["export"].add_argument("--out", help="write the JSON to this file")
+    verbs.choices["delete"].add_argument("--yes", action="store_true", help="really delete")
+    return parser
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,86 @@
+"""One engine per database URL, and the connection every store call runs in.
+
+SQLite (the local mode) opens a connection per call, as the store always did; PostgreSQL keeps
+a pool whose connections are tested before use, so a server restarted mid-class costs the calls
+made while it was down, and nothing after. A call that cannot reach the database raises
+StorageUnavailable, which the app shows as "try again" (app/main.py).
+
+    >>> with transaction(engine) as db:
+    ...     db.execute("SELECT code FROM drafts WHERE profile_id = :p", {"p": 1}).fetchall()
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+
+from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy.engine import CursorResult
+from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.pool import NullPool
+
+from app.dburl import SQLITE, driver_url, kind, redact
+
+SQLITE_WAIT = 10  # seconds a SQLite writer waits for another's lock before giving up
+POOL_SIZE, POOL_OVERFLOW = 10, 30  # PostgreSQL connections kept per process, and added at a peak
+
+
+class StorageUnavailable(RuntimeError):
+    """The database cannot be reached (down, restarting, locked); the call may be tried again."""
+
+
+class Db:
+    """A connection inside one transaction that runs SQL text with named parameters (`:name`),
+    the one dialect both engines share."""
+
+    def __init__(self, connection: Connection):
+        self.connection = connection
+
+    def execute(self, sql, params: Mapping | None = None) -> CursorResult:
+        """Run SQL text (or a SQLAlchemy statement) with its named parameters."""
+        statement = text(sql) if isinstance(sql, str) else sql
+        return self.connection.execute(statement, dict(params or {}))
+
+    @property
+    def dialect(self) -> str:
+        """Return "sqlite" or "postgresql"."""
+        return self.connection.dialect.name
+
+
+def make_engine(url: str) -> Engine:
+    """Return an engine for a database URL (app/dburl.py says which are usable)."""
+    if kind(url) == SQLITE:
+        engine = create_engine(url, poolclass=NullPool, connect_args={"timeout": SQLITE_WAIT})
+        event.listen(engine, "connect", _sqlite_pragmas)
+        return engine
+    return create_engine(
+        driver_url(url), pool_pre_ping=True, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW
+    )
+
+
+def _sqlite_pragmas(connection, _record) -> None:
+    """Enforce foreign keys (SQLite leaves them off unless each connection asks)."""
+    connection.execute("PRAGMA foreign_keys=ON")
+
+
+@contextmanager
+def transaction(engine: Engine) -> Iterator[Db]:
+    """Yield a Db inside one transaction: committed on success, rolled back on an error; a
+    database out of reach raises StorageUnavailable."""
+    try:
+        with engine.begin() as connection:
+            yield Db(connection)
+    except OperationalError as err:
+        raise unavailable(engine, err) from err
+    except DBAPIError as err:
+        if not err.connection_invalidated:
+            raise
+        raise unavailable(engine, err) from err
+
+
+def unavailable(engine: Engine, err: Exception) -> StorageUnavailable:
+    """Return the error that says the database is out of reach (its URL without a password)."""
+    where = redact(engine.url.render_as_string(hide_password=True))
+    return StorageUnavailable(
+        f"The progress database ({where}) did not answer: {err.__class__.__name__}."
+    )

@@ -1,0 +1,95 @@
+"""One learner's data, exported whole or deleted whole (`python -m app.storage export|delete`).
+
+Mixed into storage.Store. A learner is found by identity (the classroom's "<issuer> <subject>",
+or a local browser's identity: a profile's owner) or by profile id; everything kept about a
+profile is a row tied to it (drafts, attempts, pending submissions, hints and reveals,
+settings, training runs), in every course, and goes with it: the foreign keys cascade.
+
+    >>> data = store.export_profiles(store.profiles("https://id.uni.edu 42"))
+    >>> store.delete_profiles(store.profiles("https://id.uni.edu 42"))
+"""
+
+from __future__ import annotations
+
+import json
+
+FORMAT = "backprop-ninja/learner-export/1"
+# Every table that holds a profile's rows, and the order its rows are listed in.
+TABLES = {
+    "settings": "key",
+    "drafts": "course_id, exercise_id",
+    "attempts": "id",
+    "submissions": "created_at",
+    "events": "id",
+    "training_runs": "id",
+}
+JSON_COLUMNS = ("settings", "samples", "curve")  # a training run's, stored as JSON text
+# Tables keyed by the identity, not the profile: which profile it used last, and who the person
+# is (the provider's name, e-mail and groups, for the instructor's dashboard).
+OWNER_TABLES = ("learners", "people")
+
+
+class Privacy:
+    """The store's calls that export or delete a learner's data."""
+
+    def profile(self, profile_id: int):
+        """Return the profile with this id, None if there is none."""
+        return next((p for p in self.profiles() if p.id == profile_id), None)
+
+    def export_profiles(self, profiles) -> dict:
+        """Return everything kept about these profiles, as plain JSON-ready data."""
+        with self._db() as db:
+            return {"format": FORMAT, "profiles": [_export(db, p) for p in profiles]}
+
+    def delete_profiles(self, profiles) -> int:
+        """Delete these profiles with every row tied to them, in every course; return how
+        many rows went (the profiles' included)."""
+        gone = 0
+        with self._db() as db:
+            for profile in profiles:
+                for table in TABLES:  # counted, then left to the foreign keys' cascade
+                    gone += _count(db, table, profile.id)
+                gone += db.execute("DELETE FROM profiles WHERE id = :p", {"p": profile.id}).rowcount
+                for table in OWNER_TABLES:  # once the identity has no profile left
+                    db.execute(
+                        f"DELETE FROM {table} WHERE owner = :o"
+                        " AND NOT EXISTS (SELECT 1 FROM profiles WHERE owner = :o)",
+                        {"o": profile.owner},
+                    )
+        return gone
+
+
+def _export(db, profile) -> dict:
+    """Return one profile and its rows, table by table."""
+    row = db.execute(
+        "SELECT id, name, owner, created_at FROM profiles WHERE id = :p", {"p": profile.id}
+    ).one()
+    found = dict(row._mapping)
+    for table, order in TABLES.items():
+        rows = db.execute(
+            f"SELECT * FROM {table} WHERE profile_id = :p ORDER BY {order}", {"p": profile.id}
+        )
+        found[table] = [_plain(table, dict(r._mapping)) for r in rows]
+    person = db.execute(
+        "SELECT name, email, groups, role, last_seen FROM people WHERE owner = :o",
+        {"o": profile.owner},
+    ).first()
+    found["person"] = (
+        {**dict(person._mapping), "groups": json.loads(person.groups)} if person else None
+    )
+    return found
+
+
+def _plain(table: str, row: dict) -> dict:
+    """Return a row without its profile id, a training run's JSON columns decoded."""
+    row.pop("profile_id", None)
+    if table == "training_runs":
+        row.update({name: json.loads(row[name]) for name in JSON_COLUMNS})
+    return row
+
+
+def _count(db, table: str, profile_id: int) -> int:
+    """Return how many rows of a table belong to a profile."""
+    return db.execute(
+        f"SELECT COUNT(*) FROM {table} WHERE profile_id = :p", {"p": profile_id}
+    ).scalar_one()
