@@ -8,20 +8,23 @@ per learner. The app runs in the classroom mode with an [auth] section of its ow
 
 from __future__ import annotations
 
-import contextlib
 import json
 import secrets
-import sqlite3
+import subprocess
+import sys
 import threading
 import urllib.request
 
 import pytest
 from playwright.sync_api import expect
 
+from app.storage import open_store
+
 from .e2e_helpers import (
     EDITOR,
     LOOP_SECONDS,
     OUTPUT,
+    ROOT,
     WAIT_MS,
     editor_text,
     free_port,
@@ -58,10 +61,14 @@ def provider():
 
 
 @pytest.fixture(scope="module")
-def classroom(tmp_path_factory, provider):
-    """Yield the app in the classroom mode, signing in through provider."""
+def classroom(tmp_path_factory, provider, postgres):
+    """Yield the app in the classroom mode, signing in through provider, its progress in a
+    database of its own on the test session's PostgreSQL, made by the documented command."""
     OUTPUT.mkdir(exist_ok=True)
     folder, port = tmp_path_factory.mktemp("classroom"), free_port()
+    database = postgres.new_database()
+    upgrade = [sys.executable, "-m", "app.storage", "--url", database, "upgrade"]
+    subprocess.run(upgrade, cwd=ROOT, check=True, capture_output=True, timeout=300)
     auth = {
         "redirect_uri": f"http://127.0.0.1:{port}/oauth2callback",
         "cookie_secret": secrets.token_hex(32),
@@ -75,10 +82,12 @@ def classroom(tmp_path_factory, provider):
         "NINJA_MODE": "classroom",
         "NINJA_INSTRUCTORS": INSTRUCTORS,
         "NINJA_TIME_LIMIT": str(LOOP_SECONDS),
+        "NINJA_DATABASE_URL": database,
     }
     options = ("--secrets.files", str(folder / "secrets.toml"))
     log = OUTPUT / "classroom-server.log"
     running = start_server(folder / "var", log, settings=settings, port=port, options=options)
+    running.database = database
     yield running
     stop_server(running.process)
 
@@ -125,8 +134,7 @@ def issuer(provider: str) -> str:
 
 def owners(classroom) -> set[str]:
     """Return the identities that own profiles in the app's database."""
-    with contextlib.closing(sqlite3.connect(classroom.data_dir / "progress.sqlite3")) as db:
-        return {owner for (owner,) in db.execute("SELECT owner FROM profiles")}
+    return {profile.owner for profile in open_store(classroom.database).profiles()}
 
 
 def test_a_signed_out_browser_sees_only_the_sign_in_page(classroom, page):
