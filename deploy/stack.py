@@ -160,9 +160,13 @@ def start_postgres(folder: Path, port: int, password: str) -> tuple[Path, str]:
          "-tAc", f"SELECT 1 FROM pg_database WHERE datname = '{DATABASE}'"],
         env=env, capture_output=True, text=True, check=False, timeout=60,
     )  # fmt: skip
+    if exists.returncode != 0:
+        raise StackError(f"PostgreSQL refused the stack's user: {exists.stderr.strip()}")
     if exists.stdout.strip() != "1":
         createdb = [str(bin_dir / "createdb"), "-h", HOST, "-p", str(port), "-U", DB_USER, DATABASE]
-        subprocess.run(createdb, env=env, check=True, capture_output=True, timeout=60)
+        made = subprocess.run(createdb, env=env, capture_output=True, text=True, timeout=60)
+        if made.returncode != 0:
+            raise StackError(f"createdb failed: {made.stderr.strip()}")
     return home, url
 
 
@@ -373,8 +377,11 @@ def up(folder: Path, proxy_port: int) -> dict:
 
 
 def database_password(folder: Path) -> str:
-    """Return the database password, made once and kept beside the stack's state (0600)."""
-    path = folder / "database-password"
+    """Return the database password, made with the cluster and kept beside it (0600): a cluster
+    outlives a stack folder made again (as root it lives under /var/tmp)."""
+    home = postgres_home(folder)
+    home.mkdir(mode=0o700, parents=True, exist_ok=True)
+    path = home / "stack-password"
     if not path.exists():
         path.write_text(secrets.token_hex(16))
         path.chmod(0o600)
