@@ -250,13 +250,14 @@ def _flag(name: str, raw: str) -> bool:
     raise ConfigError(f"`{PREFIX}{name.upper()}` must be 1 or 0 (true or false): got {raw!r}.")
 
 
-def streamlit_secrets() -> dict:
-    """Return the secrets the server will read: Streamlit's secrets.toml files (its option
-    `secrets.files`: ~/.streamlit/ then .streamlit/ here), later files winning, {} if none."""
+def streamlit_secrets(files: list[str] | None = None) -> dict:
+    """Return the secrets the server will read: the secrets.toml files named on Streamlit's
+    command line (`--secrets.files`), else its option `secrets.files` (~/.streamlit/ then
+    .streamlit/ here), later files winning, {} if none."""
     import streamlit as st  # only here: pages read this module, and the check runs alone
 
     found: dict = {}
-    for name in st.get_option("secrets.files"):
+    for name in files or st.get_option("secrets.files"):
         path = Path(name)
         if not path.is_file():
             continue
@@ -267,11 +268,26 @@ def streamlit_secrets() -> dict:
     return found
 
 
-def main() -> int:
-    """Check the configuration from the environment and the secrets; say what is wrong, if any."""
+def secrets_files(argv: list[str]) -> list[str]:
+    """Return the files that `--secrets.files X` (or `--secrets.files=X`, repeated) names in
+    Streamlit's command-line options, so the check reads what the server will read."""
+    files, option = [], "--secrets.files"
+    for i, arg in enumerate(argv):
+        if arg == option and i + 1 < len(argv):
+            files.append(argv[i + 1])
+        elif arg.startswith(option + "="):
+            files.append(arg[len(option) + 1 :])
+    return files
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Check the configuration from the environment and the secrets; say what is wrong, if any.
+
+    argv: the options scripts/run passes on to Streamlit (only `--secrets.files` is read)."""
+    files = secrets_files(sys.argv[1:] if argv is None else argv)
     try:
         config = from_env(os.environ)
-        check_secrets(config, streamlit_secrets() if config.classroom else {})
+        check_secrets(config, streamlit_secrets(files) if config.classroom else {})
         check_database(config)
     except ConfigError as err:
         print(f"Not starting: {err}", file=sys.stderr)

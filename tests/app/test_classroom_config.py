@@ -85,9 +85,11 @@ def test_the_classroom_mode_needs_a_whole_auth_section(secrets, message):
     assert str(refused.value).startswith(message)
 
 
-def check(folder: Path, settings: dict, secrets: str | None = None) -> subprocess.CompletedProcess:
-    """Run `python -m app.config` from folder (its .streamlit/secrets.toml, if given), with the
-    NINJA_* settings given and no others, and a home of its own (no global secrets)."""
+def check(
+    folder: Path, settings: dict, secrets: str | None = None, args: tuple[str, ...] = ()
+) -> subprocess.CompletedProcess:
+    """Run `python -m app.config [args]` from folder (its .streamlit/secrets.toml, if given),
+    with the NINJA_* settings given and no others, and a home of its own (no global secrets)."""
     home = folder / "home"
     home.mkdir(exist_ok=True)
     if secrets is not None:
@@ -95,7 +97,7 @@ def check(folder: Path, settings: dict, secrets: str | None = None) -> subproces
         (folder / ".streamlit" / "secrets.toml").write_text(secrets)
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("NINJA_", "STREAMLIT_"))}
     env = {**clean, "HOME": str(home), **settings}
-    command = [sys.executable, "-m", "app.config"]
+    command = [sys.executable, "-m", "app.config", *args]
     return subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True, timeout=120)
 
 
@@ -142,6 +144,23 @@ def test_the_check_command_passes_a_usable_configuration_quietly(tmp_path, setti
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("form", ["two words", "equals"])
+def test_the_check_reads_the_secrets_file_named_on_the_command_line(tmp_path, form):
+    """scripts/run passes its options on: a file named by `--secrets.files` is the one read,
+    as Streamlit will read it (the checkout's .streamlit/secrets.toml here lacks [auth])."""
+    named = tmp_path / "class secrets.toml"
+    named.write_text(auth_toml())
+    joined = (f"--secrets.files={named}",)
+    option = ("--secrets.files", str(named)) if form == "two words" else joined
+    args = ("--server.port", "8600", *option)
+    done = check(tmp_path, CLASSROOM_DB, "[server]\n", args)
+    assert (done.returncode, done.stderr) == (0, "")
+    named.write_text("[server]\n")
+    refused = check(tmp_path, CLASSROOM_DB, auth_toml(), args)
+    assert refused.returncode == 2 and "needs an [auth] section" in refused.stderr
+
+
 RUN = Path(__file__).resolve().parents[2] / "scripts" / "run"
 
 
@@ -150,7 +169,7 @@ def test_scripts_run_checks_the_configuration_before_it_serves():
     are: the check above, then Streamlit, and nothing of a database server or a sign-in."""
     lines = [line.strip() for line in RUN.read_text().splitlines()]
     commands = [line for line in lines if line and not line.startswith("#")]
-    check = commands.index(".venv/bin/python -m app.config")
+    check = commands.index('.venv/bin/python -m app.config "$@"')
     serve = next(i for i, c in enumerate(commands) if "-m streamlit run app/main.py" in c)
     assert commands[serve].startswith("exec ") and check < serve
     assert not any(word in c.lower() for c in commands for word in ("postgres", "auth", "login"))

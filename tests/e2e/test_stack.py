@@ -1,0 +1,138 @@
+"""In real browsers, through HAProxy: the classroom stack of `deploy/stack up` (PostgreSQL, the
+OpenID Connect test provider, two replicas, HAProxy; all on loopback), started once for this
+module exactly as an operator starts it, and stopped with `deploy/stack down`.
+
+Two learners sign in through the proxy and land on different replicas (the proxy names the
+replica in a response header); a notebook uploaded through the proxy is graded (the upload
+reaches the replica that holds the page's session: affinity); a replica killed with SIGKILL
+costs its learner a reload, signed in, with nothing lost (the work is in PostgreSQL).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ..grader.fixtures import lecture_notebook as lecture
+from .e2e_helpers import OUTPUT, ROOT, WAIT_MS, free_port, open_page, type_and_submit
+from .test_classroom import sign_in
+from .test_identity import DLOGPROBS, SOLVED, badge
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+
+STACK = ROOT / "deploy" / "stack"
+REPLICA_HEADER = "x-ninja-replica"
+UPLOAD_MS = 240_000  # a whole notebook graded on a busy machine
+
+
+def stack(*args: str, timeout: float = 900) -> subprocess.CompletedProcess:
+    """Run `deploy/stack ARGS` as an operator would."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("NINJA_", "STREAMLIT_"))}
+    return subprocess.run(
+        [str(STACK), *args], cwd=ROOT, env=clean, capture_output=True, text=True, timeout=timeout
+    )
+
+
+def prove_for(folder: Path, replicas: int = 2) -> None:
+    """Prove the exercises once into each replica's cache, as a finished first start would have
+    (each replica proves them itself otherwise, which costs minutes on a busy machine)."""
+    proofs = folder / "replica1" / "cache" / "proofs.json"
+    prove = [sys.executable, "-m", "grader.proving.proofs", str(proofs)]
+    subprocess.run(prove, cwd=ROOT, check=True, timeout=600)
+    for i in range(2, replicas + 1):
+        (folder / f"replica{i}" / "cache").mkdir(parents=True)
+        shutil.copy(proofs, folder / f"replica{i}" / "cache" / "proofs.json")
+
+
+@pytest.fixture(scope="module")
+def running(tmp_path_factory):
+    """Yield the stack's recorded state (stack.json, and its folder) once `deploy/stack up`
+    says it is up."""
+    if not shutil.which("haproxy") and not Path("/usr/sbin/haproxy").exists():
+        pytest.skip("HAProxy is not installed (apt-get install haproxy)")
+    if not list(Path("/usr/lib/postgresql").glob("*/bin/initdb")):
+        pytest.skip("PostgreSQL's server is not installed (apt-get install postgresql)")
+    OUTPUT.mkdir(exist_ok=True)
+    folder = tmp_path_factory.mktemp("stack") / "class stack"
+    prove_for(folder)
+    up = stack("up", "--dir", str(folder), "--port", str(free_port()))
+    (OUTPUT / "stack-up.log").write_text(up.stdout + up.stderr)
+    try:
+        assert up.returncode == 0, up.stderr
+        state = json.loads((folder / "stack.json").read_text())
+        assert f"open {state['url']}" in up.stdout and "ivy" in up.stdout
+        yield {**state, "folder": str(folder)}
+    finally:
+        down = stack("down", "--dir", str(folder), timeout=300)
+        assert down.returncode == 0, down.stderr
+    status = stack("status", "--dir", str(folder))
+    assert status.returncode == 1 and "answering" not in status.stdout.replace("silent", "")
+
+
+def replica_of(page, url: str) -> str:
+    """Return the replica that serves this browser (the proxy's header on a request that
+    carries the browser's cookies, the affinity cookie among them)."""
+    response = page.request.get(f"{url}/_stcore/health")
+    return response.headers[REPLICA_HEADER]
+
+
+def provider_url(state: dict) -> str:
+    return f"http://127.0.0.1:{state['ports']['provider']}"
+
+
+def on_other_replica(browser, state: dict, taken: str, tries: int = 8):
+    """Return a page in a new browser context that the proxy sends to a replica other than
+    taken (round robin: a new context's first request goes to the next replica)."""
+    for _ in range(tries):
+        context = browser.new_context(viewport={"width": 1400, "height": 1800})
+        page = context.new_page()
+        open_page(page, state["url"])
+        if replica_of(page, state["url"]) != taken:
+            return page
+        context.close()
+    raise AssertionError(f"every new browser landed on {taken}")
+
+
+def test_the_stack_reports_every_part_answering(running):
+    status = stack("status", "--dir", running["folder"])
+    assert status.returncode == 0, status.stdout + status.stderr
+    names = [line.split()[0] for line in status.stdout.splitlines()]
+    assert names == ["postgres", "provider", "replica1", "replica2", "haproxy"], status.stdout
+    assert all(line.split()[1:] == ["running", "answering"] for line in status.stdout.splitlines())
+
+
+def test_learners_on_two_replicas_keep_their_work_when_one_is_killed(running, browser, tmp_path):
+    url, provider = running["url"], provider_url(running)
+    first = browser.new_context(viewport={"width": 1400, "height": 1800})
+    ada = first.new_page()
+    sign_in(ada, url, provider, "ada")
+    ada_replica = replica_of(ada, url)
+    bob = on_other_replica(browser, running, ada_replica)
+    sign_in(bob, url, provider, "bob")
+    bob_replica = replica_of(bob, url)
+    assert {ada_replica, bob_replica} == {"replica1", "replica2"}
+
+    open_page(ada, f"{url}/dlogprobs")
+    type_and_submit(ada, DLOGPROBS)
+    badge(ada, SOLVED)
+
+    notebook = lecture.write(lecture.build(), tmp_path / "lecture.ipynb")
+    open_page(bob, f"{url}/whole_pass")
+    bob.get_by_text("Or grade your own notebook").wait_for(timeout=WAIT_MS)
+    bob.locator("input[type='file']").set_input_files(str(notebook))
+    bob.get_by_text("All 4 exercises of the notebook are solved.").wait_for(timeout=UPLOAD_MS)
+    bob.screenshot(path=OUTPUT / "stack-notebook.png", full_page=True)
+
+    os.killpg(running["parts"][ada_replica]["pid"], signal.SIGKILL)
+    open_page(ada, f"{url}/dlogprobs")  # a reload: the proxy redispatches to the live replica
+    ada.get_by_text("Signed in as Ada Lovelace").wait_for(timeout=WAIT_MS)
+    assert replica_of(ada, url) == bob_replica
+    badge(ada, SOLVED)
+    ada.screenshot(path=OUTPUT / "stack-after-kill.png", full_page=True)
