@@ -119,8 +119,7 @@ def generate(store, items: list[str], learners: int, attempts: int) -> int:
         " 'default', :at, 1, '', :mis, :status, 'graded', :c, '', 'editor')"
     )
     with store._db() as db:
-        run_many = getattr(db, "executemany", None)  # sqlite3; SQLAlchemy takes a list
-        (run_many or db.execute)(sql, rows)
+        db.executemany(sql, rows)
     return len(rows)
 
 

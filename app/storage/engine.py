@@ -41,6 +41,10 @@ class Db:
         statement = text(sql) if isinstance(sql, str) else sql
         return self.connection.execute(statement, dict(params or {}))
 
+    def executemany(self, sql: str, rows: list[Mapping]) -> CursorResult:
+        """Run SQL text once per row of named parameters, in one round of the driver."""
+        return self.connection.execute(text(sql), [dict(row) for row in rows])
+
     @property
     def dialect(self) -> str:
         """Return "sqlite" or "postgresql"."""
