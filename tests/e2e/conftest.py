@@ -42,3 +42,19 @@ def page(browser):
     context = browser.new_context(viewport={"width": 1400, "height": 1800})
     yield context.new_page()
     context.close()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """When a browser test fails, add what its page showed (address and words) to the report, so
+    that a failure on a CI machine says what the learner would have seen."""
+    report = yield
+    page = item.funcargs.get("page") if hasattr(item, "funcargs") else None
+    if report.failed and call.when == "call" and page is not None:
+        try:
+            words = page.locator("body").inner_text(timeout=5_000)
+            page.screenshot(path=OUTPUT / f"failed-{item.name}.png"[:120], full_page=True)
+        except Exception as error:  # the page may be gone with the browser
+            words = f"(the page could not be read: {error})"
+        report.sections.append(("what the page showed", f"{page.url}\n{words[-4000:]}"))
+    return report
