@@ -11,9 +11,8 @@ from pathlib import Path
 
 from app.config import ConfigError, from_env
 from app.regrade.report import Change, inert, report
-from app.storage import EDITOR, Attempt, StorageError, facts_of, open_store
+from app.storage import EDITOR, REGRADE, Attempt, StorageError, facts_of, open_store
 
-REGRADE = "regrade"  # the origin of an attempt recorded by --apply
 DONE, BAD_INPUT, GRADER_FAILED = 0, 2, 3
 BUSY_RETRIES = 20
 UNSOUND = "its exercise is not sound now (`python -m grader validate`)"

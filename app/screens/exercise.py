@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from app import links, preview, scratchpad, services, session, whycard, workbench
-from app.storage import SOLVED, facts_of
+from app.storage import REGRADE, SOLVED, facts_of
 from app.views import graphview, results
 
 REVEAL_CONFIRM = "reveal:confirm"
@@ -132,7 +132,8 @@ def _last_attempt(exercise_id: str) -> None:
     if attempts:
         last = attempts[-1]
         verdict = "solved" if last.solved else "not solved yet"
-        st.caption(f"Your last attempt ({len(attempts)} so far): {verdict}. {last.summary}")
+        tries = sum(1 for a in attempts if a.origin != REGRADE)  # a regrade is not a try
+        st.caption(f"Your last attempt ({tries} so far): {verdict}. {last.summary}")
         if last.version and last.version != services.exercise_version(exercise_id):
             st.caption(EARLIER_VERSION)
 
@@ -191,8 +192,13 @@ def _confirm_reveal(exercise_id: str) -> None:
 
 
 def real_attempts(attempts, starter: str) -> int:
-    """Return how many attempts changed the starter and ran (not refused, raised or timed out)."""
-    return sum(1 for a in attempts if _lines(a.code) != _lines(starter) and a.facts.ran)
+    """Return how many of the learner's own attempts changed the starter and ran (not refused,
+    raised or timed out; a regrade of an old answer is not one)."""
+    return sum(
+        1
+        for a in attempts
+        if _lines(a.code) != _lines(starter) and a.facts.ran and a.origin != REGRADE
+    )
 
 
 def _lines(code: str) -> list[str]:

@@ -17,6 +17,8 @@ import json
 import time
 from dataclasses import dataclass
 
+from app.storage.migrations import REGRADE
+
 INSTRUCTOR = "instructor"  # a people.role (app/classroom/people.py says who is one)
 
 
@@ -104,7 +106,8 @@ ORDER BY p.id
 # Per learner and exercise: the attempts, whether solved, the last; then, for the solved ones,
 # the attempts up to the first solve and the time spent on them (two scans, no join of all rows).
 CELLS = """
-SELECT profile_id, exercise_id, COUNT(*), MAX(solved), MAX(created_at)
+SELECT profile_id, exercise_id, SUM(CASE WHEN origin = :regrade THEN 0 ELSE 1 END),
+    MAX(solved), MAX(created_at)
 FROM attempts WHERE course_id = :course
 GROUP BY profile_id, exercise_id
 """
@@ -113,7 +116,8 @@ WITH firsts AS (
     SELECT profile_id, exercise_id, MIN(id) AS first FROM attempts
     WHERE course_id = :course AND solved = 1
     GROUP BY profile_id, exercise_id)
-SELECT f.profile_id, f.exercise_id, COUNT(*), SUM(a.time_spent)
+SELECT f.profile_id, f.exercise_id, SUM(CASE WHEN a.origin = :regrade THEN 0 ELSE 1 END),
+    SUM(a.time_spent)
 FROM firsts f JOIN attempts a ON a.profile_id = f.profile_id AND a.course_id = :course
     AND a.exercise_id = f.exercise_id AND a.id <= f.first
 GROUP BY f.profile_id, f.exercise_id
@@ -127,7 +131,7 @@ ORDER BY COUNT(*) DESC, exercise_id, misconception
 STUCK = """
 SELECT a.profile_id, a.exercise_id, COUNT(*), MAX(a.created_at)
 FROM attempts a
-WHERE a.course_id = :course AND a.created_at >= :since
+WHERE a.course_id = :course AND a.created_at >= :since AND a.origin <> :regrade
     AND NOT EXISTS (SELECT 1 FROM attempts s WHERE s.profile_id = a.profile_id
         AND s.course_id = :course AND s.exercise_id = a.exercise_id AND s.solved = 1)
 GROUP BY a.profile_id, a.exercise_id
@@ -180,7 +184,7 @@ class ClassView:
 
     def class_cells(self) -> list[Cell]:
         """Return a cell per learner and exercise attempted in this course."""
-        args = {"course": self.course}
+        args = {"course": self.course, "regrade": REGRADE}
         with self._db() as db:
             rows = db.execute(CELLS, args).fetchall()
             solving = {(r[0], r[1]): r[2:] for r in db.execute(TO_SOLVE, args).fetchall()}
@@ -202,7 +206,7 @@ class ClassView:
     def class_stuck(self, since: float, many: int) -> list[Stuck]:
         """Return who made at least `many` attempts at an exercise since `since` (a time) and
         never solved it, most attempts first."""
-        args = {"course": self.course, "since": since, "many": many}
+        args = {"course": self.course, "since": since, "many": many, "regrade": REGRADE}
         with self._db() as db:
             rows = db.execute(STUCK, args).fetchall()
         return [Stuck(*r) for r in rows]

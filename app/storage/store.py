@@ -27,7 +27,7 @@ from sqlalchemy import Engine
 from app import private
 from app.storage.classview import ClassView
 from app.storage.engine import Db, make_engine, transaction
-from app.storage.migrations import DEFAULT_COURSE, EDITOR, GRADED, NOTEBOOK
+from app.storage.migrations import DEFAULT_COURSE, EDITOR, GRADED, NOTEBOOK, REGRADE
 from app.storage.privacy import Privacy
 from app.storage.profiles import Profile, Profiles, StorageError
 from app.storage.runstore import TrainingRuns
@@ -38,6 +38,7 @@ __all__ = [
     "DEFAULT_COURSE",
     "EDITOR",
     "NOTEBOOK",
+    "REGRADE",
     "Attempt",
     "Facts",
     "Profile",

@@ -4,12 +4,13 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import jsonschema
 import pytest
 
 from app import classbook
-from app.storage import Attempt, Facts, open_store
+from app.storage import REGRADE, Attempt, Facts, open_store
 from app.storage.classview import Learner
 from grader import discover
 
@@ -86,6 +87,21 @@ def test_cells_count_attempts_and_what_it_took_to_solve(klass):
     assert ada.last_at == 130
     bob = cells[who["bob"].id, "dprobs"]
     assert (bob.attempts, bob.solved, bob.to_solve, bob.time_to_solve) == (2, False, 0, 0.0)
+
+
+def test_a_regrade_is_not_a_try(klass):
+    """`python -m app.regrade --apply` records old answers graded again: the dashboard counts
+    neither as an attempt nor towards being stuck, but a solve it finds counts."""
+    store, who = klass
+    store.record_attempt(who["bob"], replace(_attempt("dprobs", False, 150), origin=REGRADE))
+    store.record_attempt(who["bob"], replace(_attempt("dprobs", False, 160), origin=REGRADE))
+    cells = {(c.profile_id, c.exercise_id): c for c in store.class_cells()}
+    assert cells[who["bob"].id, "dprobs"].attempts == 2
+    assert store.class_stuck(0, 3) == []
+    store.record_attempt(who["bob"], replace(_attempt("dprobs", True, 170), origin=REGRADE))
+    cells = {(c.profile_id, c.exercise_id): c for c in store.class_cells()}
+    bob = cells[who["bob"].id, "dprobs"]
+    assert (bob.attempts, bob.solved, bob.to_solve) == (2, True, 2)
 
 
 def test_cells_belong_to_the_store_course(tmp_path, klass):

@@ -18,7 +18,7 @@ import pytest
 import data
 from app.screens.exercise import real_attempts
 from app.screens.progress import suggestion
-from app.storage import Attempt, facts_of, open_store
+from app.storage import REGRADE, Attempt, Facts, facts_of, open_store
 from grader import Grader
 from grader.cli import batch
 from grader.course import discover
@@ -115,3 +115,10 @@ def test_rewording_every_sentence_changes_no_decision(default_data, catalog, tmp
     assert plain["reveal"]["dprobs"] == 2, "the sign slips ran; the refused and raised did not"
     assert plain["practice"] is not None and "kept dim" in plain["practice"][1]
     assert {f.misconception for f in plain["facts"]} >= {"keepdim_lost", "sign_flipped"}
+
+
+def test_a_regrade_does_not_count_towards_revealing_the_solution():
+    facts = Facts(True, "", "", "not_solved")
+    own = Attempt("dprobs", "dprobs = 1 / probs", False, "", 0.0, 1.0, "default", facts=facts)
+    regraded = replace(own, origin=REGRADE)
+    assert real_attempts([own, regraded, regraded], "dprobs = None") == 1
