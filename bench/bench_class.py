@@ -10,8 +10,9 @@ presses Ctrl+Enter, and times submit -> the delta that carries the verdict. A th
 answers are right (exercises/solutions), the rest wrong (bench_load's WRONG, and the solution
 scaled by 2: both draw the heatmaps). Meanwhile a few real chromium pages (Debian's chromium
 through Playwright) submit wrong answers every few seconds and time Ctrl+Enter -> the new
-feedback painted. Learners are added step by step (--ramp); each step runs --seconds; the
-ramp stops after the first step whose p95 passes 1 s.
+feedback painted. Learners are added step by step (--ramp); once their pages are open, each step
+runs --seconds (the pages' opening is timed apart); the ramp stops after the first step whose
+p95 passes 1 s.
 
 Generator and server are kept apart: this process, its learners and chromium run on one core
 (--generator-core), the replicas and HAProxy on the other (--server-core, `taskset`). Setups:
@@ -80,12 +81,16 @@ class Cgroup:
     """A CPU cgroup of the benchmark's own (v1: cpu and cpuacct; v2: one folder): an optional
     quota, the CPU time its processes used, removed at the end."""
 
-    def __init__(self, name: str, cores: float | None):
+    def __init__(self, name: str, cores: float | None, weight: int = 0):
         self.v2 = not Path("/sys/fs/cgroup/cpu/cpu.cfs_quota_us").exists()
         root = Path("/sys/fs/cgroup")
         self.dirs = [root / name] if self.v2 else [root / "cpu" / name, root / "cpuacct" / name]
         for folder in self.dirs:
             folder.mkdir()
+        if weight and self.v2:  # v2's weight is 1-10000, 100 by default; v1's shares 1024
+            (self.dirs[0] / "cpu.weight").write_text(str(min(10_000, weight * 100 // 1024)))
+        elif weight:
+            (self.dirs[0] / "cpu.shares").write_text(str(weight))
         if cores is not None and self.v2:
             (self.dirs[0] / "cpu.max").write_text(f"{int(cores * PERIOD)} {PERIOD}")
         elif cores is not None:
@@ -96,6 +101,11 @@ class Cgroup:
         """Move the calling process into the cgroup (a Popen preexec_fn: before the exec)."""
         for folder in self.dirs:
             (folder / "cgroup.procs").write_text(str(os.getpid()))
+
+    def leave(self) -> None:
+        """Move the calling process back to the hierarchy's root (before the cgroup's removal)."""
+        for folder in self.dirs:
+            (folder.parent / "cgroup.procs").write_text(str(os.getpid()))
 
     def cpu_seconds(self) -> float:
         """Return the CPU time the cgroup's processes have used since it was made."""
@@ -114,10 +124,10 @@ class Cgroup:
                     time.sleep(0.1)
 
 
-def make_cgroup(name: str, cores: float | None) -> tuple[Cgroup | None, str]:
+def make_cgroup(name: str, cores: float | None, weight: int = 0) -> tuple[Cgroup | None, str]:
     """Return a cgroup (None if it cannot be made) and why not."""
     try:
-        return Cgroup(f"ninja-bench-{os.getpid()}-{name}", cores), ""
+        return Cgroup(f"ninja-bench-{os.getpid()}-{name}", cores, weight), ""
     except OSError as err:
         return None, f"no cgroup ({err.strerror}: {err.filename}); taskset alone"
 
@@ -261,6 +271,7 @@ class Class:
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
     records: list[Record] = field(default_factory=list)
     opens: list[float] = field(default_factory=list)
+    arrived: int = 0  # learners whose page is open (or who gave up opening it)
     failures: list[str] = field(default_factory=list)
 
 
@@ -274,7 +285,10 @@ async def learner(number: int, group: Class) -> None:
     session = StreamlitSession(group.url, exercise)
     began = time.perf_counter()
     try:
-        await session.open()
+        try:
+            await session.open()
+        finally:
+            group.arrived += 1
         group.opens.append(time.perf_counter() - began)
         while not await pause(group, rng.uniform(*group.think)):
             code = right if rng.random() < 1 / 3 else rng.choice(wrongs)
@@ -414,6 +428,9 @@ async def ramp(url: str, args, cpu, browser_url: str) -> list[Step]:
         for count in args.ramp:
             while len(tasks) < count:
                 tasks.append(asyncio.create_task(learner(len(tasks), group)))
+            opening = time.monotonic()  # the new pages open first: the window is steady work
+            while group.arrived < count and time.monotonic() - opening < 120:
+                await asyncio.sleep(0.1)
             start, used = time.monotonic(), cpu()
             await asyncio.sleep(args.seconds)
             end = time.monotonic()
@@ -428,6 +445,16 @@ async def ramp(url: str, args, cpu, browser_url: str) -> list[Step]:
         await asyncio.gather(*tasks, return_exceptions=True)
         if thread.is_alive():
             await asyncio.to_thread(thread.join, 60)
+    shown = [ms for _, ms in painted if ms is not None]
+    print(
+        f"  chromium: {len(painted)} submissions in all, {len(painted) - len(shown)} without "
+        "feedback within 30 s"
+        + (
+            f", painted p50 {percentile(shown, 50):.0f} ms, max {max(shown):.0f} ms"
+            if shown
+            else ""
+        )
+    )
     if group.failures:
         print(f"  failures ({len(group.failures)}): {group.failures[:3]}")
     if group.opens:
@@ -478,13 +505,13 @@ def run_setup(name: str, folder: Path, proofs: Path, args) -> tuple[list[Step], 
     parts, note = [], ""
     try:
         if name == "one":
-            group, note = make_cgroup("one", None)  # no quota: only to count its CPU
+            group, note = make_cgroup("one", None, args.weight)  # no quota: to count its CPU
             parts.append(start_replica(folder / "r1", proofs, args.server_core, group))
             url = parts[0].url
             note = note or f"one replica, taskset core {args.server_core}"
         else:
             for i in (1, 2):
-                group, why = make_cgroup(f"pair{i}", 0.5)
+                group, why = make_cgroup(f"pair{i}", 0.5, args.weight // 2)
                 note = why or note
                 parts.append(start_replica(folder / f"r{i}", proofs, args.server_core, group))
             proxy = start_proxy(folder, parts, args.server_core)
@@ -523,6 +550,13 @@ def main() -> int:
     parser.add_argument("--browsers", type=int, default=2)
     parser.add_argument("--server-core", type=int, default=0)
     parser.add_argument("--generator-core", type=int, default=1)
+    parser.add_argument(
+        "--weight",
+        type=int,
+        default=0,
+        help="cpu.shares of the server side's cgroups (1024 is everyone's; split by the pair):"
+        " on a busy machine, so that the replica gets its core",
+    )
     args = parser.parse_args()
     args.ramp = [int(n) for n in args.ramp.split(",")]
     args.think = tuple(float(s) for s in args.think.split(","))
@@ -531,16 +565,25 @@ def main() -> int:
         f"bench_class: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; "
         f"{os.cpu_count()} cores; server on core {args.server_core}, generator on core "
         f"{args.generator_core}; think {args.think[0]:g}-{args.think[1]:g} s; steps of "
-        f"{args.seconds:g} s; {args.browsers} chromium pages; "
+        f"{args.seconds:g} s; {args.browsers} chromium pages; server cpu.shares "
+        f"{args.weight or 'default'}; "
         f"load {', '.join(f'{x:.2f}' for x in os.getloadavg())}",
         flush=True,
     )
     setups = ("one", "pair") if args.setup == "both" else (args.setup,)
     results = {}
-    with tempfile.TemporaryDirectory(prefix="ninja-bench-class-") as tmp:
-        proofs = prove(Path(tmp))
-        for name in setups:
-            results[name] = run_setup(name, Path(tmp) / name, proofs, args)
+    generator = make_cgroup("generator", None, args.weight)[0] if args.weight else None
+    if generator is not None:  # the learners and chromium get their core as the server does
+        generator.join()
+    try:
+        with tempfile.TemporaryDirectory(prefix="ninja-bench-class-") as tmp:
+            proofs = prove(Path(tmp))
+            for name in setups:
+                results[name] = run_setup(name, Path(tmp) / name, proofs, args)
+    finally:
+        if generator is not None:
+            generator.leave()
+            generator.remove()
     print("\nsummary (p95 submit -> verdict delta <= 1 s)")
     mean_think = sum(args.think) / 2 + 1.0
     for name, (steps, note) in results.items():
