@@ -404,7 +404,8 @@ def step_line(step: Step) -> str:
             f"p95 {percentile(step.painted, 95):.0f} ms (n={len(step.painted)}"
             f", {step.painted_lost} lost)"
         )
-    per = f"{step.cpu / step.submissions * 1000:.0f} ms" if step.submissions else "-"
+    graded = step.submissions + step.lost + len(step.painted) + step.painted_lost
+    per = f"{step.cpu / graded * 1000:.0f} ms" if graded else "-"  # chromium's count too
     return (
         f"  {step.learners:4d} learners: n={step.submissions:4d} ({step.rate:.2f}/s), "
         f"p50 {step.p50 * 1000:5.0f} ms, p95 {step.p95 * 1000:5.0f} ms, lost {step.lost}; "
@@ -496,6 +497,36 @@ async def warm(urls: list[str]) -> None:
             await session.close()
 
 
+async def costs(url: str, cpu, rounds: int = 4) -> None:
+    """Print the server's CPU per action of one learner alone, each waited out: opening an
+    exercise page, an auto-save, a right answer, a wrong one (its heatmaps drawn)."""
+    spent: dict[str, list[float]] = {"open": [], "auto-save": [], "right": [], "wrong": []}
+    for number, (exercise, (right, wrongs)) in enumerate(answers().items()):
+        if number >= rounds:
+            break
+        session = StreamlitSession(url, exercise)
+        used = cpu()
+        await session.open()
+        spent["open"].append(cpu() - used)
+        for kind, code in (("auto-save", wrongs[0]), ("right", right), ("wrong", wrongs[1])):
+            used = cpu()
+            if kind == "auto-save":
+                await session.change(code)
+            else:
+                await session.submit(code)
+            await session.quiet()
+            await asyncio.sleep(0.5)  # anything the page asked for afterwards
+            await session.quiet()
+            spent[kind].append(cpu() - used)
+        await session.close()
+    print(
+        "  server CPU per action, one learner alone (median of "
+        f"{rounds}): "
+        + "; ".join(f"{k} {percentile(v, 50) * 1000:.0f} ms" for k, v in spent.items() if v),
+        flush=True,
+    )
+
+
 # Setups ---------------------------------------------------------------------------------------
 
 
@@ -529,6 +560,8 @@ def run_setup(name: str, folder: Path, proofs: Path, args) -> tuple[list[Step], 
         def cpu() -> float:
             return sum(p.cgroup.cpu_seconds() for p in parts if p.cgroup is not None)
 
+        if parts[0].cgroup is not None:
+            asyncio.run(costs(url, cpu))
         steps = asyncio.run(ramp(url, args, cpu, url))
     finally:
         stop(parts)
@@ -595,7 +628,8 @@ def main() -> int:
             f"  {name}: {best.learners} learners served (p95 {best.p95 * 1000:.0f} ms, "
             f"{best.rate:.2f} submissions/s, one every {mean_think:.0f} s each); "
             f"at one submission a minute each that rate is {best.rate * 60:.0f} learners; "
-            f"server CPU {best.cpu / best.submissions * 1000:.0f} ms/submission"
+            f"server CPU {best.cpu / (best.submissions + len(best.painted)) * 1000:.0f} ms"
+            " per submission (the learners' and chromium's)"
         )
     print(f"load average after: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
