@@ -102,6 +102,13 @@ class Cgroup:
         for folder in self.dirs:
             (folder / "cgroup.procs").write_text(str(os.getpid()))
 
+    def throttled(self) -> tuple[int, float]:
+        """Return how many CPU periods the quota throttled, and for how long in all (s)."""
+        fields = dict(line.split() for line in (self.dirs[0] / "cpu.stat").read_text().splitlines())
+        if self.v2:
+            return int(fields.get("nr_throttled", 0)), int(fields.get("throttled_usec", 0)) / 1e6
+        return int(fields.get("nr_throttled", 0)), int(fields.get("throttled_time", 0)) / 1e9
+
     def leave(self) -> None:
         """Move the calling process back to the hierarchy's root (before the cgroup's removal)."""
         for folder in self.dirs:
@@ -563,6 +570,12 @@ def run_setup(name: str, folder: Path, proofs: Path, args) -> tuple[list[Step], 
         if parts[0].cgroup is not None:
             asyncio.run(costs(url, cpu))
         steps = asyncio.run(ramp(url, args, cpu, url))
+        for part in parts:
+            if part.cgroup is not None and name == "pair":
+                periods, seconds = part.cgroup.throttled()
+                print(
+                    f"  {part.name}: throttled by its quota in {periods} periods, {seconds:.1f} s"
+                )
     finally:
         stop(parts)
     return steps, note
