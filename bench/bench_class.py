@@ -1,7 +1,7 @@
 """Benchmark a class: simulated learners on real Streamlit sessions, ramped until p95 > 1 s.
 
     .venv/bin/python bench/bench_class.py [--setup one|pair|both] [--ramp 5,10,20,40,80]
-        [--seconds 25] [--think 5,15] [--browsers 2]
+        [--seconds 25] [--think 5,15] [--browsers 2] [--weight 16384]
 
 Each simulated learner opens a real session over the websocket (bench/streamlit_client.py:
 Streamlit's own protobuf messages), opens an exercise page, then, again and again: thinks
@@ -23,6 +23,10 @@ The replicas run in the local mode (no sign-in), each with a data directory and 
 its own (the exercises proven once, before). Each replica's CPU time per step is read from its
 cgroup (cpuacct), so the CPU per submission is printed too. The cgroups are removed at the end.
 Run as root for the cgroups; without them the pair falls back to `taskset` alone (said).
+Before the ramp it prints the server's CPU per action of one learner alone (opening a page, an
+auto-save, a right answer, a wrong one); after it, the pair's throttling by its quota.
+On a machine shared with other work, `--weight 16384` gives the server's and the generator's
+cgroups that many cpu.shares (everyone else has 1024), so that the replica gets its core.
 """
 
 from __future__ import annotations
