@@ -1,0 +1,656 @@
+"""Benchmark a class: simulated learners on real Streamlit sessions, ramped until p95 > 1 s.
+
+    .venv/bin/python bench/bench_class.py [--setup one|pair|both] [--ramp 5,10,20,40,80]
+        [--seconds 25] [--think 5,15] [--browsers 2] [--weight 16384]
+
+Each simulated learner opens a real session over the websocket (bench/streamlit_client.py:
+Streamlit's own protobuf messages), opens an exercise page, then, again and again: thinks
+(a random time in --think seconds), types (the editor's debounced auto-save), pauses a second,
+presses Ctrl+Enter, and times submit -> the delta that carries the verdict. A third of the
+answers are right (exercises/solutions), the rest wrong (bench_load's WRONG, and the solution
+scaled by 2: both draw the heatmaps). Meanwhile a few real chromium pages (Debian's chromium
+through Playwright) submit wrong answers every few seconds and time Ctrl+Enter -> the new
+feedback painted. Learners are added step by step (--ramp); once their pages are open, each step
+runs --seconds (the pages' opening is timed apart); the ramp stops after the first step whose
+p95 passes 1 s.
+
+Generator and server are kept apart: this process, its learners and chromium run on one core
+(--generator-core), the replicas and HAProxy on the other (--server-core, `taskset`). Setups:
+- one: one replica on the whole server core;
+- pair: two replicas behind HAProxy (deploy/haproxy.cfg's template), each in a CPU cgroup of
+  its own limited to half a core (cgroup v1 `cpu.cfs_quota_us`, v2 `cpu.max`), on the same core.
+The replicas run in the local mode (no sign-in), each with a data directory and SQLite file of
+its own (the exercises proven once, before). Each replica's CPU time per step is read from its
+cgroup (cpuacct), so the CPU per submission is printed too. The cgroups are removed at the end.
+Run as root for the cgroups; without them the pair falls back to `taskset` alone (said).
+Before the ramp it prints the server's CPU per action of one learner alone (opening a page, an
+auto-save, a right answer, a wrong one); after it, the pair's throttling by its quota.
+On a machine shared with other work, `--weight 16384` gives the server's and the generator's
+cgroups that many cpu.shares (everyone else has 1024), so that the replica gets its core.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import shutil
+import signal
+import socket
+import string
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from streamlit_client import ClientError, StreamlitSession  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+SOLUTIONS = ROOT / "exercises" / "solutions" / "01_mlp"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
+GOAL = 1.0  # seconds: the ramp stops once p95 passes it
+# bench_load.py's wrong answers, each on an exercise that has a solution to be right with.
+WRONG = {
+    "dcounts_sum_inv": "dcounts_sum_inv = (counts * dprobs).sum(1)",
+    "dbndiff": "dbndiff = bnvar_inv * dbnraw",
+    "dh": "dh = dlogits @ W2.T * 2",
+    "dprobs": "dprobs = 1 / 0",
+}
+PERIOD = 100_000  # cgroup v1's CPU period (us); a half core is a quota of half of it
+
+
+# Answers --------------------------------------------------------------------------------------
+
+
+def answers() -> dict[str, tuple[str, list[str]]]:
+    """Return, per exercise, its right answer and two wrong ones."""
+    found = {}
+    for exercise, wrong in WRONG.items():
+        right = (SOLUTIONS / f"{exercise}.py").read_text()
+        found[exercise] = (right, [wrong, f"{right.rstrip()}\n{exercise} = {exercise} * 2\n"])
+    return found
+
+
+# CPU cgroups -----------------------------------------------------------------------------------
+
+
+class Cgroup:
+    """A CPU cgroup of the benchmark's own (v1: cpu and cpuacct; v2: one folder): an optional
+    quota, the CPU time its processes used, removed at the end."""
+
+    def __init__(self, name: str, cores: float | None, weight: int = 0):
+        self.v2 = not Path("/sys/fs/cgroup/cpu/cpu.cfs_quota_us").exists()
+        root = Path("/sys/fs/cgroup")
+        self.dirs = [root / name] if self.v2 else [root / "cpu" / name, root / "cpuacct" / name]
+        for folder in self.dirs:
+            folder.mkdir()
+        if weight and self.v2:  # v2's weight is 1-10000, 100 by default; v1's shares 1024
+            (self.dirs[0] / "cpu.weight").write_text(str(min(10_000, weight * 100 // 1024)))
+        elif weight:
+            (self.dirs[0] / "cpu.shares").write_text(str(weight))
+        if cores is not None and self.v2:
+            (self.dirs[0] / "cpu.max").write_text(f"{int(cores * PERIOD)} {PERIOD}")
+        elif cores is not None:
+            (self.dirs[0] / "cpu.cfs_period_us").write_text(str(PERIOD))
+            (self.dirs[0] / "cpu.cfs_quota_us").write_text(str(int(cores * PERIOD)))
+
+    def join(self) -> None:
+        """Move the calling process into the cgroup (a Popen preexec_fn: before the exec)."""
+        for folder in self.dirs:
+            (folder / "cgroup.procs").write_text(str(os.getpid()))
+
+    def throttled(self) -> tuple[int, float]:
+        """Return how many CPU periods the quota throttled, and for how long in all (s)."""
+        fields = dict(line.split() for line in (self.dirs[0] / "cpu.stat").read_text().splitlines())
+        if self.v2:
+            return int(fields.get("nr_throttled", 0)), int(fields.get("throttled_usec", 0)) / 1e6
+        return int(fields.get("nr_throttled", 0)), int(fields.get("throttled_time", 0)) / 1e9
+
+    def leave(self) -> None:
+        """Move the calling process back to the hierarchy's root (before the cgroup's removal)."""
+        for folder in self.dirs:
+            (folder.parent / "cgroup.procs").write_text(str(os.getpid()))
+
+    def cpu_seconds(self) -> float:
+        """Return the CPU time the cgroup's processes have used since it was made."""
+        if self.v2:
+            stat = (self.dirs[0] / "cpu.stat").read_text().split()
+            return int(stat[stat.index("usage_usec") + 1]) / 1e6
+        return int((self.dirs[1] / "cpuacct.usage").read_text()) / 1e9
+
+    def remove(self) -> None:
+        for folder in self.dirs:
+            for _ in range(50):  # the processes' exit is seen a moment later
+                try:
+                    folder.rmdir()
+                    break
+                except OSError:
+                    time.sleep(0.1)
+
+
+def make_cgroup(name: str, cores: float | None, weight: int = 0) -> tuple[Cgroup | None, str]:
+    """Return a cgroup (None if it cannot be made) and why not."""
+    try:
+        return Cgroup(f"ninja-bench-{os.getpid()}-{name}", cores, weight), ""
+    except OSError as err:
+        return None, f"no cgroup ({err.strerror}: {err.filename}); taskset alone"
+
+
+# The server side ------------------------------------------------------------------------------
+
+
+@dataclass
+class Part:
+    """A started process: a replica or HAProxy."""
+
+    name: str
+    process: subprocess.Popen
+    url: str
+    cgroup: Cgroup | None = None
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def prove(folder: Path) -> Path:
+    """Prove the exercises once (the app holds back unproven ones); return the proofs file."""
+    proofs = folder / "proofs.json"
+    command = [sys.executable, "-m", "grader.proving.proofs", str(proofs)]
+    subprocess.run(command, cwd=ROOT, check=True, timeout=900, stdout=subprocess.DEVNULL)
+    return proofs
+
+
+def start_replica(folder: Path, proofs: Path, core: int, cgroup: Cgroup | None) -> Part:
+    """Start `streamlit run app/main.py` pinned to core, inside cgroup; wait for its health."""
+    (folder / "var" / "cache").mkdir(parents=True)
+    shutil.copy(proofs, folder / "var" / "cache" / "proofs.json")
+    port = free_port()
+    command = [
+        "taskset",
+        "-c",
+        str(core),
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "app/main.py",
+        "--server.port",
+        str(port),
+        "--server.address",
+        "127.0.0.1",
+        "--server.headless",
+        "true",
+    ]
+    env = {**os.environ, "NINJA_DATA_DIR": str(folder / "var")}
+    with (folder / "replica.log").open("w") as log:
+        process = subprocess.Popen(
+            command,
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            preexec_fn=cgroup.join if cgroup else None,  # noqa: PLW1509 - only writes a file
+        )
+    part = Part(folder.name, process, f"http://127.0.0.1:{port}", cgroup)
+    wait_healthy(part)
+    return part
+
+
+def start_proxy(folder: Path, replicas: list[Part], core: int) -> Part:
+    """Start HAProxy from deploy/haproxy.cfg's template in front of replicas, pinned to core."""
+    port = free_port()
+    servers = "\n".join(
+        f"    server {r.name} {r.url.removeprefix('http://')} check inter 2s cookie {r.name}"
+        for r in replicas
+    )
+    template = string.Template((ROOT / "deploy" / "haproxy.cfg").read_text())
+    config = folder / "haproxy.cfg"
+    config.write_text(
+        template.substitute(
+            pidfile=folder / "haproxy.pid", bind=f"127.0.0.1:{port}", servers=servers
+        )
+    )
+    haproxy = shutil.which("haproxy") or "/usr/sbin/haproxy"
+    command = ["taskset", "-c", str(core), haproxy, "-db", "-f", str(config)]
+    with (folder / "haproxy.log").open("w") as log:
+        process = subprocess.Popen(
+            command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    part = Part("haproxy", process, f"http://127.0.0.1:{port}")
+    wait_healthy(part)
+    return part
+
+
+def wait_healthy(part: Part, seconds: float = 120.0) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if part.process.poll() is not None:
+            raise RuntimeError(f"{part.name} exited with {part.process.returncode}")
+        try:
+            with urllib.request.urlopen(f"{part.url}/_stcore/health", timeout=1):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"{part.name} did not answer within {seconds:g} s")
+
+
+def stop(parts: list[Part]) -> None:
+    """Stop each part's process group, then remove its cgroup."""
+    for part in parts:
+        if part.process.poll() is None:
+            os.killpg(part.process.pid, signal.SIGTERM)
+    for part in parts:
+        try:
+            part.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(part.process.pid, signal.SIGKILL)
+            part.process.wait()
+        if part.cgroup is not None:
+            part.cgroup.remove()
+
+
+# Learners -------------------------------------------------------------------------------------
+
+
+@dataclass
+class Record:
+    """One submission: when it was sent (monotonic), how long to the verdict, of what kind."""
+
+    sent: float
+    seconds: float | None  # None: lost (no verdict, or the session failed)
+    kind: str
+
+
+@dataclass
+class Class:
+    """What the learners share: the answers, the think time, and what they recorded."""
+
+    url: str
+    think: tuple[float, float]
+    answers: dict
+    stopping: asyncio.Event = field(default_factory=asyncio.Event)
+    records: list[Record] = field(default_factory=list)
+    opens: list[float] = field(default_factory=list)
+    arrived: int = 0  # learners whose page is open (or who gave up opening it)
+    failures: list[str] = field(default_factory=list)
+
+
+async def learner(number: int, group: Class) -> None:
+    """One learner: open an exercise page, then think, type, submit, again and again."""
+    rng = random.Random(number)
+    exercise = list(group.answers)[number % len(group.answers)]
+    right, wrongs = group.answers[exercise]
+    if await pause(group, rng.uniform(0, 3)):  # a class does not arrive in one instant
+        return
+    session = StreamlitSession(group.url, exercise)
+    began = time.perf_counter()
+    try:
+        try:
+            await session.open()
+        finally:
+            group.arrived += 1
+        group.opens.append(time.perf_counter() - began)
+        while not await pause(group, rng.uniform(*group.think)):
+            code = right if rng.random() < 1 / 3 else rng.choice(wrongs)
+            await session.change(code)
+            if await pause(group, 1.0):  # the learner pauses, then presses Ctrl+Enter
+                break
+            sent = time.monotonic()
+            try:
+                verdict = await session.submit(code, timeout=30)
+            except ClientError as err:
+                group.records.append(Record(sent, None, "lost"))
+                group.failures.append(str(err))
+                break
+            group.records.append(Record(sent, verdict.seconds, verdict.kind))
+    except (ClientError, OSError) as err:
+        group.failures.append(f"learner {number}: {err}")
+    finally:
+        await session.close()
+
+
+async def pause(group: Class, seconds: float) -> bool:
+    """Sleep, unless the run stops first; return whether it stopped."""
+    try:
+        await asyncio.wait_for(group.stopping.wait(), seconds)
+    except TimeoutError:
+        return False
+    return True
+
+
+# Browsers -------------------------------------------------------------------------------------
+
+EDITOR = "iframe[title*='code_editor']"
+# Resolves with the ms from now to the frame that paints a new "Not yet." feedback, or null.
+WATCH = """() => {
+  const alerts = () => [...document.querySelectorAll("[data-testid='stAlert']")]
+    .map((a) => a.textContent).filter((t) => t.includes("Not yet.")).join("|");
+  const before = alerts(), start = performance.now();
+  window.painted = new Promise((resolve) => {
+    const look = () => {
+      const now = alerts();
+      if (now && now !== before) requestAnimationFrame(() => resolve(performance.now() - start));
+      else requestAnimationFrame(look);
+    };
+    look();
+    setTimeout(() => resolve(null), 30000);
+  });
+}"""
+
+
+def browsers(url: str, count: int, stopping: threading.Event, out: list, ready: threading.Event):
+    """Open count chromium pages on an exercise; submit wrong answers in turn until stopped,
+    appending (sent, painted ms or None) to out."""
+    from playwright.sync_api import sync_playwright
+
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            pages = []
+            for _ in range(count):  # a context each: an identity (and a rate limit) each
+                page = browser.new_context(viewport={"width": 1400, "height": 1600}).new_page()
+                page.goto(f"{url}/dprobs")
+                page.frame_locator(EDITOR).locator(".ace_content").wait_for(timeout=120_000)
+                pages.append(page)
+            ready.set()
+            turn = 0
+            while not stopping.is_set():
+                page = pages[turn % count]
+                turn += 1
+                began = time.monotonic()
+                content = page.frame_locator(EDITOR).locator(".ace_content")
+                content.click()
+                page.keyboard.press("Control+a")
+                page.keyboard.type(f"dprobs = torch.ones_like(probs) * {turn + 2}.25")
+                page.wait_for_timeout(1000)  # the auto-save settles, as when a learner pauses
+                page.evaluate(WATCH)
+                sent = time.monotonic()
+                page.keyboard.press("Control+Enter")
+                out.append((sent, page.evaluate("window.painted")))
+                stopping.wait(max(0.0, 3.0 - (time.monotonic() - began)))
+            browser.close()
+    finally:
+        ready.set()
+
+
+# The ramp -------------------------------------------------------------------------------------
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q / 100 * len(ordered)) - 1))]
+
+
+@dataclass
+class Step:
+    learners: int
+    submissions: int
+    lost: int
+    p50: float
+    p95: float
+    rate: float  # submissions per second
+    painted: list[float]
+    painted_lost: int
+    cpu: float  # CPU seconds the server side used in the step
+    load: float
+    seconds: float  # the step's length
+
+
+def step_line(step: Step) -> str:
+    painted = "painted: none"
+    if step.painted:
+        painted = (
+            f"painted p50 {percentile(step.painted, 50):.0f} ms, "
+            f"p95 {percentile(step.painted, 95):.0f} ms (n={len(step.painted)}"
+            f", {step.painted_lost} lost)"
+        )
+    graded = step.submissions + step.lost + len(step.painted) + step.painted_lost
+    per = f"{step.cpu / graded * 1000:.0f} ms" if graded else "-"  # chromium's count too
+    return (
+        f"  {step.learners:4d} learners: n={step.submissions:4d} ({step.rate:.2f}/s), "
+        f"p50 {step.p50 * 1000:5.0f} ms, p95 {step.p95 * 1000:5.0f} ms, lost {step.lost}; "
+        f"{painted}; server CPU {step.cpu / step.seconds:.2f} cores, {per}/submission; "
+        f"load {step.load:.1f}"
+    )
+
+
+async def ramp(url: str, args, cpu, browser_url: str) -> list[Step]:
+    """Add learners step by step; return each step's figures (stop after p95 passes 1 s)."""
+    group = Class(url, args.think, answers())
+    stopping, painted, ready = threading.Event(), [], threading.Event()
+    thread = threading.Thread(
+        target=browsers, args=(browser_url, args.browsers, stopping, painted, ready), daemon=True
+    )
+    if args.browsers:
+        thread.start()
+        await asyncio.to_thread(ready.wait)
+    tasks, steps = [], []
+    try:
+        for count in args.ramp:
+            while len(tasks) < count:
+                tasks.append(asyncio.create_task(learner(len(tasks), group)))
+            opening = time.monotonic()  # the new pages open first: the window is steady work
+            while group.arrived < count and time.monotonic() - opening < 120:
+                await asyncio.sleep(0.1)
+            start, used = time.monotonic(), cpu()
+            await asyncio.sleep(args.seconds)
+            end = time.monotonic()
+            step = summarise(group, painted, count, start, end, cpu() - used)
+            steps.append(step)
+            print(step_line(step), flush=True)
+            if step.p95 > GOAL:
+                break
+    finally:
+        group.stopping.set()
+        stopping.set()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        if thread.is_alive():
+            await asyncio.to_thread(thread.join, 60)
+    shown = [ms for _, ms in painted if ms is not None]
+    print(
+        f"  chromium: {len(painted)} submissions in all, {len(painted) - len(shown)} without "
+        "feedback within 30 s"
+        + (
+            f", painted p50 {percentile(shown, 50):.0f} ms, max {max(shown):.0f} ms"
+            if shown
+            else ""
+        )
+    )
+    if group.failures:
+        print(f"  failures ({len(group.failures)}): {group.failures[:3]}")
+    if group.opens:
+        print(
+            f"  page opened (exercise, editor drawn): p50 {percentile(group.opens, 50):.2f} s, "
+            f"p95 {percentile(group.opens, 95):.2f} s (n={len(group.opens)})"
+        )
+    return steps
+
+
+def summarise(group: Class, painted, count, start, end, cpu_used) -> Step:
+    inside = [r for r in group.records if start <= r.sent < end]
+    times = [r.seconds for r in inside if r.seconds is not None]
+    shown = [p for sent, p in painted if start <= sent < end]
+    step = Step(
+        count,
+        len(times),
+        len(inside) - len(times),
+        percentile(times, 50) if times else 0.0,
+        percentile(times, 95) if times else 0.0,
+        len(times) / (end - start),
+        [p for p in shown if p is not None],
+        sum(1 for p in shown if p is None),
+        cpu_used,
+        os.getloadavg()[0],
+        end - start,
+    )
+    return step
+
+
+async def warm(urls: list[str]) -> None:
+    """Grade every answer once on each replica, as a live app would have (references built)."""
+    for url in urls:
+        for exercise, (right, wrongs) in answers().items():
+            session = StreamlitSession(url, exercise)
+            await session.open(timeout=180)
+            for code in (right, *wrongs):
+                await session.submit(code, timeout=180)
+            await session.close()
+
+
+async def costs(url: str, cpu, rounds: int = 4) -> None:
+    """Print the server's CPU per action of one learner alone, each waited out: opening an
+    exercise page, an auto-save, a right answer, a wrong one (its heatmaps drawn)."""
+    spent: dict[str, list[float]] = {"open": [], "auto-save": [], "right": [], "wrong": []}
+    for number, (exercise, (right, wrongs)) in enumerate(answers().items()):
+        if number >= rounds:
+            break
+        session = StreamlitSession(url, exercise)
+        used = cpu()
+        await session.open()
+        spent["open"].append(cpu() - used)
+        for kind, code in (("auto-save", wrongs[0]), ("right", right), ("wrong", wrongs[1])):
+            used = cpu()
+            if kind == "auto-save":
+                await session.change(code)
+            else:
+                await session.submit(code)
+            await session.quiet()
+            await asyncio.sleep(0.5)  # anything the page asked for afterwards
+            await session.quiet()
+            spent[kind].append(cpu() - used)
+        await session.close()
+    print(
+        "  server CPU per action, one learner alone (median of "
+        f"{rounds}): "
+        + "; ".join(f"{k} {percentile(v, 50) * 1000:.0f} ms" for k, v in spent.items() if v),
+        flush=True,
+    )
+
+
+# Setups ---------------------------------------------------------------------------------------
+
+
+def run_setup(name: str, folder: Path, proofs: Path, args) -> tuple[list[Step], str]:
+    """Start the setup's server side, warm it, ramp; return the steps and how it was limited."""
+    folder.mkdir()
+    parts, note = [], ""
+    try:
+        if name == "one":
+            group, note = make_cgroup("one", None, args.weight)  # no quota: to count its CPU
+            parts.append(start_replica(folder / "r1", proofs, args.server_core, group))
+            url = parts[0].url
+            note = note or f"one replica, taskset core {args.server_core}"
+        else:
+            for i in (1, 2):
+                group, why = make_cgroup(f"pair{i}", 0.5, args.weight // 2)
+                note = why or note
+                parts.append(start_replica(folder / f"r{i}", proofs, args.server_core, group))
+            proxy = start_proxy(folder, parts, args.server_core)
+            parts.append(proxy)
+            url = proxy.url
+            if not note:
+                knob = "cpu.max" if parts[0].cgroup.v2 else "cpu.cfs_quota_us"
+                note = (
+                    f"two replicas, each in a cgroup of half a core ({knob} {PERIOD // 2} of"
+                    f" {PERIOD} us), HAProxy; all on taskset core {args.server_core}"
+                )
+        print(f"\n== {name}: {note}", flush=True)
+        asyncio.run(warm([p.url for p in parts if p.name != "haproxy"]))
+
+        def cpu() -> float:
+            return sum(p.cgroup.cpu_seconds() for p in parts if p.cgroup is not None)
+
+        if parts[0].cgroup is not None:
+            asyncio.run(costs(url, cpu))
+        steps = asyncio.run(ramp(url, args, cpu, url))
+        for part in parts:
+            if part.cgroup is not None and name == "pair":
+                periods, seconds = part.cgroup.throttled()
+                print(
+                    f"  {part.name}: throttled by its quota in {periods} periods, {seconds:.1f} s"
+                )
+    finally:
+        stop(parts)
+    return steps, note
+
+
+def served(steps: list[Step]) -> Step | None:
+    """Return the largest step whose p95 met the goal."""
+    met = [s for s in steps if s.submissions and s.p95 <= GOAL]
+    return met[-1] if met else None
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--setup", choices=("one", "pair", "both"), default="both")
+    parser.add_argument("--ramp", default="5,10,20,40,80")
+    parser.add_argument("--seconds", type=float, default=25.0)
+    parser.add_argument("--think", default="5,15", help="think time range, seconds")
+    parser.add_argument("--browsers", type=int, default=2)
+    parser.add_argument("--server-core", type=int, default=0)
+    parser.add_argument("--generator-core", type=int, default=1)
+    parser.add_argument(
+        "--weight",
+        type=int,
+        default=0,
+        help="cpu.shares of the server side's cgroups (1024 is everyone's; split by the pair):"
+        " on a busy machine, so that the replica gets its core",
+    )
+    args = parser.parse_args()
+    args.ramp = [int(n) for n in args.ramp.split(",")]
+    args.think = tuple(float(s) for s in args.think.split(","))
+    os.sched_setaffinity(0, {args.generator_core})  # chromium and the learners inherit it
+    print(
+        f"bench_class: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; "
+        f"{os.cpu_count()} cores; server on core {args.server_core}, generator on core "
+        f"{args.generator_core}; think {args.think[0]:g}-{args.think[1]:g} s; steps of "
+        f"{args.seconds:g} s; {args.browsers} chromium pages; server cpu.shares "
+        f"{args.weight or 'default'}; "
+        f"load {', '.join(f'{x:.2f}' for x in os.getloadavg())}",
+        flush=True,
+    )
+    setups = ("one", "pair") if args.setup == "both" else (args.setup,)
+    results = {}
+    generator = make_cgroup("generator", None, args.weight)[0] if args.weight else None
+    if generator is not None:  # the learners and chromium get their core as the server does
+        generator.join()
+    try:
+        with tempfile.TemporaryDirectory(prefix="ninja-bench-class-") as tmp:
+            proofs = prove(Path(tmp))
+            for name in setups:
+                results[name] = run_setup(name, Path(tmp) / name, proofs, args)
+    finally:
+        if generator is not None:
+            generator.leave()
+            generator.remove()
+    print("\nsummary (p95 submit -> verdict delta <= 1 s)")
+    mean_think = sum(args.think) / 2 + 1.0
+    for name, (steps, note) in results.items():
+        best = served(steps)
+        if best is None:
+            print(f"  {name}: no step met the goal ({note})")
+            continue
+        print(
+            f"  {name}: {best.learners} learners served (p95 {best.p95 * 1000:.0f} ms, "
+            f"{best.rate:.2f} submissions/s, one every {mean_think:.0f} s each); "
+            f"at one submission a minute each that rate is {best.rate * 60:.0f} learners; "
+            f"server CPU {best.cpu / (best.submissions + len(best.painted)) * 1000:.0f} ms"
+            " per submission (the learners' and chromium's)"
+        )
+    print(f"load average after: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

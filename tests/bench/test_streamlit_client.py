@@ -1,0 +1,65 @@
+"""The load benchmark's websocket client (bench/streamlit_client.py) against a real app.
+
+bench/bench_class.py drives simulated learners with this client; if the app's pages, the editor
+component's messages or Streamlit's protocol change, this test fails instead of the benchmark
+silently timing nothing. One session opens an exercise page over the websocket, submits a wrong
+answer and then the right one through the editor's messages, and gets each verdict back; the
+app recorded both attempts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib.util
+import sqlite3
+import sys
+
+import pytest
+
+from ..e2e.e2e_helpers import ROOT, start_server, stop_server
+
+WRONG = "dprobs = 1 / 0"
+
+
+def client_module():
+    """Import bench/streamlit_client.py (bench/ is a folder of scripts, not a package)."""
+    spec = importlib.util.spec_from_file_location(
+        "streamlit_client", ROOT / "bench" / "streamlit_client.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+async def wrong_then_right(client, url: str, right: str):
+    session = client.StreamlitSession(url, "dprobs")
+    try:
+        await session.open(timeout=120)
+        await session.change(WRONG)
+        wrong = await session.submit(WRONG, timeout=120)
+        solved = await session.submit(right, timeout=120)
+    finally:
+        await session.close()
+    return session, wrong, solved
+
+
+@pytest.mark.slow
+def test_a_session_submits_through_the_editor_and_gets_verdicts(tmp_path):
+    client = client_module()
+    right = (ROOT / "exercises" / "solutions" / "01_mlp" / "dprobs.py").read_text()
+    data = tmp_path / "data dir" / "var"
+    server = start_server(data, tmp_path / "server.log")
+    try:
+        session, wrong, solved = asyncio.run(wrong_then_right(client, server.url, right))
+    finally:
+        stop_server(server.process)
+    assert session.editor_id.endswith("editor:dprobs:1"), session.editor_id
+    assert session.fragment_id, "the editor is drawn in the work area's fragment"
+    assert (wrong.kind, solved.kind) == ("not yet", "solved"), (wrong.text, solved.text)
+    with contextlib.closing(sqlite3.connect(data / "progress.sqlite3")) as db:
+        rows = db.execute(
+            "SELECT code, solved FROM attempts WHERE exercise_id = 'dprobs' ORDER BY id"
+        ).fetchall()
+    assert rows == [(WRONG, 0), (right, 1)]
