@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import functools
 import os
+import shutil
 import signal
 import socket
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -29,6 +33,7 @@ CHROMIUM_ARGS = [
 START_TIMEOUT = 60
 EDITOR = "iframe[title*='code_editor']"
 WAIT_MS = 60_000
+PASTED_FROM = 400  # characters: longer code is pasted (_enter)
 LOOP_SECONDS = 20  # the shared server's NINJA_TIME_LIMIT: CPU seconds a loop holds its slot
 
 
@@ -94,6 +99,7 @@ def start_server(
         "127.0.0.1",
         *options,
     ]
+    log.parent.mkdir(parents=True, exist_ok=True)  # test-output/, on a fresh clone
     with log.open("w") as out:
         process = subprocess.Popen(
             command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
@@ -114,12 +120,30 @@ def start_server(
 
 
 def _prove(data_dir: Path, exercises: Path | None) -> None:
-    """Prove the exercises into the data directory's cache, as a finished first start would
-    have (the app holds back an exercise until it is proven), so a test can open any at once."""
-    proofs = data_dir / "cache" / "proofs.json"
-    folder = [str(exercises)] if exercises else []
-    prove = [sys.executable, "-m", "grader.proving.proofs", str(proofs), *folder]
-    subprocess.run(prove, cwd=ROOT, check=True, timeout=600)
+    """Put the exercises' proofs in the data directory's cache, as a finished first start would
+    have (the app holds back an exercise until it is proven), so a test can open any at once.
+
+    Proofs are remembered by the content of each exercise's files (grader/proving/proofs.py),
+    so one file per test run holds them all: each course folder is proven into it once, and a
+    copy goes to every new data directory (a first start is test_path.py's, unproven)."""
+    folder = str(exercises) if exercises else ""
+    if folder not in _PROVEN_FOLDERS:
+        prove = [sys.executable, "-m", "grader.proving.proofs", str(_proofs_of_the_run())]
+        subprocess.run([*prove, *filter(None, [folder])], cwd=ROOT, check=True, timeout=600)
+        _PROVEN_FOLDERS.add(folder)
+    (data_dir / "cache").mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(_proofs_of_the_run(), data_dir / "cache" / "proofs.json")
+
+
+_PROVEN_FOLDERS: set[str] = set()  # the course folders proven into this run's file ("": shipped)
+
+
+@functools.cache
+def _proofs_of_the_run() -> Path:
+    """Return this test run's proofs file, in a temporary directory removed when it ends."""
+    top = Path(tempfile.mkdtemp(prefix="bpn-proofs-"))
+    atexit.register(shutil.rmtree, top, ignore_errors=True)
+    return top / "proofs.json"
 
 
 def stop_server(process: subprocess.Popen) -> None:
@@ -145,36 +169,38 @@ def editor_text(page) -> str:
 
 
 def type_and_submit(page, code: str) -> None:
-    """Replace the editor's text by typing code, then press Ctrl+Enter."""
-    content = page.frame_locator(EDITOR).locator(".ace_content")
-    content.wait_for(timeout=WAIT_MS)
-    content.click()
-    page.keyboard.press("Control+a")
-    page.keyboard.press("Backspace")
-    page.keyboard.type(code)
-    editor_shows(page, code.splitlines()[0])
+    """Replace the editor's text by code (typed, or pasted when long: _enter), then press
+    Ctrl+Enter."""
+    type_into(page, page.frame_locator(EDITOR), code)
     page.keyboard.press("Control+Enter")
 
 
 def type_into(page, frame, code: str) -> None:
-    """Replace the text of one Ace editor (a frame locator, when a page has several) by typing
-    code, and wait until it shows the first line."""
+    """Replace the text of one Ace editor (a frame locator, when a page has several) by code,
+    and wait until it shows the first line."""
     content = frame.locator(".ace_content")
     content.wait_for(timeout=WAIT_MS)
     content.click()
     page.keyboard.press("Control+a")
     page.keyboard.press("Backspace")
-    # A whole pass is a page of code: pasted in one input event, as a learner would, rather than
-    # typed key by key (minutes on a busy machine). Short answers are typed, keys and all.
-    if len(code) > 400:
-        page.keyboard.insert_text(code)
-    else:
-        page.keyboard.type(code)
+    _enter(page, code)
     frame.locator(".ace_content", has_text=code.splitlines()[0]).wait_for(timeout=WAIT_MS)
 
 
+def _enter(page, code: str) -> None:
+    """Put code in the focused editor. A whole pass or a training section is a page of code:
+    pasted in one input event, as a learner would, rather than typed key by key (minutes on a
+    busy machine). Short answers are typed, keys and all."""
+    if len(code) > PASTED_FROM:
+        page.keyboard.insert_text(code)
+    else:
+        page.keyboard.type(code)
+
+
 def editor_shows(page, start: str, seconds: float = 10) -> str:
-    """Return the editor's text once it starts with `start` (Ace paints on the next frame)."""
+    """Return the editor's text once it starts with `start` (Ace paints on the next frame),
+    once the editor is drawn at all (slow on a busy machine, as after a restart)."""
+    page.frame_locator(EDITOR).locator(".ace_content").wait_for(timeout=WAIT_MS)
     deadline = time.monotonic() + seconds
     text = editor_text(page)
     while not text.lstrip("\n").startswith(start) and time.monotonic() < deadline:
