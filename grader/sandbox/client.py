@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import logging
 import os
 import socket
@@ -21,6 +23,7 @@ logger = logging.getLogger("grader.sandbox")
 
 ROOT = Path(__file__).resolve().parents[2]
 START_TIMEOUT = 120.0  # seconds for a zygote to import torch and report ready
+PIPE_DEFAULT, PIPE_BYTES = 64 * 1024, 1024**2  # a pipe's buffer: Linux's default, our most
 GRACE = 3.0  # seconds past the wall limit before the zygote itself is presumed stuck
 ENV = {"PATH": os.defpath, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
@@ -108,7 +111,7 @@ class ZygoteClient:
         self._settle()
         self.ready()
         self.runs += 1
-        payload_w, result_r = self._launch(limits)
+        payload_w, result_r = self._launch(limits, _payload_bytes(job))
         deadline = time.monotonic() + limits.wall_seconds + GRACE
         try:
             _feed(payload_w, job, deadline)
@@ -123,9 +126,14 @@ class ZygoteClient:
             return {"kind": "exit", "id": self.runs, "deferred": True}, stream
         return self._report(self.runs, deadline + GRACE), stream
 
-    def _launch(self, limits: Limits) -> tuple[int, int]:
-        """Ask the zygote to start a run on two fresh pipes; return our ends (payload, result)."""
+    def _launch(self, limits: Limits, size: int) -> tuple[int, int]:
+        """Ask the zygote to start a run on two fresh pipes; return our ends (payload, result).
+
+        The payload pipe holds the whole job where the kernel allows it (pipe-max-size), so
+        that it is written in one go, not in turns with the worker reading it.
+        """
         payload_r, payload_w = os.pipe()
+        _widen(payload_w, size)
         result_r, result_w = os.pipe()
         request = {"kind": "run", "id": self.runs, "limits": asdict(limits)}
         try:
@@ -179,6 +187,18 @@ class ZygoteClient:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+
+
+def _payload_bytes(job: tuple[dict, list]) -> int:
+    """Return the byte size of a job's blobs and (roughly) its header."""
+    return sum(memoryview(b).nbytes for b in job[1]) + len(job[0].get("code", "")) + 4096
+
+
+def _widen(fd: int, size: int) -> None:
+    """Grow a pipe's buffer towards size bytes (at most PIPE_BYTES); keep it if refused."""
+    if size > PIPE_DEFAULT:
+        with contextlib.suppress(OSError):
+            fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, min(size, PIPE_BYTES))
 
 
 def _feed(fd: int, job: tuple[dict, list], deadline: float) -> None:
