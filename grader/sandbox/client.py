@@ -111,7 +111,7 @@ class ZygoteClient:
         self._settle()
         self.ready()
         self.runs += 1
-        payload_w, result_r = self._launch(limits, _payload_bytes(job))
+        payload_w, result_r = self._launch(limits)
         deadline = time.monotonic() + limits.wall_seconds + GRACE
         try:
             _feed(payload_w, job, deadline)
@@ -126,14 +126,9 @@ class ZygoteClient:
             return {"kind": "exit", "id": self.runs, "deferred": True}, stream
         return self._report(self.runs, deadline + GRACE), stream
 
-    def _launch(self, limits: Limits, size: int) -> tuple[int, int]:
-        """Ask the zygote to start a run on two fresh pipes; return our ends (payload, result).
-
-        The payload pipe holds the whole job where the kernel allows it (pipe-max-size), so
-        that it is written in one go, not in turns with the worker reading it.
-        """
+    def _launch(self, limits: Limits) -> tuple[int, int]:
+        """Ask the zygote to start a run on two fresh pipes; return our ends (payload, result)."""
         payload_r, payload_w = os.pipe()
-        _widen(payload_w, size)
         result_r, result_w = os.pipe()
         request = {"kind": "run", "id": self.runs, "limits": asdict(limits)}
         try:
@@ -189,13 +184,11 @@ class ZygoteClient:
             self.proc.wait()
 
 
-def _payload_bytes(job: tuple[dict, list]) -> int:
-    """Return the byte size of a job's blobs and (roughly) its header."""
-    return sum(memoryview(b).nbytes for b in job[1]) + len(job[0].get("code", "")) + 4096
-
-
-def _widen(fd: int, size: int) -> None:
-    """Grow a pipe's buffer towards size bytes (at most PIPE_BYTES); keep it if refused."""
+def _widen(fd: int, job: tuple[dict, list]) -> None:
+    """Grow the payload pipe's buffer to hold the whole job where the kernel allows it (at
+    most PIPE_BYTES; pipe-max-size), so that it is written in one go, not in turns with the
+    worker reading it (bench/README.md, 2026-11-27); keep the default if refused."""
+    size = sum(memoryview(b).nbytes for b in job[1]) + len(job[0].get("code", "")) + 4096
     if size > PIPE_DEFAULT:
         with contextlib.suppress(OSError):
             fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, min(size, PIPE_BYTES))
@@ -203,6 +196,7 @@ def _widen(fd: int, size: int) -> None:
 
 def _feed(fd: int, job: tuple[dict, list], deadline: float) -> None:
     """Write the job to the worker's payload pipe, then close it."""
+    _widen(fd, job)
     try:
         write_frame(fd, job[0], job[1], deadline)
     except BrokenPipeError:
