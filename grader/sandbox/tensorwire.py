@@ -155,6 +155,8 @@ def unpack_trusted(blob: memoryview) -> dict[str, torch.Tensor]:
     of its own bytes of the buffer, so writing to one never changes another.
     """
     view = memoryview(blob).cast("B")
+    if view.readonly:  # bytes: tensors must not write to an immutable object's memory
+        view = memoryview(bytearray(view))
     start = 8 + int.from_bytes(view[:8], "little")
     try:
         header = json.loads(bytes(view[8:start]))

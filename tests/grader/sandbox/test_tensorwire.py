@@ -171,3 +171,10 @@ def test_a_workers_input_tensors_share_no_bytes():
 def test_a_buffer_that_is_not_packs_is_refused_by_the_worker(blob):
     with pytest.raises(ValueError):
         unpack_trusted(bytearray(blob))
+
+
+def test_a_worker_reading_immutable_bytes_gets_a_copy_it_may_write():
+    blob = pack({"x": torch.tensor([1.5, -2.0])})
+    x = unpack_trusted(blob)["x"]
+    x += 1
+    assert x.tolist() == [2.5, -1.0] and unpack_trusted(blob)["x"].tolist() == [1.5, -2.0]
