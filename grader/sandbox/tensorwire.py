@@ -43,9 +43,17 @@ def pack(tensors: dict[str, torch.Tensor]) -> bytes:
     does after checks that cost ten times the copy here and refuse tensors that share memory,
     as a case's inputs may; `plain` keeps every address alive through the call.
     """
-    plain = [t.detach().resolve_conj().resolve_neg().contiguous() for t in tensors.values()]
+    plain = [_plain(t) for t in tensors.values()]
     specs = {name: _spec(t) for name, t in zip(tensors, plain, strict=True)}
     return safetensors.serialize(specs)
+
+
+def _plain(t: torch.Tensor) -> torch.Tensor:
+    """Return t's values in C order: t itself when they already are (the usual case: the
+    four copies or views cost more than the serializer's copy), else a plain copy."""
+    if t.is_contiguous() and not t.is_conj() and not t.is_neg():
+        return t
+    return t.detach().resolve_conj().resolve_neg().contiguous()
 
 
 def _spec(t: torch.Tensor) -> safetensors.TensorSpec:
@@ -136,3 +144,33 @@ def check_spec(dtype: object, shape: object, size: int) -> None:
     expected = math.prod(shape) * DTYPES[dtype].itemsize
     if expected != size:
         raise ValueError(f"shape {shape} of {dtype} needs {expected} bytes, got {size}")
+
+
+def unpack_trusted(blob: memoryview) -> dict[str, torch.Tensor]:
+    """Return the tensors of a buffer from `pack`, the parent's own, as views of it, uncopied.
+
+    A worker reads its inputs so (before any learner code runs): they come from the trusted
+    parent, so safetensors' parser (which copies every tensor) and `unpack`'s checks are not
+    needed there; a buffer that is not `pack`'s still raises ValueError. Each tensor is a view
+    of its own bytes of the buffer, so writing to one never changes another.
+    """
+    view = memoryview(blob).cast("B")
+    if view.readonly:  # bytes: tensors must not write to an immutable object's memory
+        view = memoryview(bytearray(view))
+    start = 8 + int.from_bytes(view[:8], "little")
+    try:
+        header = json.loads(bytes(view[8:start]))
+        return {name: _view(name, entry, view[start:]) for name, entry in header.items()}
+    except (KeyError, TypeError, AttributeError) as e:
+        raise ValueError(f"not a buffer of pack: {e!r}") from None
+
+
+def _view(name: str, entry: dict, data: memoryview) -> torch.Tensor:
+    """Return one entry of a `pack` buffer as a tensor viewing its bytes in data."""
+    dtype = DTYPES[CODES[entry["dtype"]]]
+    begin, end = entry["data_offsets"]
+    if not 0 <= begin <= end <= len(data):
+        raise ValueError(f"tensor {name!r}: its offsets are outside the buffer")
+    if end == begin:
+        return torch.empty(entry["shape"], dtype=dtype)
+    return torch.frombuffer(data[begin:end], dtype=dtype).reshape(entry["shape"])

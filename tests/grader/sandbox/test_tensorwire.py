@@ -11,7 +11,7 @@ import safetensors.torch
 import torch
 
 from grader.sandbox.records import DTYPES
-from grader.sandbox.tensorwire import MAX_DIMS, pack, unpack, views
+from grader.sandbox.tensorwire import MAX_DIMS, pack, unpack, unpack_trusted, views
 
 
 def _forge(header: dict | bytes, data: bytes = b"") -> bytes:
@@ -128,3 +128,53 @@ def test_unpacked_tensors_are_fresh_and_writable():
 
 def test_an_empty_buffer_has_no_tensors():
     assert unpack(pack({})) == {}
+
+
+@pytest.mark.parametrize("dtype", DTYPES.values(), ids=list(DTYPES))
+@pytest.mark.parametrize("shape", [(), (0,), (3, 0, 2), (2, 3), (4, 1, 5)], ids=str)
+def test_a_worker_reads_every_dtype_of_the_parents_pack_uncopied(dtype, shape):
+    t = (torch.randn(shape) * 50).to(dtype)
+    back = unpack_trusted(bytearray(pack({"t": t})))["t"]
+    assert back.dtype == dtype and back.shape == t.shape and torch.equal(back, t)
+
+
+def test_a_worker_reads_shared_storage_conjugates_and_negatives_from_pack():
+    base = torch.arange(24.0).reshape(4, 6)
+    c = torch.randn(3, dtype=torch.complex64).conj().imag  # a lazily negated view
+    sent = {"t": base.T, "col": base[:, 1], "same": base, "again": base, "neg": c}
+    sent |= {"half": base.to(torch.bfloat16)[1:], "flags": base > 3, "none": base[:0]}
+    back = unpack_trusted(bytearray(pack(sent)))
+    assert set(back) == set(sent)
+    for name, t in sent.items():
+        assert back[name].is_contiguous() and torch.equal(back[name], t), name
+
+
+def test_a_workers_input_tensors_share_no_bytes():
+    sent = {"a": torch.zeros(3), "b": torch.ones(2, 2), "c": torch.arange(4)}
+    back = unpack_trusted(bytearray(pack(sent)))
+    back["b"].fill_(7.0)
+    back["a"] += 2
+    assert back["a"].tolist() == [2.0] * 3 and torch.equal(back["c"], sent["c"])
+    assert back["b"].tolist() == [[7.0, 7.0], [7.0, 7.0]]
+
+
+@pytest.mark.parametrize(
+    "blob",
+    [
+        _forge(b"[]"),
+        _forge({"a": _entry("F32", [1], 0, 8)}, bytes(4)),
+        _forge({"a": _entry("C64", [1], 0, 8)}, bytes(8)),
+        _forge({"a": {"shape": [1]}}),
+    ],
+    ids=["not an object", "past the end", "unknown dtype", "no dtype"],
+)
+def test_a_buffer_that_is_not_packs_is_refused_by_the_worker(blob):
+    with pytest.raises(ValueError):
+        unpack_trusted(bytearray(blob))
+
+
+def test_a_worker_reading_immutable_bytes_gets_a_copy_it_may_write():
+    blob = pack({"x": torch.tensor([1.5, -2.0])})
+    x = unpack_trusted(blob)["x"]
+    x += 1
+    assert x.tolist() == [2.5, -1.0] and unpack_trusted(blob)["x"].tolist() == [1.5, -2.0]
