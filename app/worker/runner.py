@@ -2,8 +2,9 @@
 sandbox, stream the progress into the row, end it with the report.
 
 The learner's code runs only in the grader's confined training process (grader/training/job.py,
-grader/sandbox/training/), never in the worker's own. Each progress write is the run's
-heartbeat and brings back the Stop flag that any replica may raise.
+grader/sandbox/training/), never in the worker's own. A thread per run (Beat) writes its
+progress every second from the claim on, even while the trainer starts: each write is the
+run's heartbeat and brings back the Stop flag that any replica may raise.
 
     >>> runner = Runner(store, Trainers(cache_dir, data_dir, exercises), name="host:pid")
     >>> runner.run(run_id=7)      # returns once the run has ended and been recorded
@@ -58,6 +59,49 @@ class Trainers:
         return Trainer(dataset, self.data_dir / "training", catalog)
 
 
+class Beat(threading.Thread):
+    """The run's heartbeat, from claim to end: every PROGRESS seconds it writes the job's
+    progress (step 0 while the trainer starts) and stops the job when the row says so."""
+
+    def __init__(self, store, run_id: int):
+        super().__init__(name=f"beat-{run_id}", daemon=True)
+        self.store, self.run_id = store, run_id
+        self.job, self.stopping = None, False
+        self._ended = threading.Event()
+
+    def attach(self, job) -> None:
+        """Follow the job once it has started; stop it at once if Stop came first."""
+        self.job = job
+        if self.stopping:
+            job.stop()
+
+    def run(self) -> None:
+        while not self._ended.wait(PROGRESS):
+            job = self.job
+            status = job.status() if job is not None else None
+            try:
+                stop = self._write(status)
+            except Exception:  # the database is away for a moment: beat again later
+                log.exception("run %s: progress not written", self.run_id)
+                continue
+            if stop and not self.stopping:
+                self.stopping = True
+                if self.job is not None:
+                    self.job.stop()
+
+    def _write(self, status) -> bool:
+        """Write the progress so far; return whether the run must stop."""
+        if status is None:
+            return self.store.run_progress(self.run_id, 0, 0.0, ())
+        elapsed = status.step / status.steps_per_s if status.steps_per_s else 0.0
+        return self.store.run_progress(self.run_id, status.step, elapsed, status.curve)
+
+    def end(self) -> None:
+        """Stop beating (the run has ended)."""
+        self._ended.set()
+        self.join()
+
+
 class Runner:
     """Runs training jobs: one call per job, any number of calls at once (one per thread)."""
 
@@ -71,31 +115,31 @@ class Runner:
             log.info("run %s is no longer queued", run_id)
             return
         log.info("run %s of profile %s started", run_id, run.profile_id)
+        beat = Beat(self.store, run_id)
+        beat.start()
         try:
-            report = self._train(run)
+            report = self._train(run, beat)
         except Exception as err:  # a fault of the worker: the run must still end
             log.exception("run %s failed", run_id)
             report = self._fault(run, err)
+        finally:
+            beat.end()
         if not self.store.end_run(run_id, report.state, report_fields(report)):
             log.warning("run %s had been marked interrupted before it ended", run_id)
         elif report.state == "finished":
             self.store.record_run(Owner(run.profile_id), record_of(report, run.code, run.dataset))
         log.info("run %s ended: %s", run_id, report.state)
 
-    def _train(self, run):
-        """Train in the sandbox, writing progress until the run ends; return its report."""
+    def _train(self, run, beat: Beat):
+        """Train in the sandbox until the run ends (its beat writes the progress and stops it
+        when asked); return its report."""
         from grader.training import TrainingJob, TrainSettings
 
         trainer = self.trainers.get(run.dataset)
         settings = TrainSettings(**run.settings)
         job = TrainingJob(run.code, settings, trainer.dataset, model=trainer.model)
-        status = job.wait(0)
-        while status.active:
-            elapsed = status.step / status.steps_per_s if status.steps_per_s else 0.0
-            if self.store.run_progress(run.id, status.step, elapsed, status.curve):
-                job.stop()
-            status = job.wait(PROGRESS)
-        return status.report
+        beat.attach(job)
+        return job.wait().report
 
     def _fault(self, run, err: Exception):
         """Return the report of a run the worker itself failed to carry out."""

@@ -21,13 +21,17 @@ import pytest
 
 from app.storage import open_store
 from app.worker import defer, report_of, status_of
-from grader import EXERCISES_DIR, discover, feedback
+from grader import EXERCISES_DIR, discover
+from grader.feedback import voice
 from grader.training import TrainSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 QUICK = TrainSettings(steps=2_000, decay_step=1_000, n_hidden=50)
 LONG = TrainSettings(steps=1_000_000, decay_step=500_000, n_hidden=50)
+STALE = "10"  # seconds without a heartbeat (one a second) before a run counts as interrupted
 PATIENCE = 600  # seconds before a wait gives up: a hang guard, not a speed bound
+
+pytestmark = pytest.mark.timeout(1200)  # workers start torch and a sandbox, on a busy machine
 
 
 @pytest.fixture
@@ -121,7 +125,7 @@ def test_one_run_per_learner_and_places_in_the_queue(queue_url):
     store.request_stop(ada)
     stopped = store.queued_run(first)
     assert stopped.state == "stopped" and store.queue_position(first) == 0
-    assert status_of(stopped).message == feedback.training_stopped_queued()
+    assert status_of(stopped).message == voice.training_stopped_queued()
     assert store.queue_position(second) == 1
     again = store.queue_run(ada, "code", asdict(QUICK), "default")
     assert again is not None and store.queue_position(again) == 2
@@ -137,7 +141,7 @@ def test_a_running_run_without_a_heartbeat_is_reaped_as_interrupted(queue_url):
     assert store.reap_runs(-1) == 1  # any heartbeat is older than a second from now
     run = store.queued_run(run_id)
     assert run.state == "interrupted"
-    assert status_of(run).message == feedback.training_interrupted(0, QUICK.steps)
+    assert status_of(run).message == voice.training_interrupted(0, QUICK.steps)
     assert store.run_progress(run_id, 5, 0.1, ()) is True  # its worker, if alive, must stop
 
 
@@ -161,13 +165,13 @@ def test_progress_streams_and_stop_ends_concurrent_runs(queue_url, workers, sect
     workers.start("--concurrency", "2")
     runs = [_queue(store, queue_url, who, section, LONG) for who in (ada, bob)]
     for run_id in runs:  # both train at once, their progress in the database
-        run = _until(store, run_id, lambda r: r.step > 0 and r.curve, workers)
-        assert run.state == "running" and status_of(run).active
+        run = _until(store, run_id, lambda r: (r.step > 0 and r.curve) or not r.active, workers)
+        assert run.state == "running" and status_of(run).active, workers.logs()
     for who, run_id in zip((ada, bob), runs, strict=True):
         store.request_stop(who)
         run = _until(store, run_id, lambda r: not r.active, workers)
         assert run.state == "stopped", workers.logs()
-        assert status_of(run).message == feedback.training_stopped(run.step, LONG.steps)
+        assert status_of(run).message == voice.training_stopped(run.step, LONG.steps)
     assert store.training_runs(ada) == []
 
 
@@ -176,15 +180,16 @@ def test_a_killed_worker_leaves_the_run_interrupted_then_it_starts_again(
 ):
     store = open_store(queue_url)
     ada = store.add_profile("ada", "a")
-    first = workers.start("--stale", "3")
+    first = workers.start("--stale", STALE)
     run_id = _queue(store, queue_url, ada, section, LONG)
-    _until(store, run_id, lambda r: r.step > 0, workers)
+    run = _until(store, run_id, lambda r: r.step > 0 or not r.active, workers)
+    assert run.state == "running", workers.logs()
     os.kill(first.pid, signal.SIGKILL)  # kill -9 of the worker alone: its trainer follows it
     first.wait()
-    workers.start("--stale", "3")  # its reaper finds the silent run
+    workers.start("--stale", STALE)  # its reaper finds the silent run
     run = _until(store, run_id, lambda r: not r.active, workers)
     assert run.state == "interrupted" and run.step > 0
-    assert status_of(run).report.message == feedback.training_interrupted(run.step, LONG.steps)
+    assert status_of(run).report.message == voice.training_interrupted(run.step, LONG.steps)
     again = _queue(store, queue_url, ada, section, QUICK)
     run = _until(store, again, lambda r: not r.active, workers)
     assert run.state == "finished", workers.logs()
