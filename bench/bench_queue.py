@@ -33,7 +33,7 @@ def main() -> int:
     if args.url is None:
         from tests.postgres import Server
 
-        server = Server.start(top / "pg")
+        server = Server.start(Path(tempfile.mkdtemp(prefix="bpn-pg-")))  # its own, as the tests
     try:
         url = args.url or server.new_database()
         return burst(url, top, args)
