@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import signal
 import statistics
 import subprocess
@@ -40,6 +41,8 @@ def main() -> int:
     finally:
         if server is not None:
             server.stop()
+            shutil.rmtree(server.top, ignore_errors=True)
+        shutil.rmtree(top, ignore_errors=True)
 
 
 def burst(url: str, top: Path, args) -> int:
