@@ -1,9 +1,10 @@
 """The whole classroom stack on one machine, without containers: `deploy/stack up|status|down`.
 
 `up` starts, all on loopback: PostgreSQL (a data directory of its own), the OpenID Connect test
-provider with three test accounts, two app replicas in the classroom mode, and HAProxy in front
-of them; it waits until every part answers, then prints the address and the accounts. `status`
-says which parts run and answer; `down` stops every part it started, by the pid it recorded.
+provider with three test accounts, two app replicas in the classroom mode, HAProxy in front
+of them, and one training worker (`python -m app.worker`, the task queue's); it waits until
+every part answers, then prints the address and the accounts. `status` says which parts run
+and answer; `down` stops every part it started, by the pid it recorded.
 
 Everything the stack keeps (pids, logs, the secrets it made, the replicas' data) is in one folder,
 `var/stack` by default (`--dir`). PostgreSQL refuses to run as root: run as root, the stack runs it
@@ -16,6 +17,7 @@ For demos, tests and small classes; a real deployment uses the same pieces one p
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import json
 import os
@@ -245,14 +247,14 @@ def answers(url: str) -> bool:
         return False
 
 
-def wait_until(parts: dict[str, tuple[dict, str]], timeout: float = START_TIMEOUT) -> None:
-    """Wait until every part's health address answers; a part that exits or stays silent is a
+def wait_until(parts: dict[str, tuple[dict, object]], timeout: float = START_TIMEOUT) -> None:
+    """Wait until every part's health check answers; a part that exits or stays silent is a
     StackError naming it and the end of its log."""
     deadline = time.monotonic() + timeout
     waiting = dict(parts)
     while waiting:
         for name, (record, url) in list(waiting.items()):
-            if answers(url):
+            if url():
                 del waiting[name]
             elif not alive(record):
                 raise StackError(f"{name} exited while starting:\n{tail(record['log'])}")
@@ -321,6 +323,38 @@ def start_replica(folder: Path, index: int, port: int, url: str, secrets_file: P
     return spawn(f"replica{index}", command, folder, env)
 
 
+def start_worker(folder: Path, url: str) -> dict:
+    """Start the training worker: it takes training runs off the queue, in its own sandbox."""
+    data = folder / "worker"
+    data.mkdir(exist_ok=True)
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("NINJA_", "STREAMLIT_"))}
+    env = {
+        **clean,
+        "NINJA_MODE": "classroom",
+        "NINJA_DATABASE_URL": url,
+        "NINJA_DATA_DIR": str(data),
+    }
+    return spawn("worker", [str(PYTHON), "-m", "app.worker"], folder, env)
+
+
+def worker_answers(url: str, record: dict) -> bool:
+    """Return whether a worker's heartbeat is in the queue's table (procrastinate's) and recent,
+    and the worker process is ours and running."""
+    if not alive(record):
+        return False
+    import psycopg
+
+    try:
+        with psycopg.connect(url, connect_timeout=2) as db:
+            found = db.execute(
+                "SELECT COUNT(*) FROM procrastinate_workers"
+                " WHERE last_heartbeat > NOW() - INTERVAL '30 seconds'"
+            ).fetchone()
+    except psycopg.Error:
+        return False
+    return bool(found and found[0])
+
+
 def start_proxy(folder: Path, ports: Ports) -> dict:
     servers = "\n".join(
         f"    server replica{i} {HOST}:{port} check inter 2s fall 2 rise 1 cookie replica{i}"
@@ -366,7 +400,10 @@ def up(folder: Path, proxy_port: int) -> dict:
             save_state(folder, state)
         parts["haproxy"] = start_proxy(folder, ports)
         save_state(folder, state)
-        health = health_urls(state)
+        parts["worker"] = start_worker(folder, url)
+        state["database_url"] = url
+        save_state(folder, state)
+        health = health_checks(state)
         wait_until({name: (parts[name], health[name]) for name in parts})
     except BaseException:
         down(folder)
@@ -400,6 +437,15 @@ def migrate(url: str) -> None:
         raise StackError(f"the database upgrade failed: {(done.stderr or done.stdout).strip()}")
 
 
+def health_checks(state: dict) -> dict:
+    """Return each part's health check: its health address answers (the worker: its heartbeat
+    is in the database)."""
+    checks = {name: functools.partial(answers, url) for name, url in health_urls(state).items()}
+    record = state.get("parts", {}).get("worker", {})
+    checks["worker"] = functools.partial(worker_answers, state.get("database_url", ""), record)
+    return checks
+
+
 def health_urls(state: dict) -> dict[str, str]:
     ports = state["ports"]
     urls = {
@@ -416,7 +462,7 @@ def status(folder: Path) -> list[tuple[str, str, str]]:
     state = load_state(folder)
     if not state:
         return []
-    health = health_urls(state)
+    health = health_checks(state)
     rows = []
     if "postgres" in state:
         pid_file = Path(state["postgres"]) / "data" / "postmaster.pid"
@@ -433,7 +479,7 @@ def status(folder: Path) -> list[tuple[str, str, str]]:
             (
                 name,
                 "running" if alive(record) else "stopped",
-                "answering" if answers(health[name]) else "silent",
+                "answering" if health[name]() else "silent",
             )
         )
     return rows
@@ -457,6 +503,7 @@ def down(folder: Path) -> list[str]:
     state = load_state(folder)
     stopped = []
     for name in (
+        "worker",
         "haproxy",
         *[n for n in state.get("parts", {}) if n.startswith("replica")],
         "provider",

@@ -3,7 +3,8 @@
 The editor holds the backward section, prefilled from the learner's solved answers; the rest
 of the loop is shown read-only. Submitting checks the seven gradients against autograd; Start
 checks again and trains in a sandboxed worker, with live progress, a Stop button, and the
-result beside an autograd-trained reference.
+result beside an autograd-trained reference. In the classroom mode the run waits on the task
+queue for a worker machine (app/worker/), and the page shows its place in the queue.
 """
 
 from __future__ import annotations
@@ -192,6 +193,11 @@ def _live() -> None:
     status = job.status()
     if not status.active:
         st.rerun()
+    waiting = training_session.position(job)
+    if waiting:  # the classroom's queue: no worker has it yet
+        from grader.feedback import training_queued
+
+        st.info(training_queued(waiting), icon=":material/hourglass_top:")
     training_view.show_progress(status)
     st.button("Stop", icon=":material/stop:", key="training:stop", on_click=_stop)
 

@@ -6,13 +6,15 @@
 
 store.py is the Store (drafts, attempts, hints, reveals); profiles.py the learner profiles of
 an identity; submissions.py the submissions recorded before grading; runstore.py Exercise 4's
-finished training runs; privacy.py one learner's export and deletion. engine.py opens SQLite
-or PostgreSQL through SQLAlchemy; schema.py and alembic/ keep the schema (`python -m
-app.storage upgrade`). A call that cannot reach the database raises StorageUnavailable.
+finished training runs; queue.py its runs on the classroom's task queue; privacy.py one
+learner's export and deletion. engine.py opens SQLite or PostgreSQL through SQLAlchemy;
+schema.py and alembic/ keep the schema (`python -m app.storage upgrade`). A call that cannot
+reach the database raises StorageUnavailable.
 """
 
 from app.storage.engine import StorageUnavailable
 from app.storage.profiles import Profile, StorageError
+from app.storage.queue import QueuedRun
 from app.storage.runstore import TrainingRun
 from app.storage.schema import SchemaBehind
 from app.storage.store import (
@@ -42,6 +44,7 @@ __all__ = [
     "Attempt",
     "Facts",
     "Profile",
+    "QueuedRun",
     "StorageError",
     "StorageUnavailable",
     "Store",

@@ -3,7 +3,8 @@
 Mixed into storage.Store. A learner is found by identity (the classroom's "<issuer> <subject>",
 or a local browser's identity: a profile's owner) or by profile id; everything kept about a
 profile is a row tied to it (drafts, attempts, pending submissions, hints and reveals,
-settings, training runs), in every course, and goes with it: the foreign keys cascade.
+settings, training runs finished or queued), in every course, and goes with it: the foreign
+keys cascade.
 
     >>> data = store.export_profiles(store.profiles("https://id.uni.edu 42"))
     >>> store.delete_profiles(store.profiles("https://id.uni.edu 42"))
@@ -22,8 +23,12 @@ TABLES = {
     "submissions": "created_at",
     "events": "id",
     "training_runs": "id",
+    "training_queue": "id",
 }
-JSON_COLUMNS = ("settings", "samples", "curve")  # a training run's, stored as JSON text
+JSON_COLUMNS = {  # a training run's, stored as JSON text
+    "training_runs": ("settings", "samples", "curve"),
+    "training_queue": ("settings", "curve", "report"),
+}
 # Tables keyed by the identity, not the profile: which profile it used last, and who the person
 # is (the provider's name, e-mail and groups, for the instructor's dashboard).
 OWNER_TABLES = ("learners", "people")
@@ -83,8 +88,8 @@ def _export(db, profile) -> dict:
 def _plain(table: str, row: dict) -> dict:
     """Return a row without its profile id, a training run's JSON columns decoded."""
     row.pop("profile_id", None)
-    if table == "training_runs":
-        row.update({name: json.loads(row[name]) for name in JSON_COLUMNS})
+    for name in JSON_COLUMNS.get(table, ()):
+        row[name] = json.loads(row[name]) if row[name] is not None else None
     return row
 
 

@@ -30,6 +30,7 @@ from app.storage.engine import Db, make_engine, transaction
 from app.storage.migrations import DEFAULT_COURSE, EDITOR, GRADED, NOTEBOOK, REGRADE
 from app.storage.privacy import Privacy
 from app.storage.profiles import Profile, Profiles, StorageError
+from app.storage.queue import QueuedRuns
 from app.storage.runstore import TrainingRuns
 from app.storage.schema import check, sqlite_path, upgrade
 from app.storage.submissions import Submissions, insert_attempt, upsert_draft
@@ -52,7 +53,7 @@ __all__ = [
 # 5: progress is keyed by course, and an attempt records the exercise's version; 6: and where
 # it was submitted from (the editor or a notebook); from 7 on, Alembic's revisions (meta keeps
 # the number for a reader without Alembic)
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 SOLVED, ATTEMPTED = "solved", "attempted"
 NOT_SOLVED = "not_solved"  # an attempt's status, as the grader says it (Facts.status)
 
@@ -124,7 +125,7 @@ def open_store(url: str, course: str = DEFAULT_COURSE) -> Store:
     return Store(engine, course)
 
 
-class Store(Profiles, TrainingRuns, Submissions, Privacy, ClassView):
+class Store(Profiles, TrainingRuns, QueuedRuns, Submissions, Privacy, ClassView):
     """Progress of every profile in one course, in one database.
 
     Profiles, settings and training runs belong to the learner, whatever the course.

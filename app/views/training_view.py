@@ -70,7 +70,7 @@ def _bucket(steps: int) -> int:
 
 def show_report(report, reference, speed: str) -> None:
     """Show how a run ended and, once it finished, the model beside autograd's."""
-    if report.state == "failed":
+    if report.state in ("failed", "interrupted"):  # interrupted: its worker died (classroom)
         st.error(report.message, icon=":material/error:")
     else:
         st.success(report.message, icon=STATE_ICONS[report.state])

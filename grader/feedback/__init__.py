@@ -23,6 +23,9 @@ _HOMES = {
     "reference_running": "grader.feedback.voice",
     "speed_comparison": "grader.feedback.voice",
     "status": "grader.feedback.checkjson",
+    "training_interrupted": "grader.feedback.voice",
+    "training_queued": "grader.feedback.voice",
+    "training_stopped_queued": "grader.feedback.voice",
 }
 __all__ = sorted(_HOMES)
 

@@ -725,6 +725,25 @@ def training_session_ended(step: int) -> str:
     return f"Training stopped at step {step:,}: the browser session ended."
 
 
+def training_interrupted(step: int, steps: int) -> str:
+    return (
+        f"Training was interrupted at step {step:,} of {steps:,}: the worker running it stopped"
+        " answering. Start it again when you are ready."
+    )
+
+
+def training_queued(position: int) -> str:
+    ahead = "no run" if position <= 1 else f"{position - 1:,} run" + ("s" if position > 2 else "")
+    return (
+        f"Your run is waiting for a free worker: position {position:,} in the queue"
+        f" ({ahead} ahead)."
+    )
+
+
+def training_stopped_queued() -> str:
+    return "Training stopped before it started, as you asked."
+
+
 def training_finished(steps: int, seconds: float) -> str:
     return f"Training finished: {steps:,} steps in {duration(seconds)}."
 

@@ -1,11 +1,13 @@
 """In real browsers, through HAProxy: the classroom stack of `deploy/stack up` (PostgreSQL, the
-OpenID Connect test provider, two replicas, HAProxy; all on loopback), started once for this
-module exactly as an operator starts it, and stopped with `deploy/stack down`.
+OpenID Connect test provider, two replicas, HAProxy, a training worker; all on loopback), started
+once for this module exactly as an operator starts it, and stopped with `deploy/stack down`.
 
 Two learners sign in through the proxy and land on different replicas (the proxy names the
 replica in a response header); a notebook uploaded through the proxy is graded (the upload
 reaches the replica that holds the page's session: affinity); a replica killed with SIGKILL
-costs its learner a reload, signed in, with nothing lost (the work is in PostgreSQL).
+costs its learner a reload, signed in, with nothing lost (the work is in PostgreSQL); a training
+run started through the proxy goes to the worker, and when the worker is killed with SIGKILL
+mid-run the page says the run was interrupted, and the learner starts it again.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from ..grader.fixtures import lecture_notebook as lecture
 from .e2e_helpers import OUTPUT, ROOT, WAIT_MS, free_port, open_page, type_and_submit
 from .test_classroom import sign_in
 from .test_identity import DLOGPROBS, SOLVED, badge
+from .test_training import SECTION, TIMEOUT_MS, _start
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -104,7 +107,9 @@ def test_the_stack_reports_every_part_answering(running):
     status = stack("status", "--dir", running["folder"])
     assert status.returncode == 0, status.stdout + status.stderr
     names = [line.split()[0] for line in status.stdout.splitlines()]
-    assert names == ["postgres", "provider", "replica1", "replica2", "haproxy"], status.stdout
+    assert names == ["postgres", "provider", "replica1", "replica2", "haproxy", "worker"], (
+        status.stdout
+    )
     assert all(line.split()[1:] == ["running", "answering"] for line in status.stdout.splitlines())
 
 
@@ -136,3 +141,44 @@ def test_learners_on_two_replicas_keep_their_work_when_one_is_killed(running, br
     assert replica_of(ada, url) == bob_replica
     badge(ada, SOLVED)
     ada.screenshot(path=OUTPUT / "stack-after-kill.png", full_page=True)
+
+
+def start_worker(state: dict, log: Path) -> subprocess.Popen:
+    """Start another training worker on the stack's database, as a worker machine would."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("NINJA_", "STREAMLIT_"))}
+    env = {**clean, "NINJA_MODE": "classroom", "NINJA_DATABASE_URL": state["database_url"]}
+    env["NINJA_DATA_DIR"] = str(Path(state["folder"]) / "worker")
+    with log.open("w") as out:
+        return subprocess.Popen(
+            [sys.executable, "-m", "app.worker"], cwd=ROOT, env=env, stdout=out,
+            stderr=subprocess.STDOUT, start_new_session=True,
+        )  # fmt: skip
+
+
+def test_a_run_whose_worker_is_killed_ends_interrupted_and_starts_again(running, browser):
+    url, provider = running["url"], provider_url(running)
+    page = browser.new_context(viewport={"width": 1400, "height": 1800}).new_page()
+    sign_in(page, url, provider, "bob")
+    open_page(page, f"{url}/training")
+    page.get_by_text("The loop around your code").wait_for(timeout=TIMEOUT_MS)
+    type_and_submit(page, SECTION)
+    page.get_by_text("All seven gradients match autograd").wait_for(timeout=TIMEOUT_MS)
+    _start(page)
+    running_now = page.locator("[data-testid='stProgress']", has_text="of 200,000")
+    running_now.wait_for(timeout=TIMEOUT_MS)  # the worker streams its progress
+
+    os.kill(running["parts"]["worker"]["pid"], signal.SIGKILL)  # kill -9 of the worker alone
+    page.get_by_text("Training was interrupted at step").wait_for(timeout=TIMEOUT_MS)
+    page.screenshot(path=OUTPUT / "stack-training-interrupted.png", full_page=True)
+
+    _start(page)  # no worker: the run waits in the queue
+    page.get_by_text("position 1 in the queue").wait_for(timeout=TIMEOUT_MS)
+    worker = start_worker(running, OUTPUT / "stack-second-worker.log")
+    try:
+        running_now.wait_for(timeout=TIMEOUT_MS)
+        page.get_by_role("button", name="Stop").click()
+        page.get_by_text("as you asked").wait_for(timeout=TIMEOUT_MS)
+        page.screenshot(path=OUTPUT / "stack-training-restarted.png", full_page=True)
+    finally:
+        os.killpg(worker.pid, signal.SIGKILL)
+        worker.wait()

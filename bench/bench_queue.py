@@ -1,0 +1,129 @@
+"""A training burst on the classroom's task queue: N learners start a run at once, one worker.
+
+    python bench/bench_queue.py [--url postgresql://...] [--runs 20] [--steps 2000]
+
+Without --url it starts a PostgreSQL of its own (tests/postgres.py, Debian's `postgresql`). It
+queues --runs runs of the reference section (one per learner) at once, starts one worker
+(`python -m app.worker`), waits until every run has ended, and prints the queue wait (queued ->
+a worker took it) and the completion (queued -> ended) as p50 / p95 / max, from the rows' own
+times. Figures depend on the machine and on its load: quote them with both.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def main() -> int:
+    args = _parser().parse_args()
+    top = Path(tempfile.mkdtemp(prefix="bench-queue-"))
+    server = None
+    if args.url is None:
+        from tests.postgres import Server
+
+        server = Server.start(Path(tempfile.mkdtemp(prefix="bpn-pg-")))  # its own, as the tests
+    try:
+        url = args.url or server.new_database()
+        return burst(url, top, args)
+    finally:
+        if server is not None:
+            server.stop()
+            shutil.rmtree(server.top, ignore_errors=True)
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def burst(url: str, top: Path, args) -> int:
+    """Queue the runs, start the worker, wait for every run; print the figures."""
+    from app.storage import open_store
+    from app.storage.engine import make_engine
+    from app.storage.schema import upgrade
+    from app.worker import defer
+    from grader.training import TrainSettings
+
+    upgrade(make_engine(url))
+    store = open_store(url)
+    settings = asdict(TrainSettings(steps=args.steps, decay_step=args.steps // 2))
+    code = _section()
+    ids = []
+    for i in range(args.runs):
+        run_id = store.queue_run(
+            store.add_profile(f"learner{i}", f"bench {i}"), code, settings, "default"
+        )
+        defer(url, run_id)
+        ids.append(run_id)
+    env = {**os.environ, "NINJA_DATABASE_URL": url, "NINJA_DATA_DIR": str(top / "worker")}
+    command = [sys.executable, "-m", "app.worker", "--concurrency", str(args.concurrency)]
+    with (top / "worker.log").open("w") as log:
+        worker = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                  start_new_session=True)  # fmt: skip
+    try:
+        runs = _ended(store, ids)
+    finally:
+        os.killpg(worker.pid, signal.SIGTERM)
+        worker.wait()
+    _report(runs, args)
+    return 0 if all(r.state == "finished" for r in runs) else 1
+
+
+def _section() -> str:
+    """Return Exercise 4's section made of the reference solutions."""
+    from grader import EXERCISES_DIR, discover
+    from grader.training.section import PARTS, compose
+
+    catalog = discover(EXERCISES_DIR)
+    solved = {i: catalog.get(i).solution() for i, _ in PARTS}
+    return compose(solved, solved)
+
+
+def _ended(store, ids: list[int]) -> list:
+    """Wait until every run has ended; return their rows."""
+    while True:
+        runs = [store.queued_run(i) for i in ids]
+        if not any(r.active for r in runs):
+            return runs
+        time.sleep(0.5)
+
+
+def _report(runs: list, args) -> None:
+    """Print the burst's queue wait and completion, p50 / p95 / max."""
+    waits = [r.started_at - r.created_at for r in runs if r.started_at]
+    done = [r.ended_at - r.created_at for r in runs]
+    states = {s: sum(r.state == s for r in runs) for s in {r.state for r in runs}}
+    print(f"burst: {args.runs} runs of {args.steps:,} steps, 1 worker, concurrency"
+          f" {args.concurrency}; cpus {os.cpu_count()}; ended {states}")  # fmt: skip
+    for name, values in (("queue wait", waits), ("completion", done)):
+        print(f"{name:11} p50 {_pct(values, 50):7.1f} s  p95 {_pct(values, 95):7.1f} s"
+              f"  max {max(values):7.1f} s")  # fmt: skip
+
+
+def _pct(values: list[float], pct: int) -> float:
+    """Return a percentile (inclusive method) of the values."""
+    if len(values) == 1:
+        return values[0]
+    return statistics.quantiles(values, n=100, method="inclusive")[pct - 1]
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--url", help="a PostgreSQL database (default: start one)")
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--steps", type=int, default=2000)
+    parser.add_argument("--concurrency", type=int, default=1)
+    return parser
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,24 @@
+"""The classroom's training worker, again as an ordinary user: tests/app/test_worker.py (real
+PostgreSQL, real `python -m app.worker` processes training in their sandbox) run as `ninjatest`.
+
+As root, the `ordinary` fixture (tests/grader/conftest.py) builds a copy of the checkout that
+the user can read, and the suite runs there under setpriv: the worker, its sandboxed trainer and
+the test's PostgreSQL all run as that user. Run alone:
+`python -m pytest tests/grader/test_worker_unprivileged.py`.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from .ordinary_user import AS_ORDINARY_USER
+
+SUITES = ("tests/app/test_worker.py",)
+
+pytestmark = AS_ORDINARY_USER
+
+
+@pytest.mark.timeout(1800)  # workers that train real runs, each a process with its sandbox
+def test_the_worker_suite_passes_as_an_ordinary_user(ordinary):
+    output = ordinary.run_suites(SUITES)
+    assert "skipped" not in output, "every test ran as the user"
