@@ -272,8 +272,8 @@ class Grader:
             upstream=cots,
             lines={c: _line(exercise, c) for c in cots},
             terms=self._terms(prepared, case),
-            reduced=candidates.reduction_dims(tree) if tree is not None else (),
-            stat_dims=_stat_dims(exercise, tuple(cots)),
+            reduced=lambda: candidates.reduction_dims(tree) if tree is not None else (),
+            stat_dims=lambda: _stat_dims(exercise, tuple(cots)),
         )
 
     def _terms(self, prepared: Prepared, case: str):

@@ -34,7 +34,7 @@ class Clues:
     `lecture` is autograd's answer on the lecture batch (an all-zero answer is measured by it).
     `values` are the case's forward values, `upstream` the consumers' gradients by name and
     `lines` their forward lines; `terms` gives a fused formula's terms, one per path through a
-    batch statistic (empty for a one-line exercise); `reduced` and `stat_dims` are the dims the
+    batch statistic (empty for a one-line exercise); `reduced` and `stat_dims` give the dims the
     answer's reductions and the path's statistics name.
     """
 
@@ -49,8 +49,8 @@ class Clues:
     upstream: Mapping[str, torch.Tensor] = field(default_factory=dict)
     lines: Mapping[str, str] = field(default_factory=dict)
     terms: Callable[[], tuple[tuple[str, torch.Tensor], ...]] = tuple
-    reduced: tuple[int, ...] = ()  # the dims the answer's code reduces over
-    stat_dims: tuple[int, ...] = ()  # the dims the forward lines of the path reduce over
+    reduced: Callable[[], tuple[int, ...]] = tuple  # the dims the answer's code reduces over
+    stat_dims: Callable[[], tuple[int, ...]] = tuple  # the dims the path's lines reduce over
 
 
 @dataclass(frozen=True)
@@ -231,11 +231,11 @@ def _terms(got: torch.Tensor, clues: Clues) -> Found | None:
 def _reduction_dim(got: torch.Tensor, clues: Clues) -> Found | None:
     """A fused formula that sums over another dim than the forward pass's statistics."""
     ndim = clues.expected.dim()
-    if not clues.stat_dims or not ndim or _tiny(clues.expected):
+    if not ndim or _tiny(clues.expected):
         return None
-    right = [d for d in clues.stat_dims if -ndim <= d < ndim]
+    right = [d for d in clues.stat_dims() if -ndim <= d < ndim]
     kept = {d % ndim for d in right}
-    wrong = [d for d in clues.reduced if -ndim <= d < ndim and d % ndim not in kept]
+    wrong = [d for d in clues.reduced() if -ndim <= d < ndim and d % ndim not in kept]
     terms = clues.terms() if wrong and right else ()
     if not terms:
         return None

@@ -339,7 +339,7 @@ def _fused(got, reduced, stat_dims=(0,)):
     """Return the misconception found in a fused formula's answer that reduces over `reduced`."""
     clues = Clues(
         DIRECT + MEAN + VAR, DIRECT + MEAN + VAR, "hprebn", 8, {"n": 8, "n_hidden": 5},
-        terms=lambda: TERMS, reduced=reduced, stat_dims=stat_dims,
+        terms=lambda: TERMS, reduced=lambda: reduced, stat_dims=lambda: stat_dims,
     )  # fmt: skip
     return hints.find(LECTURE, got, clues)
 
