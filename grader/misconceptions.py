@@ -86,6 +86,8 @@ MISCONCEPTIONS: tuple[Misconception, ...] = (
     Misconception("matmul_for_sum", "uses `@` where elements multiply and the batch is summed"),
     Misconception("missing_factor", "leaves out, or adds, a factor that is a tensor in scope"),
     Misconception("softmax_wrong_dim", "takes the softmax over the wrong dim"),
+    Misconception("fused_wrong_dim", "sums a fused formula over another dim than its statistics"),
+    Misconception("index_order", "indexes with the targets first, `[Yb, range(n)]`"),
 )
 IDS: tuple[str, ...] = tuple(m.id for m in MISCONCEPTIONS)
 
@@ -142,6 +144,8 @@ IDS: tuple[str, ...] = tuple(m.id for m in MISCONCEPTIONS)
     MATMUL_FOR_SUM,
     MISSING_FACTOR,
     SOFTMAX_WRONG_DIM,
+    FUSED_WRONG_DIM,
+    INDEX_ORDER,
 ) = IDS
 BESSEL_FACTORS = ("n-1", "1/(n-1)", "n/(n-1)", "(n-1)/n")  # a factor of these is Bessel's
 

@@ -12,6 +12,7 @@ upstream gradients, which the grading parent already holds.
 
 from __future__ import annotations
 
+import ast
 import math
 import re
 from collections.abc import Callable, Mapping
@@ -276,6 +277,10 @@ def _patterns(targets: torch.Tensor, expected: torch.Tensor, got: torch.Tensor):
         rows[targets] = 1.0
         yield "rows", rows - onehot
     yield "everywhere", 1.0 - onehot
+    if int(targets.max()) < expected.shape[0] and len(targets) <= expected.shape[1]:
+        swapped = torch.zeros_like(expected)  # `[Yb, range(n)]`: row Yb[i], column i
+        swapped[targets, torch.arange(len(targets))] = 1.0
+        yield "swapped", swapped - onehot
     cols = expected.shape[1]
     for where, step in (("left", -1), ("right", 1)):  # one column off each row's target
         yield where, _onehot((targets + step) % cols, expected) - onehot
@@ -411,3 +416,60 @@ def power_slip(ratio: float, power: float | None) -> bool:
         return False
     slips = (1.0 / power, power, (power - 1.0) / power)  # left out, twice, the new exponent
     return any(abs(ratio - k) <= 1e-3 * abs(k) for k in slips)
+
+
+REDUCTIONS = ("sum", "mean", "var", "std")  # calls whose dim says what a statistic runs over
+
+
+def reduction_dims(tree: ast.AST) -> tuple[int, ...]:
+    """Return the dims that the reductions of some code name (`x.sum(0)`, `torch.mean(x,
+    dim=-1)`, `axis=1`), in order; a reduction of every entry names none."""
+    dims: list[int] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and _reduction(node.func):
+            method = isinstance(node.func, ast.Attribute) and not _is_torch(node.func.value)
+            given = node.args[0 if method else 1 :][:1]
+            given += [k.value for k in node.keywords if k.arg in ("dim", "axis")]
+            dims += [d for arg in given for d in _ints(arg)]
+    return tuple(dims)
+
+
+def _reduction(func: ast.expr) -> bool:
+    """Return whether a call's function is a reduction, as a method or `torch.<name>`."""
+    return isinstance(func, ast.Attribute) and func.attr in REDUCTIONS
+
+
+def _is_torch(node: ast.expr) -> bool:
+    return isinstance(node, ast.Name) and node.id == "torch"
+
+
+def _ints(node: ast.expr) -> list[int]:
+    """Return the integer constants a dim argument holds (one, or a tuple of them)."""
+    if isinstance(node, ast.Tuple | ast.List):
+        return [d for elt in node.elts for d in _ints(elt)]
+    try:
+        value = ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, RecursionError):
+        return []
+    return [value] if isinstance(value, int) and not isinstance(value, bool) else []
+
+
+def index_order(tree: ast.AST) -> tuple[str, str] | None:
+    """Return (targets, rows) for an index written `[Yb, range(n)]`: the targets first and
+    the row numbers second, rows and columns swapped."""
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Subscript) or not isinstance(node.slice, ast.Tuple):
+            continue
+        elts = node.slice.elts
+        if len(elts) == 2 and isinstance(elts[0], ast.Name) and _row_numbers(elts[1]):
+            return elts[0].id, ast.unparse(elts[1])
+    return None
+
+
+def _row_numbers(node: ast.expr) -> bool:
+    """Return whether an index is the row numbers, `range(n)` or `torch.arange(n)`."""
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+    return name in ("range", "arange")

@@ -63,14 +63,14 @@ def wrong_dtype(name: str, got: str, expected: str) -> str:
     return f"`{name}` has the wrong dtype: got {got}, expected {expected}."
 
 
-def wrong_shape(name: str, got, expected, got_named: str = "", expected_named: str = "") -> str:
+def wrong_shape(
+    name: str, got, expected, got_named: str = "", expected_named: str = "", why: str = ""
+) -> str:
     def shown(shape, named: str) -> str:
         return f"{_shape(shape)} = {named}" if named and named != _shape(shape) else _shape(shape)
 
-    return (
-        f"`{name}` has the wrong shape: got {shown(got, got_named)}, "
-        f"expected {shown(expected, expected_named)}."
-    )
+    evidence = f"got {shown(got, got_named)}, expected {shown(expected, expected_named)}."
+    return f"`{name}` has the wrong shape: {_then(why, evidence)}"
 
 
 def not_finite(name: str, count: int, index: tuple) -> str:
@@ -78,14 +78,27 @@ def not_finite(name: str, count: int, index: tuple) -> str:
 
 
 def inaccurate(
-    name: str, maxdiff: float, index: tuple, tol: tuple[float, float], scale: float | None = None
+    name: str,
+    maxdiff: float,
+    index: tuple,
+    tol: tuple[float, float],
+    scale: float | None = None,
+    why: str = "",
 ) -> str:
+    """Say the values are wrong; `why` (a diagnosis, `diagnosis(found)`) comes first, the
+    numbers after it."""
     atol, rtol = tol
-    verdict = "is inaccurate" if _roundoff(maxdiff, scale) else "has wrong values"
-    return (
-        f"`{name}` {verdict}: max abs diff {maxdiff:.1e} at {index}; "
-        f"tolerance {atol:.0e} + {rtol:.0e} × |autograd's value|."
+    verdict = "is inaccurate" if _roundoff(maxdiff, scale) and not why else "has wrong values"
+    numbers = (
+        f"max abs diff {maxdiff:.1e} at {index}; tolerance {atol:.0e} + {rtol:.0e} × "
+        "|autograd's value|."
     )
+    return f"`{name}` {verdict}: {_then(why, numbers)}"
+
+
+def _then(why: str, evidence: str) -> str:
+    """Put a diagnosis first and the evidence after it, as a sentence of its own."""
+    return f"{why} {evidence[0].upper()}{evidence[1:]}" if why else evidence
 
 
 WRONG = 1e-3  # a difference above this is a wrong value, not round-off
@@ -122,15 +135,20 @@ def uses_autograd(what: str, line: int | None, dynamic: bool = False) -> str:
     return f"Your code uses autograd (`{what}`){where}; write the gradient by hand."
 
 
-def raised(kind: str, line: int | None) -> str:
+def raised(kind: str, line: int | None, why: str = "") -> str:
+    """Say the code raised; the traceback follows, after the diagnosis when there is one."""
     where = f" on line {line}" if line else ""
-    return f"Your code raised {kind}{where}:"
+    return f"Your code raised {kind}{where}: {why}" if why else f"Your code raised {kind}{where}:"
 
 
-def raised_at(kind: str, line: int | None, sizes: dict) -> str:
+def raised_at(kind: str, line: int | None, sizes: dict, why: str = "") -> str:
     where = f" on line {line}" if line else ""
     shown = ", ".join(f"{k}={v}" for k, v in sizes.items())
-    return f"Your code raised {kind}{where} with {shown}."
+    return (
+        f"Your code raised {kind}{where} with {shown}: {why}"
+        if why
+        else (f"Your code raised {kind}{where} with {shown}.")
+    )
 
 
 def syntax_error(message: str, line: int | None, column: int | None) -> str:
@@ -360,6 +378,8 @@ INDEXING = {
     "left": "the gradient goes one column left of each row's target, to `{0} - 1`",
     "right": "the gradient goes one column right of each row's target, to `{0} + 1`",
     "column": "every row sends the gradient to one and the same column, not to its own target",
+    "swapped": "`[{0}, range(n)]` has rows and columns in the wrong order: it writes row "
+    "`{0}[i]`, column i",
 }
 
 
@@ -367,6 +387,25 @@ def hint_index_targets(where: str, targets: str) -> str:
     return (
         f"Hint: the indexing with `{targets}` is wrong: {INDEXING[where].format(targets)}. "
         f"Row i has its target at column `{targets}[i]`: index with `[range(n), {targets}]`."
+    )
+
+
+def hint_index_order(targets: str, rows: str) -> str:
+    return (
+        f"Hint: the index `[{targets}, {rows}]` has rows and columns in the wrong order: "
+        f"`{targets}` holds each row's target column, so it comes second: `[{rows}, {targets}]` "
+        f"(row i, column `{targets}[i]`)."
+    )
+
+
+def hint_fused_wrong_dim(
+    wrong: int, wrong_name: str, right: int, right_name: str, stats: tuple[str, ...]
+) -> str:
+    listed = " and ".join(f"`{s}`" for s in stats) or "the statistics"
+    return (
+        f"Hint: your formula sums over dim {wrong} ({wrong_name}), but {listed} reduce over dim "
+        f"{right} ({right_name}) in the forward pass, so their gradients sum over dim {right}: "
+        f"write `.sum({right}, keepdim=True)`."
     )
 
 
@@ -554,6 +593,19 @@ def hint(found: Found | None) -> str:
     return found.said or SENTENCES[found.misconception](*found.args)
 
 
+HINT = "Hint: "
+# Found, but not a mistake named: where the values differ is evidence, said after the numbers.
+NOT_A_DIAGNOSIS = (m.WRONG_VALUES,)
+
+
+def diagnosis(found: Found | None) -> str:
+    """Return the misconception found as the first sentence's diagnosis (its hint without the
+    "Hint: " head), or "" when nothing is named: the check's evidence then comes first."""
+    if found is None or found.misconception in NOT_A_DIAGNOSIS:
+        return ""
+    return hint(found).removeprefix(HINT)
+
+
 def _few(items: tuple[int, ...], limit: int = 6) -> str:
     """List a few indices, saying how many more there are."""
     shown = ", ".join(map(str, items[:limit]))
@@ -614,6 +666,8 @@ SENTENCES = {
     m.METHOD_NOT_CALLED: hint_method_not_called,
     m.TRANSPOSE_NO_DIMS: hint_transpose_no_dims,
     m.INDEX_OUT_OF_RANGE: hint_index_out_of_range,
+    m.FUSED_WRONG_DIM: hint_fused_wrong_dim,
+    m.INDEX_ORDER: hint_index_order,
 }
 
 

@@ -11,7 +11,7 @@ import torch
 
 from grader import misconceptions as m
 from grader.course import Problem, rules
-from grader.feedback import diagnose
+from grader.feedback import candidates, diagnose
 from grader.feedback import voice as feedback
 from grader.grading import hints
 from grader.grading.cases import ALT, LECTURE, RANDOM, scope_names
@@ -94,6 +94,15 @@ def failed(kind: str, message: str, found: Found | None = None) -> Check:
     return Check(kind, FAIL, message, feedback.hint(found), found.misconception if found else "")
 
 
+def named(kind: str, say: Callable[[str], str], found: Found | None) -> Check:
+    """Return a failed check whose message opens with the misconception found, `say(why)`
+    putting the evidence after it; with nothing named, the evidence first and the hint after."""
+    why = feedback.diagnosis(found)
+    if not why:
+        return failed(kind, say(""), found)
+    return Check(kind, FAIL, say(why), "", found.misconception)
+
+
 def parse_message(problem: Problem) -> str:
     """Return the message for code that does not parse: a syntax error says where."""
     if problem.line is None:
@@ -135,7 +144,10 @@ def _raised(case: CaseOutcome, s: Subject) -> Check:
     if err.type == "NameError" and case.name in s.cases:
         missing = err.message.split("'")[1] if "'" in err.message else "?"
         found = Found(m.UNKNOWN_NAME, (missing, scope_names(s.cases[case.name])))
-    return failed("runs", feedback.raised(err.type, err.line), found)
+    swapped = candidates.index_order(s.source.tree) if s.source.tree else None
+    if found is not None and found.misconception == m.INDEX_OUT_OF_RANGE and swapped:
+        found = Found(m.INDEX_ORDER, swapped)
+    return named("runs", lambda why: feedback.raised(err.type, err.line, why), found)
 
 
 def check_rules(s: Subject) -> Check:
@@ -196,7 +208,11 @@ def _wrong_shape(s: Subject, got: torch.Tensor, expected: torch.Tensor) -> Check
             diagnose.named(got.shape, sizes or {}),
             diagnose.named(expected.shape, sizes or {}, s.declared),
         )
-    return failed("form", feedback.wrong_shape(s.name, got.shape, expected.shape, *shapes), found)
+    return named(
+        "form",
+        lambda why: feedback.wrong_shape(s.name, got.shape, expected.shape, *shapes, why=why),
+        found,
+    )
 
 
 def _dtype(t: torch.Tensor) -> str:
@@ -230,32 +246,37 @@ def check_lecture(s: Subject) -> Check:
     if diagnose.below_noise(got, expected, s.noise()):
         largest = float(expected.abs().max()) if expected.numel() else 0.0
         return Check("lecture", INCONCLUSIVE, feedback.inconclusive(name, largest))
-    index = diagnose.worst_index(raw, expected)
-    message = feedback.inaccurate(
-        name, cmp.maxdiff, index, diagnose.tolerance(expected, base=s.base), _scale(expected)
-    )
-    return failed("lecture", message, s.hint(LECTURE, raw))
+    index, tol = diagnose.worst_index(raw, expected), diagnose.tolerance(expected, base=s.base)
+
+    def say(why: str) -> str:
+        return feedback.inaccurate(name, cmp.maxdiff, index, tol, _scale(expected), why)
+
+    return named("lecture", say, s.hint(LECTURE, raw))
 
 
 def check_random(s: Subject) -> Check:
     """Check 5: arbitrary upstream gradients, which defeat answers right by coincidence."""
     name, expected = s.name, s.expected[RANDOM]
     got = answer(s.outcome, RANDOM, name)
-    if got is None or got.shape != expected.shape:
-        message = (
-            feedback.not_defined(name)
-            if got is None
-            else feedback.wrong_shape(name, got.shape, expected.shape)
+    if got is None:
+        return failed("random", feedback.not_defined(name), s.hint(RANDOM, got))
+    if got.shape != expected.shape:
+        return named(
+            "random",
+            lambda why: feedback.wrong_shape(name, got.shape, expected.shape, why=why),
+            s.hint(RANDOM, got),
         )
-        return failed("random", message, s.hint(RANDOM, got))
     drawn = RANDOM in s.drawn
     cmp = diagnose.compare(name, got.to(expected.dtype), expected, drawn=drawn, base=s.base)
     if cmp.approx:
         return Check("random", PASS, feedback.random_ok(name))
     index = diagnose.worst_index(got, expected)
     tol = diagnose.tolerance(expected, drawn=drawn, base=s.base)
-    message = feedback.inaccurate(name, cmp.maxdiff, index, tol, _scale(expected))
-    return failed("random", message, s.hint(RANDOM, got) or Found(m.UPSTREAM_IGNORED))
+
+    def say(why: str) -> str:
+        return feedback.inaccurate(name, cmp.maxdiff, index, tol, _scale(expected), why)
+
+    return named("random", say, s.hint(RANDOM, got) or Found(m.UPSTREAM_IGNORED))
 
 
 def check_sizes(s: Subject) -> Check:
@@ -266,21 +287,30 @@ def check_sizes(s: Subject) -> Check:
     case, returned = s.returned(ALT)
     hard_coded = _hard_coded(s)
     if case.error is not None:
-        message = feedback.raised_at(case.error.type, case.error.line, sizes)
-        return failed("sizes", message, hard_coded)
+        err = case.error
+        return named(
+            "sizes", lambda why: feedback.raised_at(err.type, err.line, sizes, why), hard_coded
+        )
     got = returned.tensor if returned else None
     if got is None:
         return failed("sizes", feedback.not_defined(name), hard_coded)
     if got.shape != expected.shape:
-        return failed("sizes", feedback.wrong_shape(name, got.shape, expected.shape), hard_coded)
+        return named(
+            "sizes",
+            lambda why: feedback.wrong_shape(name, got.shape, expected.shape, why=why),
+            hard_coded,
+        )
     drawn = ALT in s.drawn
     cmp = diagnose.compare(name, got.to(expected.dtype), expected, drawn=drawn, base=s.base)
     if cmp.approx:
         return Check("sizes", PASS, feedback.passes_sizes(name, sizes))
     index = diagnose.worst_index(got, expected)
     tol = diagnose.tolerance(expected, drawn=drawn, base=s.base)
-    message = feedback.inaccurate(name, cmp.maxdiff, index, tol, _scale(expected))
-    return failed("sizes", message, hard_coded)
+
+    def say(why: str) -> str:
+        return feedback.inaccurate(name, cmp.maxdiff, index, tol, _scale(expected), why)
+
+    return named("sizes", say, hard_coded)
 
 
 def _scale(expected: torch.Tensor) -> float:

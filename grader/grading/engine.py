@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import logging
 import threading
 import time
@@ -10,14 +11,14 @@ from dataclasses import replace
 import torch
 
 from grader.course import Catalog, Exercise, discover, evaluate_shape, rules
-from grader.feedback import diagnose
+from grader.feedback import candidates, diagnose
 from grader.feedback import voice as feedback
 from grader.grading import checks, pipeline
 from grader.grading.cases import ALT, LECTURE, RANDOM, Prepared, Runs, fresh, prepare
 from grader.grading.checks import Source, Subject
 from grader.grading.hints import Clues
 from grader.grading.pipeline import EXERCISE, WHOLE_PASS
-from grader.grading.reference import path_terms, vjp
+from grader.grading.reference import path_statements, path_terms, vjp
 from grader.grading.views import ExerciseView, describe
 from grader.grading.wholepass import grade_pass, header
 from grader.misconceptions import Found
@@ -239,11 +240,11 @@ class Grader:
             exact_dtype=bool(exercise.dtype),
             declared=_declared_shape(exercise, run.sizes, tuple(expected.shape)),
             upstream=tuple(tuple(t.shape) for t in cotangents.values()),
-            clues={case: self._clues(prepared, case) for case in (LECTURE, RANDOM)},
+            clues={case: self._clues(prepared, case, source.tree) for case in (LECTURE, RANDOM)},
             noise=lambda: diagnose.noise_level(run.values, cotangents, expected.dtype),
         )
 
-    def _clues(self, prepared: Prepared, case: str) -> Clues:
+    def _clues(self, prepared: Prepared, case: str, tree=None) -> Clues:
         """Return what the hints read on one case; the sandboxed and autograd runs they may
         need are thunks, run only for an answer wrong there."""
         exercise = prepared.exercise
@@ -271,6 +272,8 @@ class Grader:
             upstream=cots,
             lines={c: _line(exercise, c) for c in cots},
             terms=self._terms(prepared, case),
+            reduced=lambda: candidates.reduction_dims(tree) if tree is not None else (),
+            stat_dims=lambda: _stat_dims(exercise, tuple(cots)),
         )
 
     def _terms(self, prepared: Prepared, case: str):
@@ -338,6 +341,13 @@ def _line(exercise: Exercise, consumer: str) -> str:
         return exercise.scenario.statement(consumer).source.split("#")[0].strip()
     except KeyError:
         return consumer
+
+
+def _stat_dims(exercise: Exercise, given: tuple[str, ...]) -> tuple[int, ...]:
+    """Return the dims the forward lines between the target and its given gradients reduce
+    over (a batch statistic's `sum(0)`, LayerNorm's `mean(-1)`)."""
+    lines = path_statements(exercise.scenario, exercise.target, given)
+    return tuple(d for s in lines for d in candidates.reduction_dims(ast.parse(s.source)))
 
 
 def _once(thunk):

@@ -34,7 +34,8 @@ class Clues:
     `lecture` is autograd's answer on the lecture batch (an all-zero answer is measured by it).
     `values` are the case's forward values, `upstream` the consumers' gradients by name and
     `lines` their forward lines; `terms` gives a fused formula's terms, one per path through a
-    batch statistic (empty for a one-line exercise).
+    batch statistic (empty for a one-line exercise); `reduced` and `stat_dims` give the dims the
+    answer's reductions and the path's statistics name.
     """
 
     expected: torch.Tensor
@@ -48,6 +49,8 @@ class Clues:
     upstream: Mapping[str, torch.Tensor] = field(default_factory=dict)
     lines: Mapping[str, str] = field(default_factory=dict)
     terms: Callable[[], tuple[tuple[str, torch.Tensor], ...]] = tuple
+    reduced: Callable[[], tuple[int, ...]] = tuple  # the dims the answer's code reduces over
+    stat_dims: Callable[[], tuple[int, ...]] = tuple  # the dims the path's lines reduce over
 
 
 @dataclass(frozen=True)
@@ -225,6 +228,23 @@ def _terms(got: torch.Tensor, clues: Clues) -> Found | None:
     return Found(m.FUSED_TERM, (wrong,))
 
 
+def _reduction_dim(got: torch.Tensor, clues: Clues) -> Found | None:
+    """A fused formula that sums over another dim than the forward pass's statistics."""
+    ndim = clues.expected.dim()
+    if not ndim or _tiny(clues.expected):
+        return None
+    right = [d for d in clues.stat_dims() if -ndim <= d < ndim]
+    kept = {d % ndim for d in right}
+    wrong = [d for d in clues.reduced() if -ndim <= d < ndim and d % ndim not in kept]
+    terms = clues.terms() if wrong and right else ()
+    if not terms:
+        return None
+    shape, sizes = tuple(clues.expected.shape), dict(clues.sizes)
+    stats = tuple(name.strip("`") for name, _ in terms[1:])
+    said = [(d, diagnose.label(shape[d], sizes)) for d in (wrong[0], right[0])]
+    return Found(m.FUSED_WRONG_DIM, (*said[0], *said[1], stats))
+
+
 def _sums(got: torch.Tensor, clues: Clues) -> Found | None:
     """A weight's gradient as the product of two batch sums."""
     found = candidates.sums_multiplied(got, clues.values, clues.upstream)
@@ -286,6 +306,7 @@ HINTS: tuple[Detector, ...] = (
     Detector("a constant factor", _factor),
     Detector("gradient where the forward pass masked", _masked),
     Detector("a fused formula's term dropped, negated or rescaled", _terms),
+    Detector("a fused formula summed over the wrong dim", _reduction_dim),
     Detector("the product of two batch sums", _sums),
     Detector("a softmax over the wrong dim", _softmax_dim),
     Detector("a wrong local derivative, or none", _local),

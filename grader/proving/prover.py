@@ -8,7 +8,9 @@ from pathlib import Path
 
 from data import default_dataset
 from grader.course import EXERCISES_DIR, Exercise, discover, missing_solution
+from grader.feedback import voice
 from grader.grading import Grader
+from grader.misconceptions import Found
 
 
 @dataclass(frozen=True)
@@ -51,13 +53,19 @@ def prove(exercise: Exercise, grader: Grader) -> list[Finding]:
         findings.append(Finding(f"{where}: (zeros)", "an all-zeros answer passes every check"))
     for i, mistake in enumerate(exercise.mistakes, start=1):  # as an author counts the blocks
         result = grader.grade(exercise.id, mistake.code)
-        shown = [c.hint for c in result.checks] + [c.message for c in result.checks]
-        if result.solved or mistake.message not in shown:
+        if result.solved or not _shows(result, mistake):
             got = "it passes" if result.solved else f"feedback was: {_explain(result)}"
             findings.append(
                 Finding(f"{where}: [[mistakes]] {i}", f"is not caught with its message; {got}")
             )
     return findings
+
+
+def _shows(result, mistake) -> bool:
+    """Return whether a check says the mistake's message: as its hint, or as the diagnosis
+    that opens its message (the voice's `diagnosis`)."""
+    said = voice.diagnosis(Found(mistake.misconception, said=mistake.message))
+    return any(mistake.message == c.hint or (said and said in c.message) for c in result.checks)
 
 
 def _explain(result) -> str:

@@ -274,7 +274,9 @@ def test_a_submission_a_stopped_server_left_is_shown_not_graded(fake):
             "dcounts_sum_inv",
             "dcounts_sum_inv = (counts * dprobs).sum(1)\n",
             False,
-            "`dcounts_sum_inv` has the wrong shape: got (32,) = (n,), expected (32, 1) = (n, 1).",
+            "**Not yet.** `dcounts_sum_inv` has the wrong shape: the values are right but a "
+            "dimension was dropped; sum with keepdim=True. Got (32,) = (n,), expected (32, 1) = "
+            "(n, 1).",
         ),
         (
             "dprobs",

@@ -38,9 +38,12 @@ def test_solve_dlogprobs_then_reload_and_it_is_still_solved(server, page):
 def test_a_wrong_dcounts_sum_inv_gets_the_shape_message(server, page):
     open_page(page, f"{server.url}/dcounts_sum_inv")
     type_and_submit(page, NO_KEEPDIM)
-    message = "has the wrong shape: got (32,) = (n,), expected (32, 1) = (n, 1)."
-    page.get_by_text(message, exact=False).first.wait_for(timeout=TIMEOUT_MS)
-    page.get_by_text("keepdim=True", exact=False).first.wait_for(timeout=TIMEOUT_MS)
+    why = "has the wrong shape: the values are right but a dimension was dropped; sum with keepdim"
+    page.get_by_text(f"Not yet. dcounts_sum_inv {why}", exact=False).first.wait_for(
+        timeout=TIMEOUT_MS
+    )  # the mistake first, the shapes after it
+    shapes = "=True. Got (32,) = (n,), expected (32, 1) = (n, 1)."
+    page.get_by_text(shapes, exact=False).first.wait_for(timeout=TIMEOUT_MS)
     page.locator(".stMarkdownBadge", has_text="Attempted, not solved yet").wait_for(
         timeout=TIMEOUT_MS
     )

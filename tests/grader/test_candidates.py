@@ -3,6 +3,8 @@ targets, a fused formula's terms, products of sums; each as a table of (case, an
 
 from __future__ import annotations
 
+import ast
+
 import pytest
 import torch
 
@@ -93,6 +95,7 @@ DLOGITS = (P - ONEHOT) / 8
         ("the target column alone", "alone", -ONEHOT / 8),
         ("one column left", "left", (P - torch.roll(ONEHOT, -1, 1)) / 8),
         ("the first target's column in every row", "column", (P - ONEHOT[:1]) / 8),
+        ("[Yb, range(n)]", "swapped", None),
     ],
 )
 def test_a_slip_of_indexing_with_the_targets_is_named(case, where, got):
@@ -100,6 +103,13 @@ def test_a_slip_of_indexing_with_the_targets_is_named(case, where, got):
         got = P.clone()
         if where == "columns":
             got[:, Y] -= 1
+        elif where == "swapped":  # rows 0..3 are targets and there are 8 rows in 5 columns
+            got = P[:5].clone()
+            got[Y[:5], range(5)] -= 1
+            got, dlogits = got / 5, (P[:5] - ONEHOT[:5]) / 5
+            values = VALUES | {"Yb": Y[:5]}
+            assert candidates.index_slip(got, dlogits, values) == ("swapped", "Yb"), case
+            return
         else:
             got[Y] -= 1
         got = got / 8
@@ -297,3 +307,59 @@ def test_inaccurate_only_for_round_off(maxdiff, scale, word):
 def test_a_consumer_that_sums_the_answer_offers_no_candidate():
     row_sums = U.sum(1, keepdim=True)  # the upstream gradient of `s = h.sum(1, keepdim=True)`
     assert candidates.local_derivative(2 * TANH, TANH, VALUES, row_sums) is None
+
+
+def test_an_index_of_targets_then_rows_is_found_in_the_source():
+    tree = ast.parse("d = torch.zeros_like(lp)\nd[Yb, range(n)] = -1.0 / n")
+    assert candidates.index_order(tree) == ("Yb", "range(n)")
+    assert candidates.index_order(ast.parse("d[Yb, torch.arange(n)] = 1")) == (
+        "Yb",
+        "torch.arange(n)",
+    )
+    assert candidates.index_order(ast.parse("d[range(n), Yb] = -1.0 / n")) is None
+    said = feedback.hint_index_order("Yb", "range(n)")
+    assert "`Yb`" in said and "[range(n), Yb]" in said and "wrong order" in said
+
+
+@pytest.mark.parametrize(
+    ("code", "dims"),
+    [
+        ("x.sum(0, keepdim=True)", (0,)),
+        ("x.mean(-1, keepdim=True) + (x * y).sum(dim=1)", (-1, 1)),
+        ("torch.sum(x, 0) - torch.mean(x, dim=(0, 1))", (0, 0, 1)),
+        ("x.sum(axis=1) * x.var(0)", (1, 0)),
+        ("x.sum() + x.sum(d) + x.max(1).values", ()),
+    ],
+)
+def test_the_dims_a_reduction_names_are_read_from_code(code, dims):
+    assert sorted(candidates.reduction_dims(ast.parse(code))) == sorted(dims)
+
+
+def _fused(got, reduced, stat_dims=(0,)):
+    """Return the misconception found in a fused formula's answer that reduces over `reduced`."""
+    clues = Clues(
+        DIRECT + MEAN + VAR, DIRECT + MEAN + VAR, "hprebn", 8, {"n": 8, "n_hidden": 5},
+        terms=lambda: TERMS, reduced=lambda: reduced, stat_dims=lambda: stat_dims,
+    )  # fmt: skip
+    return hints.find(LECTURE, got, clues)
+
+
+def test_a_fused_formula_summed_over_the_wrong_dim_names_both_dims():
+    got = DIRECT + MEAN.mean(1, keepdim=True) + VAR.mean(1, keepdim=True)  # one value per row
+    found = _fused(got, reduced=(1, 1))
+    assert found.misconception == "fused_wrong_dim"
+    said = feedback.hint(found)
+    assert said == feedback.hint_fused_wrong_dim(1, "n_hidden", 0, "n", ("bnmeani", "bnvar"))
+    assert "sums over dim 1 (n_hidden)" in said and "`.sum(0, keepdim=True)`" in said
+    layernorm = _fused(got, reduced=(0,), stat_dims=(-1, -1))
+    assert feedback.hint(layernorm) == feedback.hint_fused_wrong_dim(
+        0, "n", -1, "n_hidden", ("bnmeani", "bnvar")
+    )
+
+
+def test_a_fused_formula_over_the_right_dim_is_not_said_to_sum_over_the_wrong_one():
+    got = DIRECT + MEAN.mean(1, keepdim=True) + VAR.mean(1, keepdim=True)
+    assert _fused(got, reduced=(1,)).misconception == "fused_wrong_dim"
+    assert _fused(got, reduced=(0, 0)).misconception != "fused_wrong_dim"
+    assert _fused(got, reduced=(-2,)).misconception != "fused_wrong_dim"
+    assert _fused(got, reduced=(1,), stat_dims=()).misconception != "fused_wrong_dim"

@@ -27,6 +27,8 @@ from grader.sandbox import CaseOutcome, LearnerError, Returned, RunOutcome
 EXPECTED = torch.tensor([[1.0, -2.0, 3.0], [0.5, 4.0, -1.0]], dtype=torch.float64)
 SIZES = {"n": 2, "vocab_size": 3}
 ALT_SIZES = {"n": 3, "vocab_size": 5}
+# the diagnosis that opens the message of a (3,) answer for a (2, 3) gradient: a dim summed away
+SUMMED = feedback.hint_broadcast_back("(n, vocab_size)", [0], ["n"]).removeprefix(feedback.HINT)
 
 
 def _outcome(got, alt=None, status="ok", error=None, message="") -> RunOutcome:
@@ -56,9 +58,9 @@ FORM = [
         EXPECTED[0],
         False,
         FAIL,
-        feedback.wrong_shape("dx", (3,), (2, 3), "(vocab_size,)", "(n, vocab_size)"),
+        feedback.wrong_shape("dx", (3,), (2, 3), "(vocab_size,)", "(n, vocab_size)", why=SUMMED),
     ),
-    ("shape row", EXPECTED[0], True, FAIL, feedback.wrong_shape("dx", (3,), (2, 3))),
+    ("shape row", EXPECTED[0], True, FAIL, feedback.wrong_shape("dx", (3,), (2, 3), why=SUMMED)),
     (
         "integers tick",
         EXPECTED.long(),
@@ -93,9 +95,25 @@ def test_lecture_reads_the_clues_only_when_wrong_and_carries_the_id_found():
     clues = {LECTURE: Clues(EXPECTED, EXPECTED, "x", 2, {}, listed)}
     assert check_lecture(_subject(EXPECTED.clone(), clues=clues)).status == PASS and asked == []
     wrong = check_lecture(_subject(EXPECTED * 2, clues=clues))
-    assert wrong.status == FAIL and wrong.hint == "Hint: mine." and asked == [LECTURE]
-    assert wrong.misconception == LISTED_MISTAKE
-    assert wrong.message.startswith("`dx` has wrong values: max abs diff 4.0e+00 at (1, 1)")
+    assert wrong.status == FAIL and wrong.hint == "" and asked == [LECTURE]
+    assert wrong.misconception == LISTED_MISTAKE  # the mistake first, then the numbers
+    assert wrong.message.startswith("`dx` has wrong values: mine. Max abs diff 4.0e+00 at (1, 1)")
+
+
+def test_a_diagnosis_opens_the_message_and_the_numbers_follow():
+    clues = {LECTURE: Clues(EXPECTED, EXPECTED, "x", 2, {})}
+    wrong = EXPECTED.clone()
+    wrong[1, 2] += 1.0
+    check = check_lecture(_subject(wrong, clues=clues))
+    formula = feedback.hint_formula_wrong().removeprefix(feedback.HINT)
+    assert check.message == feedback.inaccurate(
+        "dx", 1.0, (1, 2), (1e-08, 1e-05), 4.0, why=formula
+    ), "every row and column of a 2 x 3 gradient differs: the formula is wrong"
+    assert check.message.startswith(f"`dx` has wrong values: {formula} Max abs diff 1.0e+00")
+    assert check.hint == "" and check.misconception == "formula_wrong"
+    bare = check_lecture(_subject(wrong))  # no clues: nothing named, the numbers alone
+    assert bare.message.startswith("`dx` has wrong values: max abs diff 1.0e+00 at (1, 2)")
+    assert bare.hint == "" and bare.misconception == ""
 
 
 def test_lecture_is_inconclusive_below_the_noise():
@@ -108,7 +126,9 @@ def test_lecture_is_inconclusive_below_the_noise():
 def test_sizes_as_a_tick_and_as_the_whole_pass_says_it():
     zeros = torch.zeros(3, 5, dtype=torch.float64)
     tick = check_sizes(_subject(EXPECTED, alt=zeros))
-    assert tick.status == FAIL and tick.hint == feedback.hint_hard_coded(tuple(SIZES.items()))
+    hard_coded = feedback.hint_hard_coded(tuple(SIZES.items())).removeprefix(feedback.HINT)
+    assert tick.status == FAIL and tick.hint == "" and tick.misconception == "hard_coded_size"
+    assert tick.message.startswith(f"`dx` has wrong values: {hard_coded} Max abs diff")
     row = check_sizes(_subject(EXPECTED, row=True, alt=zeros))
     assert (
         row.message

@@ -44,7 +44,8 @@ def test_check_one_exercise_exit_codes(tmp_path):
         stdin="dcounts_sum_inv = (counts * dprobs).sum(1)\n",
     )
     assert wrong.returncode == 1
-    assert "got (32,) = (n,), expected (32, 1) = (n, 1)" in wrong.stdout
+    shape = "has the wrong shape: the values are right but a dimension was dropped; sum with"
+    assert f"{shape} keepdim=True. Got (32,) = (n,), expected (32, 1) = (n, 1)." in wrong.stdout
     assert "Traceback" not in done.stderr + wrong.stderr
 
 

@@ -37,6 +37,11 @@ def _text(result) -> str:
     return "\n".join(f"{c.message} {c.hint}" for c in result.checks)
 
 
+def lead(hint: str) -> str:
+    """Return a hint sentence as the diagnosis that opens a failed check's message."""
+    return hint.removeprefix(feedback.HINT)
+
+
 # (case, exercise, answer, failing check, expected text)
 FEEDBACK = [
     ("syntax", "dprobs", "dprobs = (1.0 /", "runs", "syntax error on line 1, column"),
@@ -58,34 +63,40 @@ FEEDBACK = [
         "dcounts_sum_inv",
         "dcounts_sum_inv = (counts * dprobs).sum(1)",
         "form",
-        feedback.wrong_shape("dcounts_sum_inv", (32,), (32, 1), "(n,)", "(n, 1)")
-        + " "
-        + feedback.hint_keepdim(),
+        feedback.wrong_shape(
+            "dcounts_sum_inv", (32,), (32, 1), "(n,)", "(n, 1)", why=lead(feedback.hint_keepdim())
+        ),
     ),
     (
         "no sum",
         "dcounts_sum_inv",
         "dcounts_sum_inv = counts * dprobs",
         "form",
-        feedback.hint_sum_dims((1,), True),
+        lead(feedback.hint_sum_dims((1,), True)),
     ),
-    ("bias not summed", "db2", "db2 = dlogits", "form", feedback.hint_sum_dims((0,), False)),
-    ("transpose", "dW2", "dW2 = dlogits.T @ h", "form", feedback.hint_transpose()),
+    ("bias not summed", "db2", "db2 = dlogits", "form", lead(feedback.hint_sum_dims((0,), False))),
+    ("transpose", "dW2", "dW2 = dlogits.T @ h", "form", lead(feedback.hint_transpose())),
     ("non-finite", "dprobs", "dprobs = dlogprobs / (probs * 0)", "form", "non-finite"),
-    ("sign", "dprobs", "dprobs = -(1.0 / probs) * dlogprobs", "lecture", feedback.hint_sign()),
+    (
+        "sign",
+        "dprobs",
+        "dprobs = -(1.0 / probs) * dlogprobs",
+        "lecture",
+        lead(feedback.hint_sign()),
+    ),
     (
         "missing consumer",
         "dbndiff",
         "dbndiff = bnvar_inv * dbnraw",
         "lecture",
-        feedback.hint_missing_consumer("bndiff", ("bndiff2",)),
+        lead(feedback.hint_missing_consumer("bndiff", ("bndiff2",))),
     ),
     (
         "bessel",
         "dbndiff2",
         "dbndiff2 = 1.0 / n * torch.ones_like(bndiff2) * dbnvar",
         "lecture",
-        feedback.hint_factor("(n-1)/n"),
+        lead(feedback.hint_factor("(n-1)/n")),
     ),
     (
         "hard-coded n",
@@ -106,14 +117,14 @@ FEEDBACK = [
         "db2",
         "db2 = torch.cat([dlogits.sum(0), torch.zeros(27 - dlogits.shape[1])])",
         "sizes",
-        "got (27,), expected (19,)",
+        "Got (27,), expected (19,)",
     ),
     (
         "coincidence",
         "dlogit_maxes",
         "dlogit_maxes = torch.zeros_like(logit_maxes)",
         "random",
-        "Hint: your answer is all zeros",
+        "your answer is all zeros",
     ),
 ]
 
@@ -127,6 +138,13 @@ def test_feedback_names_the_problem(plain, case, exercise, code, kind, text):
     failed = next(c for c in result.checks if c.status == "fail")
     assert failed.kind == kind, _text(result)
     assert text in f"{failed.message} {failed.hint}", _text(result)
+    if case in OPENS:  # "Not yet." then the mistake named, the numbers after it
+        verdict, said = result.summary().split(": ", 1)
+        assert said.startswith(text) and not failed.hint, verdict
+
+
+# the cases whose expected text is the diagnosis that opens the failed check's message
+OPENS = ("no sum", "bias not summed", "transpose", "sign", "missing consumer", "bessel")
 
 
 # the misconception id each FEEDBACK case carries as a field ("" where none is named)
@@ -164,9 +182,13 @@ def test_instructor_mistakes_speak_first(grader, plain):
     code = "dbndiff2 = 1.0 / n * torch.ones_like(bndiff2) * dbnvar"
     listed = grader.grade("dbndiff2", code)
     (mistake,) = [m for m in grader.catalog.get("dbndiff2").mistakes if "Bessel" in m.message]
-    assert mistake.message in _text(listed)
+    said = lead(mistake.message)  # the instructor's words open the message
+    assert listed.summary().startswith(f"`dbndiff2` has wrong values: {said} Max abs diff")
     assert listed.misconception == mistake.misconception == "bessel", "declared in its file"
-    assert feedback.hint_factor("(n-1)/n") in _text(plain.grade("dbndiff2", code))
+    generic = plain.grade("dbndiff2", code).summary()
+    assert generic.startswith(
+        f"`dbndiff2` has wrong values: {lead(feedback.hint_factor('(n-1)/n'))}"
+    )
 
 
 def test_a_correct_answer_passes_every_check(grader, catalog):

@@ -26,3 +26,25 @@ def test_a_found_misconception_is_said_by_its_function_or_in_the_instructors_wor
     assert feedback.hint(Found("bessel", ("n/(n-1)",))) == feedback.hint_factor("n/(n-1)")
     assert feedback.hint(Found(LISTED_MISTAKE, said="Hint: mine.")) == "Hint: mine."
     assert feedback.hint(None) == ""
+
+
+def test_a_diagnosis_is_the_hint_said_first_and_a_where_list_is_none():
+    assert (
+        feedback.diagnosis(Found("sign_flipped")) == "your answer has the right size but the "
+        "opposite sign."
+    )
+    assert feedback.diagnosis(Found(LISTED_MISTAKE, said="Hint: mine.")) == "mine."
+    assert feedback.diagnosis(Found("wrong_values", ((1,), (2,)))) == ""
+    assert feedback.diagnosis(None) == ""
+
+
+def test_the_diagnosis_comes_first_and_the_numbers_after_it():
+    why = feedback.diagnosis(Found("sign_flipped"))
+    said = feedback.inaccurate("dx", 6.7e-5, (0, 1), (1e-8, 1e-5), 0.01, why)
+    assert said.startswith(f"`dx` has wrong values: {why} Max abs diff 6.7e-05 at (0, 1);")
+    tiny = feedback.inaccurate("dx", 1e-9, (0, 1), (1e-8, 1e-5), 0.01, why)
+    assert tiny.startswith("`dx` has wrong values: "), "a named mistake is never round-off"
+    shape = feedback.wrong_shape("dx", (3,), (2, 3), why="why.")
+    assert shape == "`dx` has the wrong shape: why. Got (3,), expected (2, 3)."
+    assert feedback.raised("IndexError", 2, "why.") == "Your code raised IndexError on line 2: why."
+    assert feedback.raised("IndexError", 2) == "Your code raised IndexError on line 2:"

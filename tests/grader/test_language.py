@@ -249,8 +249,8 @@ def test_a_course_of_other_sizes_is_told_in_its_own_words_and_sizes(language_gra
     assert not result.solved
     sizes = next(c for c in result.checks if c.kind == "sizes")
     assert sizes.status == FAIL and sizes.misconception == "hard_coded_size"
-    assert "numbers like 8, 6 or 10" in sizes.hint
-    assert not any(n in sizes.hint for n in ("32", "64", "27"))
+    assert "numbers like 8, 6 or 10" in sizes.message.split(". ")[0], "the mistake said first"
+    assert not any(n in sizes.message.split(". ")[0] for n in ("32", "64", "27"))
     words = " ".join(f"{c.title} {c.message} {c.hint}" for c in result.checks)
     assert "lecture" not in words.lower()
     assert "Main batch" in next(c.title for c in result.checks if c.kind == "lecture")

@@ -78,7 +78,7 @@ def test_the_lectures_dropped_keepdim_is_named(grader):
     result = grader.grade_pass(lecture)
     assert result.root_cause is None, "right values in a broadcastable shape are not a root"
     row = next(r for r in result.rows if r.name == "dbnmeani")
-    assert "got (64,), expected (1, 64)" in row.message and "keepdim=True" in row.message
+    assert "keepdim=True. Got (64,), expected (1, 64)." in row.message, "the why, then the shapes"
     assert (result.failed_check, result.misconception) == ("form", "keepdim_lost")
 
 

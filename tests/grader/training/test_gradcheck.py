@@ -36,12 +36,17 @@ def test_the_check_uses_the_chosen_n_hidden(default_data, reference_section):
 @pytest.mark.parametrize(
     ("change", "root", "says"),
     [
-        ("dW2 = dW2.T", "dW2", "`dW2` has the wrong shape: got (27, 200), expected (200, 27)."),
+        (
+            "dW2 = dW2.T",
+            "dW2",
+            "`dW2` has the wrong shape: your answer is the transpose of the gradient; check the "
+            "order of the matmul. Got (27, 200), expected (200, 27).",
+        ),
         ("dbngain = -dbngain", "dbngain", "opposite sign"),
         ("dW1 = dW1 * n", "dW1", "constant factor of n"),
         ("del db2", "db2", "`db2` is not defined"),
         ("dC = torch.zeros_like(C)", "dC", "`dC` has wrong values"),
-        ("dbnbias = dbnbias.sum()", "dbnbias", "wrong shape: got (), expected (1, 200)"),
+        ("dbnbias = dbnbias.sum()", "dbnbias", "Got (), expected (1, 200)"),
         ("dC = dC * float('nan')", "dC", "`dC` has wrong values: max abs diff nan"),
     ],
 )
