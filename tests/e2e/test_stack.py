@@ -12,6 +12,7 @@ mid-run the page says the run was interrupted, and the learner starts it again.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
@@ -33,6 +34,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 STACK = ROOT / "deploy" / "stack"
 REPLICA_HEADER = "x-ninja-replica"
 UPLOAD_MS = 240_000  # a whole notebook graded on a busy machine
+DATABASE_DOWN = "The progress database is not answering right now"  # app/main.py
 
 
 def stack(*args: str, timeout: float = 900) -> subprocess.CompletedProcess:
@@ -111,6 +113,50 @@ def test_the_stack_reports_every_part_answering(running):
         status.stdout
     )
     assert all(line.split()[1:] == ["running", "answering"] for line in status.stdout.splitlines())
+
+
+def operator_tools():
+    """Return deploy/stack.py as a module: the functions an operator's `deploy/stack` uses to
+    stop and start the stack's PostgreSQL."""
+    spec = importlib.util.spec_from_file_location("ninja_stack", ROOT / "deploy" / "stack.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(spec.name, module)  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_database_restart_costs_a_try_again_and_loses_nothing(running, browser):
+    """PostgreSQL restarted during a class: a page that needs it says "try again" (no
+    traceback), and afterwards both replicas serve again by themselves, with nothing lost."""
+    url, provider = running["url"], provider_url(running)
+    ada = browser.new_context(viewport={"width": 1400, "height": 1800}).new_page()
+    sign_in(ada, url, provider, "ada")
+    ada_replica = replica_of(ada, url)
+    bob = on_other_replica(browser, running, ada_replica)
+    sign_in(bob, url, provider, "bob")
+    open_page(ada, f"{url}/dlogprobs")
+    type_and_submit(ada, DLOGPROBS)
+    badge(ada, SOLVED)
+
+    tools, folder = operator_tools(), Path(running["folder"])
+    tools.stop_postgres(running["postgres"])
+    try:
+        for page in (ada, bob):  # one learner on each replica
+            page.goto(f"{url}/dprobs")  # no title: the page says only this
+            page.get_by_text(DATABASE_DOWN).wait_for(timeout=WAIT_MS)
+            assert "Traceback" not in page.locator("body").inner_text()
+        ada.screenshot(path=OUTPUT / "stack-database-down.png", full_page=True)
+    finally:
+        port = running["ports"]["postgres"]
+        tools.start_postgres(folder, port, tools.database_password(folder))
+
+    open_page(ada, f"{url}/dlogprobs")  # the attempt made before the restart is kept
+    badge(ada, SOLVED)
+    open_page(bob, f"{url}/dlogprobs")  # and the other replica records again
+    type_and_submit(bob, DLOGPROBS)
+    badge(bob, SOLVED)
+    status = stack("status", "--dir", running["folder"])
+    assert status.returncode == 0, status.stdout + status.stderr  # the worker came through too
 
 
 def test_learners_on_two_replicas_keep_their_work_when_one_is_killed(running, browser, tmp_path):
