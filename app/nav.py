@@ -27,6 +27,9 @@ def sections() -> dict[str, list]:
     address = _address()
     if address:
         services.ran_catalog(wait=True)
+    # Taken before the catalog: an exercise proven in between is then in the catalog, never in
+    # neither (which would send its bookmark to Home).
+    pending = services.proofs_pending()
     catalog = services.catalog()
     statuses = services.store().statuses(session.profile())
     found: dict[str, list] = {"": [_fixed(HOME, home.render), _fixed(PROGRESS, progress.render)]}
@@ -38,7 +41,7 @@ def sections() -> dict[str, list]:
         found.setdefault(group, []).append(
             links.exercise_page(exercise.id, exercise.title, icon, render=page)
         )
-    _add_checking(found, address, catalog)
+    _add_checking(found, address, catalog, pending)
     for scenario in catalog.scenarios:
         if scenario.whole_pass:
             section = _first_group(catalog, scenario.slug) or scenario.title
@@ -66,10 +69,11 @@ def _dashboard():
     return links.page(INSTRUCTOR, render=_page(instructor.render), visibility=shown)
 
 
-def _add_checking(found: dict[str, list], address: str, catalog) -> None:
-    """Register the addressed exercise while it is being proven: its page says so and opens
-    the exercise once it is (a bookmark is never "Page not found" and never loses its URL)."""
-    if address in {e.id for e in catalog.exercises} or address not in services.proofs_pending():
+def _add_checking(found: dict[str, list], address: str, catalog, pending: set[str]) -> None:
+    """Register the addressed exercise while it is being proven (pending: the ids not proven
+    before the catalog was read): its page says so and opens the exercise once it is (a
+    bookmark is never "Page not found" and never loses its URL)."""
+    if address in {e.id for e in catalog.exercises} or address not in pending:
         return
     exercise = services.declared().get(address)
     group = exercise.group or exercise.scenario.title

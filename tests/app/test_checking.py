@@ -124,6 +124,15 @@ def test_a_deep_link_to_an_exercise_being_proven_opens_a_waiting_page(fake, monk
     assert "db1" not in urls, "held back while proven, unless asked for"
 
 
+def test_a_deep_link_proven_while_the_pages_are_listed_still_has_its_page(fake, monkeypatch):
+    """db1 is proven between two looks at what is pending (the proofs run in a thread): its
+    address must have a page, its own or the waiting one, never none (which opens Home)."""
+    _db1_being_proven(monkeypatch, rounds=1)
+    monkeypatch.setattr(nav, "_address", lambda: "db1")
+    pages = {p.url_path: p for group in nav_sections().values() for p in group}
+    assert "db1" in pages, "the bookmark would open Home"
+
+
 def test_the_waiting_page_says_it_checks_then_reports_a_withdrawn_exercise(fake, monkeypatch):
     _db1_being_proven(monkeypatch, rounds=2, failed=True)
     at = page_test("db1", page="checking").run()

@@ -71,7 +71,7 @@ def test_every_ctrl_enter_is_graded_once(server, page, pause_ms):
             page.screenshot(path=OUTPUT / f"submit-lost-{pause_ms}ms.png")
         assert len(found) == before + i + 1, f"try {i}: {len(found) - before} attempts recorded"
         assert found[-1][0] == code, "the attempt holds the code submitted"
-        evidence = re.search(r"max abs diff \S+ at \(\d+, \d+\)", found[-1][1])
+        evidence = re.search(r"max abs diff \S+ at \(\d+, \d+\)", found[-1][1], re.IGNORECASE)
         assert evidence, found[-1][1]
         page.get_by_text(evidence.group(0), exact=False).first.wait_for(timeout=TIMEOUT_MS)
     page.wait_for_timeout(2000)  # a late auto-save must not grade anything again
