@@ -7,6 +7,7 @@ graded and learner C opens a page, both before the loop ends.
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -58,6 +59,7 @@ def test_an_infinite_loop_does_not_block_other_learners(server, page, second, th
     # benchmark (bench/bench_load.py); the figures are printed for the log.
     print(f"beside a loop: graded in {graded:.2f} s, Home loaded in {loaded:.2f} s")
     second.screenshot(path=OUTPUT / "solved-beside-a-loop.png")
-    verdict = page.get_by_text(f"did not finish within {LOOP_SECONDS} s", exact=False)
+    # The CPU limit, or on a machine too busy to give the loop its CPU seconds, the wall limit.
+    verdict = page.get_by_text(re.compile(r"did not finish within \d+ s\. Check for an infinite"))
     verdict.first.wait_for(timeout=WAIT_MS + 2_000 * LOOP_SECONDS)
     page.screenshot(path=OUTPUT / "infinite-loop.png")
