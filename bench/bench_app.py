@@ -154,9 +154,11 @@ def measure(url: str, pid: int, sessions: int, submissions: int) -> dict[str, fl
     return dict(zip(names, (first, p50, p95, per), strict=True))
 
 
-# Resolves with the milliseconds from now to the frame that paints a new feedback message, or
-# with null if none comes within LOST_MS (the submission was lost).
-WATCH = """() => {
+def paint_watch(lost_ms: int) -> str:
+    """Return the script that resolves `window.painted` with the milliseconds from now to the
+    frame that paints a new "Not yet." feedback, or with null if none comes within lost_ms
+    (the submission was lost). bench_class.py's browsers use it too."""
+    return """() => {
   const alerts = () => [...document.querySelectorAll("[data-testid='stAlert']")]
     .map((a) => a.textContent).filter((t) => t.includes("Not yet.")).join("|");
   const before = alerts(), start = performance.now();
@@ -169,7 +171,10 @@ WATCH = """() => {
     look();
     setTimeout(() => resolve(null), LOST_MS);
   });
-}""".replace("LOST_MS", "15000")
+}""".replace("LOST_MS", str(lost_ms))
+
+
+WATCH = paint_watch(15000)
 
 
 def feedback(browser, url: str, submissions: int, warmup: int = 3) -> tuple[float, float]:

@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_app import paint_watch  # noqa: E402
 from streamlit_client import ClientError, StreamlitSession  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -332,21 +333,7 @@ async def pause(group: Class, seconds: float) -> bool:
 # Browsers -------------------------------------------------------------------------------------
 
 EDITOR = "iframe[title*='code_editor']"
-# Resolves with the ms from now to the frame that paints a new "Not yet." feedback, or null.
-WATCH = """() => {
-  const alerts = () => [...document.querySelectorAll("[data-testid='stAlert']")]
-    .map((a) => a.textContent).filter((t) => t.includes("Not yet.")).join("|");
-  const before = alerts(), start = performance.now();
-  window.painted = new Promise((resolve) => {
-    const look = () => {
-      const now = alerts();
-      if (now && now !== before) requestAnimationFrame(() => resolve(performance.now() - start));
-      else requestAnimationFrame(look);
-    };
-    look();
-    setTimeout(() => resolve(null), 30000);
-  });
-}"""
+WATCH = paint_watch(30000)  # bench_app.py's script, with 30 s before a paint counts as lost
 
 
 def browsers(url: str, count: int, stopping: threading.Event, out: list, ready: threading.Event):
