@@ -8,6 +8,8 @@ Screenshots go under test-output/ (ignored by git).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from .e2e_helpers import CHROMIUM, CHROMIUM_ARGS, LOOP_SECONDS, OUTPUT, start_server, stop_server
@@ -46,15 +48,32 @@ def page(browser):
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
-    """When a browser test fails, add what its page showed (address and words) to the report, so
-    that a failure on a CI machine says what the learner would have seen."""
+    """When a browser test fails, add what its page showed (address and the main area's words,
+    not the long sidebar) and the end of its server's log to the report, so that a failure on a
+    CI machine says what the learner would have seen and what the app did."""
     report = yield
-    page = item.funcargs.get("page") if hasattr(item, "funcargs") else None
+    funcargs = getattr(item, "funcargs", {})
+    page = funcargs.get("page")
     if report.failed and call.when == "call" and page is not None:
-        try:
-            words = page.locator("body").inner_text(timeout=5_000)
-            page.screenshot(path=OUTPUT / f"failed-{item.name}.png"[:120], full_page=True)
-        except Exception as error:  # the page may be gone with the browser
-            words = f"(the page could not be read: {error})"
-        report.sections.append(("what the page showed", f"{page.url}\n{words[-4000:]}"))
+        report.sections.append(("what the page showed", _page_words(item.name, page)))
+        for running in funcargs.values():
+            log = getattr(running, "log", None)
+            if isinstance(log, Path) and log.exists():
+                tail = log.read_text(errors="replace").splitlines()[-LOG_LINES:]
+                report.sections.append((f"the end of {log.name}", "\n".join(tail)))
     return report
+
+
+LOG_LINES = 40
+
+
+def _page_words(name: str, page) -> str:
+    """Return the page's address and the words of its main area (or whole body), and keep a
+    full-page screenshot in test-output/."""
+    try:
+        main = page.locator("[data-testid='stMain']")
+        words = (main if main.count() else page.locator("body")).inner_text(timeout=5_000)
+        page.screenshot(path=OUTPUT / f"failed-{name}.png"[:120], full_page=True)
+    except Exception as error:  # the page may be gone with the browser
+        words = f"(the page could not be read: {error})"
+    return f"{page.url}\n{words[:3000]}"

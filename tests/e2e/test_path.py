@@ -18,6 +18,7 @@ from .e2e_helpers import (
     EDITOR,
     LOOP_SECONDS,
     OUTPUT,
+    WAIT_MS,
     editor_shows,
     open_page,
     start_server,
@@ -113,8 +114,10 @@ def test_the_whole_pass_diagnoses_its_first_wrong_row_and_opens_it_on_the_line(s
     open_page(page, f"{server.url}/whole_pass")
     type_into(page, page.frame_locator(EDITOR), WRONG_PASS)
     page.keyboard.press("Control+Enter")
+    # the verdict first (its caption), so that a failure says which half did not come
+    page.get_by_text(re.compile(r"^Graded in \d+ ms\.$")).wait_for(timeout=TIMEOUT_MS)
     said = page.get_by_text("What the dcounts exercise says of your lines", exact=False)
-    said.wait_for(timeout=TIMEOUT_MS)
+    said.wait_for(timeout=WAIT_MS)
     page.screenshot(path=OUTPUT / "whole-pass-root-diagnosis.png", full_page=True)
     page.get_by_role("button", name="Open the dcounts exercise with your lines").click()
     page.locator("h1", has_text="dcounts").first.wait_for(timeout=TIMEOUT_MS)
