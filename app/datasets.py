@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import streamlit as st
 
-from app import services, session
+from app import services, session, wordlists
 
 CHOICES = {
     services.DEFAULT_SOURCE: "Embedded default (US baby names, works offline)",
@@ -138,12 +137,9 @@ def _read(upload, column: str | None):
 
 
 def _save(text: str, filename: str) -> Path:
-    """Keep the cleaned words under the data directory; return the file's path."""
-    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
-    path = services.config().uploads_dir / digest / f"{Path(filename).stem or 'words'}.txt"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
+    """Keep the cleaned words under the data directory and in the database (every replica and
+    training worker of a class reads them from there: app/wordlists.py); return the path."""
+    return wordlists.save(services.store(), services.config().uploads_dir, text, filename)
 
 
 def preview(shown) -> None:

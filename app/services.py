@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
+from app import wordlists
 from app.background import LayerProbe, ScenarioRuns
 from app.config import AppConfig, from_env
 from app.storage import Store, open_store
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 
 DEFAULT_SOURCE = "default"
 NAMES_SOURCE = "names"
-UPLOAD_PREFIX = "upload:"
+UPLOAD_PREFIX = wordlists.PREFIX
 
 
 def config() -> AppConfig:
@@ -205,7 +206,10 @@ def _dataset(source: str, cache_dir: str) -> Dataset:
     import data
 
     if source.startswith(UPLOAD_PREFIX):
-        return data.load_dataset(source[len(UPLOAD_PREFIX) :])
+        uploads = config().uploads_dir
+        return data.load_dataset(
+            str(wordlists.readable(store(), uploads, source[len(UPLOAD_PREFIX) :]))
+        )
     return data.load_dataset(source, cache_dir=cache_dir)
 
 

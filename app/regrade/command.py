@@ -9,6 +9,7 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from app import wordlists
 from app.config import ConfigError, from_env
 from app.regrade.report import Change, inert, report
 from app.storage import EDITOR, REGRADE, Attempt, StorageError, facts_of, open_store
@@ -16,7 +17,6 @@ from app.storage import EDITOR, REGRADE, Attempt, StorageError, facts_of, open_s
 DONE, BAD_INPUT, GRADER_FAILED = 0, 2, 3
 BUSY_RETRIES = 20
 UNSOUND = "its exercise is not sound now (`python -m grader validate`)"
-UPLOAD = "upload:"  # a dataset source naming an uploaded word list (app/services.py)
 
 
 class Refused(Exception):
@@ -78,7 +78,7 @@ def run(args) -> int:
         start_sandbox(config)
         ids = {s.exercise.id for s in stale}
         sound = proven(catalog, ids, config.cache_dir, args.grade_sound)
-    regrader = Regrader(catalog, config.cache_dir)
+    regrader = Regrader(catalog, config.cache_dir, store, config.uploads_dir)
     changes = []
     for one in stale:
         change, attempt = regrader.grade(one, one.exercise.id in sound)
@@ -186,8 +186,9 @@ class Regrader:
     """Grades stored answers again: one grader per dataset the answers were graded on, all on
     the process-wide sandbox."""
 
-    def __init__(self, catalog, cache_dir: Path):
+    def __init__(self, catalog, cache_dir: Path, store=None, uploads_dir: Path | None = None):
         self.catalog, self.cache_dir = catalog, cache_dir
+        self.store, self.uploads_dir = store, uploads_dir  # where uploaded word lists are found
         self.graders: dict = {}
 
     def grade(self, stale: Stale, sound: bool = True) -> tuple[Change, Attempt | None]:
@@ -220,7 +221,8 @@ class Regrader:
         if source not in self.graders:
             from grader import Grader
 
-            self.graders[source] = Grader(load_dataset(source, self.cache_dir), self.catalog)
+            chosen = load_dataset(source, self.cache_dir, self.store, self.uploads_dir)
+            self.graders[source] = Grader(chosen, self.catalog)
         return self.graders[source]
 
 
@@ -234,10 +236,13 @@ def _graded(grader, exercise_id: str, code: str):
     return result
 
 
-def load_dataset(source: str, cache_dir: Path):
-    """Return the dataset of a source as the app names it: default, names or upload:<path>."""
+def load_dataset(source: str, cache_dir: Path, store=None, uploads_dir: Path | None = None):
+    """Return the dataset of a source as the app names it: default, names or upload:<path>
+    (read from the store when this machine lacks the file: app/wordlists.py)."""
     import data
 
-    if source.startswith(UPLOAD):
-        return data.load_dataset(source[len(UPLOAD) :])
+    if source.startswith(wordlists.PREFIX):
+        named = source.removeprefix(wordlists.PREFIX)
+        found = wordlists.readable(store, uploads_dir, named) if store and uploads_dir else named
+        return data.load_dataset(str(found))
     return data.load_dataset(source, cache_dir=cache_dir)

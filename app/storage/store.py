@@ -34,6 +34,7 @@ from app.storage.queue import QueuedRuns
 from app.storage.runstore import TrainingRuns
 from app.storage.schema import check, sqlite_path, upgrade
 from app.storage.submissions import Submissions, insert_attempt, upsert_draft
+from app.storage.words import WordLists
 
 __all__ = [
     "DEFAULT_COURSE",
@@ -52,8 +53,8 @@ __all__ = [
 # 2: profiles belong to a browser identity; 3: attempts carry a ticket; 4: and their facts;
 # 5: progress is keyed by course, and an attempt records the exercise's version; 6: and where
 # it was submitted from (the editor or a notebook); from 7 on, Alembic's revisions (meta keeps
-# the number for a reader without Alembic)
-SCHEMA_VERSION = 9
+# the number for a reader without Alembic); 10: uploaded word lists
+SCHEMA_VERSION = 10
 SOLVED, ATTEMPTED = "solved", "attempted"
 NOT_SOLVED = "not_solved"  # an attempt's status, as the grader says it (Facts.status)
 
@@ -125,7 +126,7 @@ def open_store(url: str, course: str = DEFAULT_COURSE) -> Store:
     return Store(engine, course)
 
 
-class Store(Profiles, TrainingRuns, QueuedRuns, Submissions, Privacy, ClassView):
+class Store(Profiles, TrainingRuns, QueuedRuns, Submissions, Privacy, ClassView, WordLists):
     """Progress of every profile in one course, in one database.
 
     Profiles, settings and training runs belong to the learner, whatever the course.

@@ -17,6 +17,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from app import wordlists
 from app.worker.wire import record_of, report_fields
 
 log = logging.getLogger("app.worker")
@@ -33,8 +34,9 @@ class Owner:
 class Trainers:
     """Exercise 4's trainers of this worker, one per dataset source, built on first use."""
 
-    def __init__(self, cache_dir: Path, data_dir: Path, exercises: Path | None):
+    def __init__(self, cache_dir: Path, data_dir: Path, exercises: Path | None, store=None):
         self.cache_dir, self.data_dir, self.exercises = cache_dir, data_dir, exercises
+        self.store = store  # where an uploaded word list is read when this machine lacks it
         self._built: dict[str, object] = {}
         self._lock = threading.Lock()
 
@@ -51,8 +53,11 @@ class Trainers:
         from grader import EXERCISES_DIR, discover
         from grader.training import Trainer
 
-        if source.startswith("upload:"):
-            dataset = data.load_dataset(source.removeprefix("upload:"))
+        if source.startswith(wordlists.PREFIX):
+            named = source.removeprefix(wordlists.PREFIX)
+            uploads = self.data_dir / "uploads"
+            path = wordlists.readable(self.store, uploads, named) if self.store else Path(named)
+            dataset = data.load_dataset(str(path))
         else:
             dataset = data.load_dataset(source, cache_dir=str(self.cache_dir))
         catalog = discover(self.exercises or EXERCISES_DIR)
