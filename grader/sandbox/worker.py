@@ -125,13 +125,21 @@ def thread_error(args: threading.ExceptHookArgs) -> None:
 def forbid_autograd(dispatch_audit: bool = True) -> None:
     """Turn autograd off, make its entry points raise AutogradForbidden, take native calls away
     (nativecalls.py) and, unless told not to, audit every operation from now on (audit.py)."""
+    switch_off()
+    nativecalls.remove()
+    if dispatch_audit:
+        audit.enter()
+
+
+def switch_off() -> None:
+    """Turn grad mode off and make autograd's Python entry points raise AutogradForbidden.
+
+    A spare does it while it waits for its run, and `forbid_autograd` again (at no cost then).
+    """
     torch.set_grad_enabled(False)
     torch.Tensor.backward = _refuse
     torch.autograd.backward = _refuse
     torch.autograd.grad = _refuse
-    nativecalls.remove()
-    if dispatch_audit:
-        audit.enter()
 
 
 def _refuse(*args, **kwargs):

@@ -161,7 +161,8 @@ def _remove(workdir: str, mounted: bool) -> None:
 
 
 def _worker(sock: socket.socket, workdir: str, plan: confine.Plan) -> None:
-    """In the spare: detach, wait for a run, confine, run the job and exit; never returns."""
+    """In the spare: detach, switch grad mode off, wait for a run, confine, run the job and
+    exit; never returns."""
     code, adopted = confine.EXIT_SETUP, False
     serve, max_header = JOBS[plan.job]
     try:
@@ -169,6 +170,7 @@ def _worker(sock: socket.socket, workdir: str, plan: confine.Plan) -> None:
             isolation.enter_run(plan.uid)
         confine.detach(sock.fileno(), workdir or isolation.WORKDIR)
         program = confine.syscall_filter(plan)
+        worker.switch_off()  # no run yet: what needs none is done while waiting for one
         message = recv_packet(sock)
         if message is None:
             os._exit(0)  # the zygote is going away
