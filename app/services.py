@@ -7,12 +7,15 @@ dataset fingerprint (and per version of the exercise files).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import streamlit as st
+from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
 from app import wordlists
 from app.background import LayerProbe, ScenarioRuns
@@ -24,14 +27,36 @@ if TYPE_CHECKING:
     from grader import Catalog, Grader
     from grader.training import Trainer
 
+T = TypeVar("T")
+RUN_MEMO = "_ninja_run_memo"  # the attribute of a script run's context that once_per_run uses
 DEFAULT_SOURCE = "default"
 NAMES_SOURCE = "names"
 UPLOAD_PREFIX = wordlists.PREFIX
 
 
 def config() -> AppConfig:
-    """Return the configuration from the environment (cheap; read on every call)."""
-    return from_env(os.environ)
+    """Return the configuration from the environment (read once per script run)."""
+    return once_per_run("config", lambda: from_env(os.environ))
+
+
+def once_per_run(key: str, compute: Callable[[], T]) -> T:
+    """Return compute()'s value, computed once per script run (or fragment run) of this session;
+    outside a script run (a thread of the server's, a test), computed on every call.
+
+    A page asks for the configuration and the exercise files' version dozens of times a run; the
+    run's context is reset with new cursors at each run's start, so a value kept beside them is
+    never seen by a later run.
+    """
+    ctx = get_script_run_ctx(suppress_warning=True)
+    if ctx is None:
+        return compute()
+    memo = getattr(ctx, RUN_MEMO, None)
+    if memo is None or memo[0] is not ctx.cursors:
+        memo = (ctx.cursors, {})
+        setattr(ctx, RUN_MEMO, memo)
+    if key not in memo[1]:
+        memo[1][key] = compute()
+    return memo[1][key]
 
 
 def store() -> Store:
@@ -145,7 +170,7 @@ def training_available(served: Catalog) -> bool:
 
 
 @st.cache_resource(show_spinner=False)
-def _proofs(root: str, signature: tuple, cache_dir: str):
+def _proofs(root: str, signature: str, cache_dir: str):
     """Start proving the catalog once per version of the files, in a thread."""
     from grader.proving import Proofs
 
@@ -157,10 +182,11 @@ def _proofs(root: str, signature: tuple, cache_dir: str):
     return proofs
 
 
-def _version() -> tuple[str, tuple]:
-    """Return the exercises folder and the signature of its files."""
+def _version() -> tuple[str, str]:
+    """Return the exercises folder and the signature of its files (once per script run: the
+    walk cost about 10 ms, and the page asked for it some 30 times a run)."""
     root = exercises_root()
-    return str(root), _signature(root)
+    return str(root), once_per_run(f"signature:{root}", lambda: _signature(root))
 
 
 def exercises_root() -> Path:
@@ -170,19 +196,21 @@ def exercises_root() -> Path:
     return config().exercises_dir or EXERCISES_DIR
 
 
-def _signature(root: Path) -> tuple:
-    """Return the names, sizes and times of every file under root, to notice edits."""
+def _signature(root: Path) -> str:
+    """Return a digest of the names, sizes and times of every file under root, to notice edits
+    (a short text: the caches below hash their arguments on every call)."""
     files = sorted(p for p in root.rglob("*") if p.is_file())
-    return tuple((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in files)
+    stamps = [(str(p), s.st_size, s.st_mtime_ns) for p in files for s in (p.stat(),)]
+    return hashlib.sha256(repr(stamps).encode()).hexdigest()
 
 
-def _catalog(root: str, signature: tuple) -> Catalog:
+def _catalog(root: str, signature: str) -> Catalog:
     """Return the catalog without the scenarios that fail to run, waiting for them to run."""
     return _runs(root, signature).wait()
 
 
 @st.cache_resource(max_entries=2, show_spinner=False)
-def _declared(root: str, signature: tuple) -> Catalog:
+def _declared(root: str, signature: str) -> Catalog:
     """Discover the exercises once per version of the folder (files read, nothing run)."""
     from grader import discover
 
@@ -190,7 +218,7 @@ def _declared(root: str, signature: tuple) -> Catalog:
 
 
 @st.cache_resource(max_entries=2, show_spinner=False)
-def _runs(root: str, signature: tuple) -> ScenarioRuns:
+def _runs(root: str, signature: str) -> ScenarioRuns:
     """Return the thread that runs the scenarios once per version of the folder."""
     return ScenarioRuns(_declared(root, signature))
 
@@ -220,7 +248,7 @@ def grader(source: str) -> Grader:
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
-def _grader(fingerprint: str, root: str, signature: tuple, *, _dataset: Dataset) -> Grader:
+def _grader(fingerprint: str, root: str, signature: str, *, _dataset: Dataset) -> Grader:
     """Build a grader once per dataset fingerprint and version of the exercise files."""
     from grader import Grader
 
@@ -234,7 +262,7 @@ def trainer(source: str) -> Trainer:
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
-def _trainer(fingerprint: str, root: str, signature: tuple, data_dir: str, *, _dataset) -> Trainer:
+def _trainer(fingerprint: str, root: str, signature: str, data_dir: str, *, _dataset) -> Trainer:
     """Build a trainer once per dataset; its autograd references are kept under the data dir."""
     from grader.training import Trainer
 

@@ -1,4 +1,5 @@
-"""Pictures of a wrong gradient, drawn from the plain lists that the grader returns."""
+"""Pictures drawn from the plain lists that the grader returns: a wrong gradient's heatmaps (a
+Vega-Lite spec the browser draws) and the training's loss curves (matplotlib)."""
 
 from __future__ import annotations
 
@@ -6,31 +7,63 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
 MAX_TICKS = 12
+PANEL_WIDTH, PANEL_HEIGHT = 260, 200  # px, about the matplotlib panels' size
 
 
-def heatmap_figure(heatmap, name: str) -> Figure:
-    """Return three panels, like the lecture's dlogits image: yours, autograd's, the difference.
+def heatmap_chart(heatmap, name: str) -> tuple[dict, dict]:
+    """Return the cells and a Vega-Lite spec of three panels, like the lecture's dlogits image:
+    yours, autograd's, the difference. The browser draws them (the server sends numbers).
 
     Yours and autograd's share one colour scale so that they can be compared by eye; the
     difference has its own scale, centred on zero.
     """
-    panels = [
-        (heatmap.learner, f"your {name}"),
-        (heatmap.reference, "autograd"),
-        (heatmap.diff, "yours − autograd"),
-    ]
-    figure = Figure(figsize=(11, 3.4), layout="constrained")
-    axes = figure.subplots(1, 3)
     low, high = _range([heatmap.learner, heatmap.reference])
-    for ax, (values, title) in zip(axes[:2], panels[:2], strict=True):
-        image = ax.imshow(values, cmap="gray", vmin=low, vmax=high, aspect="auto")
-        _label(ax, title, heatmap)
-    figure.colorbar(image, ax=axes[:2], shrink=0.9)
     spread = max(abs(v) for row in heatmap.diff for v in row) or 1.0
-    image = axes[2].imshow(heatmap.diff, cmap="RdBu_r", vmin=-spread, vmax=spread, aspect="auto")
-    _label(axes[2], panels[2][1], heatmap)
-    figure.colorbar(image, ax=axes[2], shrink=0.9)
-    return figure
+    shared = {"scheme": "greys", "reverse": True, "domain": [low, high]}
+    centred = {"scheme": "redblue", "reverse": True, "domain": [-spread, spread]}
+    both = [_panel(0, f"your {name}", heatmap, shared), _panel(1, "autograd", heatmap, shared)]
+    spec = {
+        "hconcat": [
+            {"hconcat": both, "resolve": {"scale": {"color": "shared"}}},
+            _panel(2, "yours − autograd", heatmap, centred),
+        ],
+        "resolve": {"scale": {"color": "independent"}},
+    }
+    return _cells(heatmap), spec
+
+
+def _cells(heatmap) -> dict:
+    """Return the three grids as columns of one table: panel, row, col, value."""
+    table: dict[str, list] = {"panel": [], "row": [], "col": [], "value": []}
+    for panel, grid in enumerate((heatmap.learner, heatmap.reference, heatmap.diff)):
+        for row, values in enumerate(grid):
+            table["panel"] += [panel] * len(values)
+            table["row"] += [row] * len(values)
+            table["col"] += range(len(values))
+            table["value"] += values
+    return table
+
+
+def _panel(index: int, title: str, heatmap, scale: dict) -> dict:
+    """Return one panel: its grid's cells as rectangles, the wrong rows and columns as ticks."""
+    return {
+        "title": {"text": title, "fontSize": 12, "fontWeight": "normal"},
+        "transform": [{"filter": f"datum.panel == {index}"}],
+        "mark": "rect",
+        "width": PANEL_WIDTH,
+        "height": PANEL_HEIGHT,
+        "encoding": {
+            "x": _axis("col", "column", heatmap.cols),
+            "y": _axis("row", "row", heatmap.rows),
+            "color": {"field": "value", "type": "quantitative", "scale": scale, "title": None},
+        },
+    }
+
+
+def _axis(field: str, title: str, wrong: tuple[int, ...]) -> dict:
+    """Return a position channel: one band per index, ticked at (a few of) the wrong ones."""
+    axis = {"values": _ticks(wrong), "labelAngle": 0, "labelFontSize": 9, "titleFontSize": 10}
+    return {"field": field, "type": "ordinal", "title": title, "axis": axis}
 
 
 def _range(grids: list[list]) -> tuple[float, float]:
@@ -39,20 +72,10 @@ def _range(grids: list[list]) -> tuple[float, float]:
     return min(values), max(values)
 
 
-def _label(ax, title: str, heatmap) -> None:
-    """Title a panel and mark the rows and columns that differ, at their own cells."""
-    ax.set_title(title, fontsize=10)
-    ax.set_yticks(*_ticks(heatmap.rows), fontsize=7)
-    ax.set_xticks(*_ticks(heatmap.cols), fontsize=7)
-    ax.set_xlabel("column", fontsize=8)
-    ax.set_ylabel("row", fontsize=8)
-
-
-def _ticks(indices: tuple[int, ...]) -> tuple[list[int], list[str]]:
-    """Return at most MAX_TICKS of the wrong indices, each placed at its own cell."""
+def _ticks(indices: tuple[int, ...]) -> list[int]:
+    """Return at most MAX_TICKS of the wrong indices (each is ticked at its own cell)."""
     step = max(1, -(-len(indices) // MAX_TICKS))  # rounded up: never more than MAX_TICKS
-    positions = list(indices[::step])
-    return positions, [str(i) for i in positions]
+    return list(indices[::step])
 
 
 def loss_curves_figure(curves: dict[str, tuple[float, ...]], bucket: int) -> Figure:

@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import hashlib
-import io
-from concurrent.futures import ThreadPoolExecutor
-
 import pandas as pd
 import streamlit as st
 
-from app.views.plots import heatmap_figure
+from app.views.plots import heatmap_chart
 
 MARKS = {
     "pass": ":green[✓]",
@@ -18,7 +14,6 @@ MARKS = {
     "inconclusive": ":orange[~]",
 }
 SOLVED_ICON, FAILED_ICON = ":material/check_circle:", ":material/cancel:"
-HEATMAPS, KEPT_HEATMAPS = "results:heatmaps", 4  # drawn heatmaps, by content, newest last
 ROOT_STYLE = "background-color: rgba(255, 75, 75, 0.18); font-weight: bold"
 
 
@@ -45,40 +40,9 @@ def show_result(result) -> None:
 
 
 def show_heatmap(heatmap, answer: str) -> None:
-    """Show the heatmaps; the first time they are drawn in a thread, so the verdict shows first."""
-    # Every auto-save reruns the page, and drawing takes hundreds of ms that feedback waited.
-    key = hashlib.sha1(repr((heatmap, answer)).encode()).hexdigest()
-    drawn = st.session_state.setdefault(HEATMAPS, {})
-    if key not in drawn:
-        drawn[key] = _painter().submit(_png, heatmap, answer)
-        while len(drawn) > KEPT_HEATMAPS:
-            drawn.pop(next(iter(drawn)))
-    if drawn[key].done():
-        st.image(drawn[key].result(), width="stretch")
-    else:
-        st.fragment(run_every=0.25)(_drawing)(drawn[key])
-
-
-def _drawing(future) -> None:
-    """Say the heatmaps are on their way; rerun the page once they are drawn."""
-    if future.done():
-        st.rerun()
-    st.caption("Drawing the heatmaps…")
-
-
-def _png(heatmap, answer: str) -> bytes:
-    """Return the heatmaps drawn as a PNG."""
-    buffer = io.BytesIO()
-    # The figure's constrained layout already fits it: a "tight" box would draw it twice (a third
-    # of a second of the server's CPU per wrong answer, bench/bench_class.py).
-    heatmap_figure(heatmap, answer).savefig(buffer, format="png", dpi=200)
-    return buffer.getvalue()
-
-
-@st.cache_resource(show_spinner=False)
-def _painter() -> ThreadPoolExecutor:
-    """Return the one thread that draws heatmaps for every session of this server."""
-    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="heatmaps")
+    """Show the heatmaps, drawn by the browser from the numbers (the server draws no pixels)."""
+    cells, spec = heatmap_chart(heatmap, answer)
+    st.vega_lite_chart(cells, spec, width="content")
 
 
 def show_busy(message: str) -> None:

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import threading
-import time
+import json
 
 import pytest
 import streamlit as st
@@ -11,7 +10,6 @@ import streamlit as st
 from app import services
 from app.screens.exercise import GRADED_AGAIN
 from app.storage import Profile
-from app.views import results
 from app.workbench import Submission
 
 from .app_helpers import RAISES, RANDOM_ONLY, SHAPE, SOLVED, VALUES, page_test, submit, texts
@@ -75,7 +73,7 @@ def test_an_exception_shows_the_learners_traceback(fake):
 def test_wrong_values_show_the_cmp_line_and_heatmaps(fake):
     at = submit(page_test("dcounts").run(), f"{VALUES}\n")
     assert any("exact: False" in c.value and "maxdiff: 1.0e+00" in c.value for c in at.code)
-    assert _drawn(at).get("image"), "the heatmaps are drawn"
+    assert heatmaps(at), "the heatmaps are drawn, in the run that shows the verdict"
     assert "**Where the values differ**" in [m.value for m in at.markdown]
 
 
@@ -91,43 +89,27 @@ def test_submitting_unchanged_code_grades_it_again_and_says_so(fake):
     assert GRADED_AGAIN not in texts(at), "changed code is not graded 'again'"
 
 
-def test_the_verdict_shows_first_and_the_heatmaps_are_drawn_once(fake, monkeypatch):
-    drawn, go = [], threading.Event()
-    monkeypatch.setattr(results, "heatmap_figure", lambda *a: go.wait(10) and _figure(drawn))
+def test_the_heatmaps_come_with_the_verdict_as_numbers_and_stay(fake):
     at = submit(page_test("dcounts").run(), f"{VALUES}\n")
-    assert at.error[0].value.startswith("**Not yet.**") and not at.get("image")
-    assert "Drawing the heatmaps…" in texts(at), "while they are drawn in a thread"
-    go.set()
-    at = _drawn(at)
+    assert at.error[0].value.startswith("**Not yet.**") and len(heatmaps(at)) == 1
+    spec = json.loads(heatmaps(at)[0].proto.spec)
+    titles = [p["title"]["text"] for p in spec["hconcat"][0]["hconcat"]]
+    assert titles == ["your dcounts", "autograd"], "the browser draws them from this spec"
+    assert not at.get("image"), "no picture drawn on the server"
     at.run()
-    assert len(drawn) == 1 and len(at.get("image")) == 1, "drawn once, shown on every rerun"
-    at = submit(at, f"{VALUES}\n# another try\n")
-    assert len(drawn) == 1 and at.get("image"), "the same heatmaps are not drawn again"
+    assert len(heatmaps(at)) == 1, "shown on every rerun"
 
 
-def _drawn(at, seconds: float = 20):
-    """Rerun the page until the heatmaps drawn in the background are shown (or time is up)."""
-    deadline = time.monotonic() + seconds
-    while not at.get("image") and time.monotonic() < deadline:
-        time.sleep(0.1)
-        at.run()
-    return at
-
-
-def _figure(drawn: list):
-    from matplotlib.figure import Figure
-
-    drawn.append(1)
-    figure = Figure()
-    figure.subplots().imshow([[0.0, 1.0]])
-    return figure
+def heatmaps(at) -> list:
+    """Return the page's Vega-Lite charts (the heatmaps are the exercise page's only ones)."""
+    return at.get("vega_lite_chart")
 
 
 def test_values_wrong_only_for_random_upstreams_say_so_above_the_heatmaps(fake):
     at = submit(page_test("dlogit_maxes").run(), f"{RANDOM_ONLY}\n")
     where = "**Where the values differ** (with random upstream gradients)"
     assert where in [m.value for m in at.markdown]
-    assert _drawn(at).get("image"), "the heatmaps are drawn"
+    assert heatmaps(at), "the heatmaps are drawn"
 
 
 def test_hints_are_revealed_one_at_a_time_and_remembered(fake):
@@ -298,7 +280,7 @@ def test_the_whole_page_reruns_after_grading_only_when_the_status_changes(fake, 
     monkeypatch.setattr(st, "rerun", lambda **kwargs: reruns.append(kwargs) or real(**kwargs))
     at = page_test("dprobs").run()
     assert _badge(at) == "Not attempted yet"
-    at = submit(at, f"{RAISES}\n")  # no heatmaps, whose drawing thread reruns the page too
+    at = submit(at, f"{VALUES}\n")  # its heatmaps are drawn by the browser: no rerun of theirs
     assert reruns == [{}] and _badge(at) == "Attempted, not solved yet"
     at = submit(at, f"{SHAPE}\n")
     assert at.error[0].value.startswith("**Not yet.**") and "wrong shape" in texts(at)

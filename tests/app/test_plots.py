@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.views.plots import heatmap_figure
+from app.views.plots import heatmap_chart
 from grader import Heatmap
 
 
@@ -14,43 +14,58 @@ def test_three_panels_titled_like_the_lecture():
         (0, 1),
         (0, 1),
     )
-    figure = heatmap_figure(heat, "dprobs")
-    titles = [ax.get_title() for ax in figure.axes if ax.get_title()]
+    _, spec = heatmap_chart(heat, "dprobs")
+    titles = [p["title"]["text"] for p in panels(spec)]
     assert titles == ["your dprobs", "autograd", "yours − autograd"]
-    learner, reference = figure.axes[0].images[0], figure.axes[1].images[0]
-    assert learner.get_clim() == reference.get_clim() == (1.0, 4.0)
-    assert figure.axes[2].images[0].get_clim() == (-0.5, 0.5)
+    learner, reference, diff = (p["encoding"]["color"]["scale"] for p in panels(spec))
+    assert learner["domain"] == reference["domain"] == [1.0, 4.0]
+    assert spec["hconcat"][0]["resolve"] == {"scale": {"color": "shared"}}, "one scale for both"
+    assert diff["domain"] == [-0.5, 0.5] and diff["scheme"] != learner["scheme"]
+
+
+def test_each_panel_draws_its_own_grid_cell_by_cell():
+    heat = Heatmap([[1.0, 2.0, 5.0]], [[1.0, 2.5, 5.0]], [[0.0, -0.5, 0.0]], (0,), (1,))
+    cells, spec = heatmap_chart(heat, "dprobs")
+    rows = list(zip(cells["panel"], cells["row"], cells["col"], cells["value"], strict=True))
+    for panel, grid in zip(panels(spec), (heat.learner, heat.reference, heat.diff), strict=True):
+        picked = panel["transform"][0]["filter"]
+        shown = [(r, c, v) for p, r, c, v in rows if picked == f"datum.panel == {p}"]
+        assert shown == [(r, c, v) for r, row in enumerate(grid) for c, v in enumerate(row)]
+        assert panel["encoding"]["x"]["field"] == "col" and panel["encoding"]["y"]["field"] == "row"
 
 
 def test_a_one_row_gradient_and_many_columns_get_few_ticks():
     heat = Heatmap([[0.0] * 64], [[0.0] * 64], [[0.0] * 64], (0,), tuple(range(64)))
-    figure = heatmap_figure(heat, "db1")
-    assert len(figure.axes[0].get_xticks()) <= 13
-    assert figure.axes[2].images[0].get_clim() == (-1.0, 1.0), "an all-zero diff still draws"
+    _, spec = heatmap_chart(heat, "db1")
+    assert len(panels(spec)[0]["encoding"]["x"]["axis"]["values"]) <= 13
+    diff = panels(spec)[2]["encoding"]["color"]["scale"]
+    assert diff["domain"] == [-1.0, 1.0], "an all-zero diff still draws"
 
 
 def test_ticks_sit_at_the_wrong_columns_and_rows_themselves():
     diff = [[0.0] * 64 for _ in range(4)]
     diff[2][20] = 1.0
     heat = Heatmap(diff, diff, diff, (2,), (20,))
-    for ax in heat_axes(heatmap_figure(heat, "dW2")):
-        assert list(ax.get_xticks()) == [20]
-        assert [t.get_text() for t in ax.get_xticklabels()] == ["20"]
-        assert list(ax.get_yticks()) == [2]
+    for panel in panels(heatmap_chart(heat, "dW2")[1]):
+        x, y = panel["encoding"]["x"], panel["encoding"]["y"]
+        assert x["type"] == y["type"] == "ordinal", "one band per index: a tick at its own cell"
+        assert x["axis"]["values"] == [20]
+        assert y["axis"]["values"] == [2]
 
 
 def test_many_wrong_columns_get_a_few_ticks_each_at_its_own_column():
     wrong = tuple(range(1, 64, 2))
     heat = Heatmap([[0.0] * 64], [[0.0] * 64], [[0.0] * 64], (0,), wrong)
-    ax = heatmap_figure(heat, "db1").axes[0]
-    ticks = [int(t) for t in ax.get_xticks()]
+    ticks = panels(heatmap_chart(heat, "db1")[1])[0]["encoding"]["x"]["axis"]["values"]
     assert 1 < len(ticks) <= 12 and set(ticks) <= set(wrong)
-    assert [t.get_text() for t in ax.get_xticklabels()] == [str(t) for t in ticks]
 
 
-def heat_axes(figure):
-    """Return the three image panels of a heatmap figure (not the colour bars)."""
-    return [ax for ax in figure.axes if ax.images and ax.get_title()]
+def panels(spec: dict) -> list[dict]:
+    """Return the three panels of a heatmap spec, in order (yours and autograd's are nested)."""
+    found = []
+    for part in spec["hconcat"]:
+        found += part.get("hconcat", [part])
+    return found
 
 
 def test_loss_curves_share_one_plot_with_steps_on_the_x_axis():
