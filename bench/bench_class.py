@@ -497,7 +497,7 @@ async def warm(urls: list[str]) -> None:
 
 async def costs(url: str, cpu, rounds: int = 4) -> None:
     """Print the server's CPU per action of one learner alone, each waited out: opening an
-    exercise page, an auto-save, a right answer, a wrong one (its heatmaps drawn)."""
+    exercise page, an auto-save, a right answer, a wrong one (with its heatmaps)."""
     spent: dict[str, list[float]] = {"open": [], "auto-save": [], "right": [], "wrong": []}
     for number, (exercise, (right, wrongs)) in enumerate(answers().items()):
         if number >= rounds:

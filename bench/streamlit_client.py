@@ -9,7 +9,7 @@ the installed streamlit) on `/_stcore/stream`, as the page's JavaScript does:
   `rerun_script` of the editor's fragment (`fragment_id`: the exercise's work area is an
   `st.fragment`). The page's stamp script (editor.STAMP_SCRIPT) adds `page`, `seq` and
   `submitted` to every value once a submission was made; so does this client;
-- a fragment with `run_every` (the heatmaps being drawn) asks the page, with an `auto_rerun`
+- a fragment with `run_every` (a training run's progress, say) asks the page, with an `auto_rerun`
   ForwardMsg, to rerun it at an interval until a `stop_auto_rerun` or a full run drops it;
   this client does the same, so the server sees the traffic a browser would cause.
 
@@ -42,7 +42,7 @@ BUSY = "Your code is kept in the editor."  # results.show_busy
 TOO_FAST = "You are submitting very fast"  # app/ratelimit.too_fast
 FULL_RUN = ForwardMsg.FINISHED_SUCCESSFULLY
 RERUN_FOLLOWS = ForwardMsg.FINISHED_EARLY_FOR_RERUN  # another run starts at once
-MAX_MESSAGE = 200 * 2**20  # a page may carry images (the heatmaps)
+MAX_MESSAGE = 200 * 2**20  # a page may carry images and charts (the heatmaps' numbers)
 
 
 class ClientError(RuntimeError):
