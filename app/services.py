@@ -61,8 +61,10 @@ def once_per_run(key: str, compute: Callable[[], T]) -> T:
 
 def store() -> Store:
     """Return the progress store named by the configured database URL, for the served course
-    (progress is keyed by course id: see grader's course.toml `id`)."""
-    return _store(config().database_url, _declared(*_version()).course.id)
+    (progress is keyed by course id: see grader's course.toml `id`); looked up once per run."""
+    return once_per_run(
+        "store", lambda: _store(config().database_url, _declared(*_version()).course.id)
+    )
 
 
 @st.cache_resource(show_spinner=False)
