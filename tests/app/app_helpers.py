@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
@@ -50,11 +51,17 @@ SOLVED, SHAPE, RAISES, VALUES, RANDOM_ONLY = (
 )
 
 
+@functools.cache
+def shipped_catalog():
+    """Return the shipped exercises, read once per run (a Catalog is frozen: fakes share it)."""
+    return discover()
+
+
 class FakeGrader:
     """Stands in for grader.Grader: canned results, chosen by a marker in the code."""
 
     def __init__(self):
-        self.catalog = discover()
+        self.catalog = shipped_catalog()
         self.graded: list[tuple[str, str]] = []
 
     def header(self, scenario=None) -> dict:

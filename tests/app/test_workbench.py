@@ -46,16 +46,23 @@ def test_the_whole_pass_is_limited_too(fake, frozen):
     assert "You are submitting very fast" in at.warning[0].value
 
 
-@pytest.fixture
-def lonely(app_env, monkeypatch, default_grader_data):
-    """Serve the pages from a real grader whose sandbox has one slot and no queue."""
+@pytest.fixture(scope="module")
+def lonely_grader(default_grader_data):
+    """Return a real grader whose sandbox has one slot and no queue, started once for the
+    module (its zygote imports torch): each test holds the slot only inside _slot_held."""
     box = Sandbox(Limits(cpu_seconds=5, wall_seconds=5), slots=1, queue=0)
     grader = Grader(default_grader_data, sandbox=box)
-    monkeypatch.setattr(services, "grader", lambda source: grader)
     grader.prepared(grader.catalog.get("dlogprobs"))
     box.layers()
     yield grader
     box.close()
+
+
+@pytest.fixture
+def lonely(app_env, monkeypatch, lonely_grader):
+    """Serve the pages from the one-slot grader."""
+    monkeypatch.setattr(services, "grader", lambda source: lonely_grader)
+    return lonely_grader
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,6 @@ records; the section and the loop text come from the real grader (plain text, no
 from __future__ import annotations
 
 from grader import Cmp
-from grader.course.exercises import discover
 from grader.training.model import lecture_model
 from grader.training.records import (
     Evaluation,
@@ -19,6 +18,8 @@ from grader.training.records import (
     TrainSettings,
 )
 from grader.training.section import PARTS, compose, program
+
+from .app_helpers import shipped_catalog
 
 WRONG = "# fake: wrong"
 SHAPES = [(27, 10), (30, 200), (200,), (200, 27), (27,), (1, 200), (1, 200)]
@@ -93,7 +94,7 @@ class FakeTrainer:
     """Stands in for grader.training.Trainer; `next_status` is what a started run reports."""
 
     def __init__(self):
-        self.catalog = discover()
+        self.catalog = shipped_catalog()
         self.checked: list[str] = []
         self.started: list[tuple[str, TrainSettings]] = []
         self.next_status = running()

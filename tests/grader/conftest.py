@@ -91,3 +91,29 @@ def ordinary():
             pytest.skip(str(missing))
     finally:
         shutil.rmtree(top)
+
+
+@pytest.fixture(scope="session")
+def reruns(request, ordinary):
+    """Run every test file that this session's re-run tests name (their modules' SUITES) again
+    as the ordinary user, all in one pytest process; return its outcomes (ordinary_user.Rerun).
+
+    One process, not one per re-run test: each start imports torch and starts its own sandbox,
+    and a PostgreSQL server for the suites that use one. The sandbox suites get a readable file
+    under /usr/local that the user could not make (sandbox/conftest.py: USR_LOCAL_COPY).
+    """
+    import shutil
+    import tempfile
+
+    from .ordinary_user import suites_of
+    from .sandbox.conftest import USR_LOCAL_COPY
+
+    top = Path(tempfile.mkdtemp(prefix="bpn-copy-", dir="/usr/local"))
+    try:
+        top.chmod(0o755)
+        (top / "progress.db").write_text("secret answers")
+        (top / "progress.db").chmod(0o644)
+        env = {USR_LOCAL_COPY: str(top / "progress.db")}
+        yield ordinary.run_suites(suites_of(request.session.items), env)
+    finally:
+        shutil.rmtree(top)

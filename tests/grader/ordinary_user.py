@@ -21,6 +21,7 @@ and say why); anything else that goes wrong is an error.
 from __future__ import annotations
 
 import os
+import pwd
 import shutil
 import subprocess
 import sys
@@ -28,6 +29,7 @@ import sysconfig
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
@@ -57,17 +59,61 @@ class Ordinary:
     root: Path
     env: dict[str, str]
 
-    def run_suites(self, suites: tuple[str, ...], env: dict[str, str] | None = None) -> str:
-        """Run test files in the user's copy as the user; fail unless all pass; return the
-        output. `env` adds to the user's environment."""
+    def run_suites(self, suites: tuple[str, ...], env: dict[str, str] | None = None) -> Rerun:
+        """Run test files in the user's copy as the user, in one pytest process; return each
+        test's outcome (Rerun). `env` adds to the user's environment."""
+        results = Path(tempfile.mkdtemp(prefix="results-", dir=self.root.parent))
+        user = pwd.getpwnam(USER)
+        os.chown(results, user.pw_uid, user.pw_gid)  # our own directory: the user writes there
         command = [*self.become, str(self.python), "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+        command += [f"--junitxml={results / 'results.xml'}", "-o", "junit_family=xunit1"]
         done = subprocess.run(
             [*command, *suites], cwd=self.root, env={**self.env, **(env or {})},
             capture_output=True, text=True,
         )  # fmt: skip
-        assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
-        assert " passed" in done.stdout and "failed" not in done.stdout, done.stdout[-4000:]
-        return done.stdout
+        output = done.stdout[-4000:] + done.stderr[-2000:]
+        # 0: all passed; 1: some failed (each caller checks its own files' outcomes)
+        assert done.returncode in (0, 1) and (results / "results.xml").exists(), output
+        outcomes = _outcomes(results / "results.xml")
+        shutil.rmtree(results)
+        return Rerun(outcomes, output)
+
+
+@dataclass(frozen=True)
+class Rerun:
+    """One pytest run as the ordinary user: each test's file and outcome, and the output's end."""
+
+    outcomes: tuple[tuple[str, str, str], ...]  # (file, test, passed / failed / error / skipped)
+    output: str
+
+    def of(self, suites: tuple[str, ...]) -> dict[str, str]:
+        """Return the outcome of every test of these files (file::test -> outcome); fail unless
+        each file ran and none of its tests failed or erred."""
+        found = {f"{f}::{t}": o for f, t, o in self.outcomes if f in suites}
+        ran = {key.split("::")[0] for key in found}
+        assert ran == set(suites), f"not run: {set(suites) - ran}\n{self.output}"
+        bad = {key: o for key, o in found.items() if o in ("failed", "error")}
+        assert not bad, f"{bad}\n{self.output}"
+        assert "passed" in found.values(), self.output
+        return found
+
+
+def _outcomes(xml: Path) -> tuple[tuple[str, str, str], ...]:
+    """Return (file, test, outcome) for each test case of a JUnit XML report (xunit1)."""
+    found = []
+    for case in ElementTree.parse(xml).getroot().iter("testcase"):
+        kinds = {child.tag for child in case}
+        outcome = next((k for k in ("failure", "error", "skipped") if k in kinds), "passed")
+        outcome = {"failure": "failed"}.get(outcome, outcome)
+        found.append((case.get("file", ""), case.get("name", ""), outcome))
+    return tuple(found)
+
+
+def suites_of(items) -> tuple[str, ...]:
+    """Return the test files that the session's re-run tests (their modules' SUITES) name, in
+    order, once each: they run together, in one process (one start, one torch import)."""
+    named = [s for item in items if "reruns" in item.fixturenames for s in item.module.SUITES]
+    return tuple(dict.fromkeys(named))
 
 
 def ensure_user() -> list[str]:
