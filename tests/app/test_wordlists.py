@@ -4,9 +4,9 @@ on a real PostgreSQL server."""
 
 from __future__ import annotations
 
-import data
 import pytest
 
+import data
 from app import wordlists
 from app.regrade.command import load_dataset
 from app.storage import open_store
