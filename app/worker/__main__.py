@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Not starting: {err}", file=sys.stderr)
         return 2
     name = f"{socket.gethostname()}:{os.getpid()}"
-    trainers = Trainers(config.cache_dir, config.data_dir, config.exercises_dir, store)
+    trainers = Trainers(config, store)
     runner = Runner(store, trainers, name)
     stopped = threading.Event()
     reaper = threading.Thread(target=_reap, args=(store, args.stale, stopped), daemon=True)

@@ -6,7 +6,7 @@ grader/sandbox/training/), never in the worker's own. A thread per run (Beat) wr
 progress every second from the claim on, even while the trainer starts: each write is the
 run's heartbeat and brings back the Stop flag that any replica may raise.
 
-    >>> runner = Runner(store, Trainers(cache_dir, data_dir, exercises), name="host:pid")
+    >>> runner = Runner(store, Trainers(config, store), name="host:pid")
     >>> runner.run(run_id=7)      # returns once the run has ended and been recorded
 """
 
@@ -15,7 +15,6 @@ from __future__ import annotations
 import logging
 import threading
 from dataclasses import dataclass
-from pathlib import Path
 
 from app import wordlists
 from app.worker.wire import record_of, report_fields
@@ -34,8 +33,8 @@ class Owner:
 class Trainers:
     """Exercise 4's trainers of this worker, one per dataset source, built on first use."""
 
-    def __init__(self, cache_dir: Path, data_dir: Path, exercises: Path | None, store=None):
-        self.cache_dir, self.data_dir, self.exercises = cache_dir, data_dir, exercises
+    def __init__(self, config, store=None):
+        self.config = config  # the app's configuration (app/config.py): where data is kept
         self.store = store  # where an uploaded word list is read when this machine lacks it
         self._built: dict[str, object] = {}
         self._lock = threading.Lock()
@@ -53,15 +52,16 @@ class Trainers:
         from grader import EXERCISES_DIR, discover
         from grader.training import Trainer
 
+        config = self.config
         if source.startswith(wordlists.PREFIX):
-            named = source.removeprefix(wordlists.PREFIX)
-            uploads = self.data_dir / "uploads"
-            path = wordlists.readable(self.store, uploads, named) if self.store else Path(named)
-            dataset = data.load_dataset(str(path))
+            found = source.removeprefix(wordlists.PREFIX)
+            if self.store is not None:
+                found = wordlists.readable(self.store, config.uploads_dir, found)
+            dataset = data.load_dataset(str(found))
         else:
-            dataset = data.load_dataset(source, cache_dir=str(self.cache_dir))
-        catalog = discover(self.exercises or EXERCISES_DIR)
-        return Trainer(dataset, self.data_dir / "training", catalog)
+            dataset = data.load_dataset(source, cache_dir=str(config.cache_dir))
+        catalog = discover(config.exercises_dir or EXERCISES_DIR)
+        return Trainer(dataset, config.data_dir / "training", catalog)
 
 
 class Beat(threading.Thread):

@@ -62,3 +62,15 @@ def test_the_regrade_command_loads_an_upload_made_elsewhere(store, tmp_path):
     path.unlink()
     dataset = load_dataset(wordlists.PREFIX + str(path), tmp_path / "cache", store, tmp_path / "u")
     assert sorted(dataset.words) == sorted(WORDS.split())
+
+
+def test_a_worker_trains_on_an_upload_made_on_another_machine(store, tmp_path):
+    from app.config import AppConfig
+    from app.worker.runner import Trainers
+
+    path = wordlists.save(store, tmp_path / "replica1" / "uploads", WORDS, "pets.txt")
+    path.unlink()  # the worker's machine never had the file
+    trainers = Trainers(AppConfig(data_dir=tmp_path / "worker"), store)
+    trainer = trainers.get(wordlists.PREFIX + str(path))
+    assert sorted(trainer.dataset.words) == sorted(WORDS.split())
+    assert (tmp_path / "worker" / "uploads" / path.parent.name / "pets.txt").is_file()
