@@ -476,8 +476,9 @@ def _write_whole(path: Path, text: str) -> None:
         raise
 
 
-def progress_bar(done: int, total: int, started: float, stream=sys.stderr) -> None:
-    """Draw a one-line progress bar on stderr."""
+def progress_bar(done: int, total: int, started: float, stream=None) -> None:
+    """Draw a one-line progress bar on stderr (the one in sys.stderr when drawn)."""
+    stream = stream or sys.stderr
     width = 30
     filled = int(width * done / total) if total else width
     elapsed = time.monotonic() - started
