@@ -1,9 +1,10 @@
 """`python -m app.regrade` (issue 25): stored attempts graded again after an exercise was fixed.
 
 A real course folder (a path with spaces) and a real progress database: version 1 of `dxhat`
-has a tolerance far too loose, a class is graded on it by `grade-batch` (the verdicts and the
-version recorded as the app records attempts), then the exercise is fixed and the command
-grades the stored answers again, in its own process and through the sandbox.
+has a tolerance far too loose, a class is graded on it by `grade-batch` (its main, in this
+process: the verdicts and the version recorded as the app records attempts), then the exercise
+is fixed and the command grades the stored answers again, in its own process and through the
+sandbox.
 test_regrade_unprivileged.py runs this file again as an ordinary user.
 """
 
@@ -22,6 +23,8 @@ import pytest
 from app import regrade
 from app.storage import EDITOR, NOTEBOOK, Attempt, Facts, open_store
 from grader import discover
+
+from ..grader.cli_helpers import in_process  # grade-batch's main, here, on the shared sandbox
 
 ROOT = Path(__file__).resolve().parents[2]
 COURSE_ID = "ln-regrade"
@@ -76,7 +79,7 @@ def _graded_at_version_1(tmp_path: Path, course: Path) -> dict:
         (tmp_path / "class" / learner).mkdir(parents=True)
         (tmp_path / "class" / learner / "dxhat.py").write_text(code)
     out = tmp_path / "book"
-    done = _run("grader", "grade-batch", tmp_path / "class", "--exercises", course, "--out", out)
+    done = in_process("grade-batch", tmp_path / "class", "--exercises", course, "--out", out)
     assert done.returncode == 0, done.stdout + done.stderr
     book = json.loads(out.with_suffix(".json").read_text())
     return {entry["learner"]: entry["items"][0] for entry in book["learners"]}
