@@ -55,7 +55,7 @@ def in_process(*args, stdin: str | None = None, lend: bool = True) -> Ran:
     does); return its exit code and output."""
     from grader.cli import main
     from grader.cli.common import lend as lent
-    from grader.sandbox import default_sandbox
+    from grader.sandbox import Limits, default_sandbox
 
     sandbox = default_sandbox() if lend else None
     if sandbox is not None:
@@ -70,6 +70,7 @@ def in_process(*args, stdin: str | None = None, lend: bool = True) -> Ran:
         stack.enter_context(_own_logging())
         if sandbox is not None:
             stack.enter_context(lent(sandbox))
+            stack.enter_context(_limits(sandbox, Limits()))  # a new Sandbox's, as in a process
         try:
             code = main([str(a) for a in args])
         except SystemExit as exit_:  # argparse's --help
@@ -86,6 +87,16 @@ def _swapped(name: str, stream):
         yield
     finally:
         setattr(sys, name, before)
+
+
+@contextlib.contextmanager
+def _limits(sandbox, limits):
+    """Give the sandbox these limits for the block (another test may have set its own)."""
+    before, sandbox.limits = sandbox.limits, limits
+    try:
+        yield
+    finally:
+        sandbox.limits = before
 
 
 @contextlib.contextmanager
