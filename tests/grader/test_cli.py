@@ -7,6 +7,7 @@ run as a process of its own by the tests that say so (`cli`).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -39,6 +40,23 @@ def test_check_one_exercise_exit_codes(tmp_path):
     shape = "has the wrong shape: the values are right but a dimension was dropped; sum with"
     assert f"{shape} keepdim=True. Got (32,) = (n,), expected (32, 1) = (n, 1)." in wrong.stdout
     assert "Traceback" not in done.stderr + wrong.stderr
+
+
+def test_a_lent_sandbox_runs_the_commands_code_and_outlives_the_command():
+    """`lend` (what in_process relies on): the command's on-demand sandbox is the lent one, and
+    closing the command's handle leaves it running; without a lent one it starts its own."""
+    from grader.cli.common import OnDemand, lend, start_sandbox
+    from grader.sandbox import Case, default_sandbox
+
+    shared, case = default_sandbox(), [Case("lecture", outputs=("y",))]
+    with lend(shared), contextlib.closing(OnDemand()) as command:
+        assert command.run("y = 2", case).status == "ok" and command._sandbox is shared
+    assert shared.run("y = 3", case).status == "ok", "the command closed the lent sandbox"
+    own, close = start_sandbox(1)
+    try:
+        assert own is not shared and close
+    finally:
+        own.close()
 
 
 def test_check_json_is_data():
