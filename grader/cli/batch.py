@@ -28,6 +28,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from grader.cli import classfolder, safetext
+from grader.cli.common import start_sandbox
 from grader.cli.inputs import MAX_ANSWER_BYTES, BadInput, answer_text
 from grader.feedback import voice as feedback
 from grader.result import BUSY, GRADER_FAILED, SOLVED
@@ -339,17 +340,17 @@ def run(catalog, dataset, items: list[Item], refused: list[Graded], args, book: 
     """Grade the items on a sandbox of args.slots slots; write the book; return rows, paths,
     seconds."""
     from grader.grading import Grader
-    from grader.sandbox import Sandbox
 
     started = time.monotonic()
-    sandbox = Sandbox(slots=args.slots)
+    sandbox, owned = start_sandbox(args.slots)
     try:
         grader = Grader(dataset, catalog, sandbox)
         rows = refused + grade_all(
             grader, items, args.slots, lambda k, n: progress_bar(k, n, started)
         )
     finally:
-        sandbox.close()
+        if owned:
+            sandbox.close()
     seconds = time.monotonic() - started
     info = {"dataset": dataset.name, "seconds": round(seconds, 2)} | book.info
     return rows, write_gradebook(rows, args.out, info, book), seconds
@@ -475,8 +476,9 @@ def _write_whole(path: Path, text: str) -> None:
         raise
 
 
-def progress_bar(done: int, total: int, started: float, stream=sys.stderr) -> None:
-    """Draw a one-line progress bar on stderr."""
+def progress_bar(done: int, total: int, started: float, stream=None) -> None:
+    """Draw a one-line progress bar on stderr (the one in sys.stderr when drawn)."""
+    stream = stream or sys.stderr
     width = 30
     filled = int(width * done / total) if total else width
     elapsed = time.monotonic() - started

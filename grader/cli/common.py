@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -45,8 +46,37 @@ def load_dataset(args):
         raise BadInput(str(err)) from None
 
 
+_lent = None  # a running sandbox an embedding program lends to every verb (see `lend`)
+
+
+@contextlib.contextmanager
+def lend(sandbox):
+    """Let the verbs run learner code on `sandbox`, started and closed by the caller, instead of
+    starting (and stopping) one of their own per command: a program that calls `main` many
+    times (the tests) pays for the sandbox's start once.
+
+        >>> with lend(Sandbox()):
+        ...     main(["check", "answer.py", "--exercise", "dprobs"])
+    """
+    global _lent
+    before, _lent = _lent, sandbox
+    try:
+        yield sandbox
+    finally:
+        _lent = before
+
+
+def start_sandbox(slots: int):
+    """Return (a sandbox of `slots` slots, or the lent one; whether the caller must close it)."""
+    if _lent is not None:
+        return _lent, False
+    from grader.sandbox import Sandbox
+
+    return Sandbox(slots=slots), True
+
+
 class OnDemand:
-    """A one-slot sandbox started by the first run.
+    """A one-slot sandbox started by the first run (or the lent one, which it never closes).
 
     An answer refused before it runs (it does not parse, it uses autograd) starts no zygote, so
     none is stopped half-started, which used to log a false "sandbox layer zygote: unavailable".
@@ -54,16 +84,15 @@ class OnDemand:
 
     def __init__(self):
         self._sandbox = None
+        self._owned = False
 
     def run(self, code, cases, limits=None):
         """Run code in the sandbox, starting it first if needed."""
         if self._sandbox is None:
-            from grader.sandbox import Sandbox
-
-            self._sandbox = Sandbox(slots=1)
+            self._sandbox, self._owned = start_sandbox(1)
         return self._sandbox.run(code, cases, limits)
 
     def close(self) -> None:
-        """Stop the sandbox if it was started."""
-        if self._sandbox is not None:
+        """Stop the sandbox if this command started it."""
+        if self._sandbox is not None and self._owned:
             self._sandbox.close()

@@ -1,9 +1,10 @@
 """`python -m app.regrade` (issue 25): stored attempts graded again after an exercise was fixed.
 
 A real course folder (a path with spaces) and a real progress database: version 1 of `dxhat`
-has a tolerance far too loose, a class is graded on it by `grade-batch` (the verdicts and the
-version recorded as the app records attempts), then the exercise is fixed and the command
-grades the stored answers again, in its own process and through the sandbox.
+has a tolerance far too loose, a class is graded on it by `grade-batch` (its main, in this
+process: the verdicts and the version recorded as the app records attempts), then the exercise
+is fixed and the command grades the stored answers again through the sandbox: each --apply in
+a process of its own, as a maintainer runs it, the dry runs and refusals by its main here.
 test_regrade_unprivileged.py runs this file again as an ordinary user.
 """
 
@@ -22,6 +23,8 @@ import pytest
 from app import regrade
 from app.storage import EDITOR, NOTEBOOK, Attempt, Facts, open_store
 from grader import discover
+
+from ..grader.cli_helpers import in_process  # grade-batch's main, here, on the shared sandbox
 
 ROOT = Path(__file__).resolve().parents[2]
 COURSE_ID = "ln-regrade"
@@ -76,7 +79,7 @@ def _graded_at_version_1(tmp_path: Path, course: Path) -> dict:
         (tmp_path / "class" / learner).mkdir(parents=True)
         (tmp_path / "class" / learner / "dxhat.py").write_text(code)
     out = tmp_path / "book"
-    done = _run("grader", "grade-batch", tmp_path / "class", "--exercises", course, "--out", out)
+    done = in_process("grade-batch", tmp_path / "class", "--exercises", course, "--out", out)
     assert done.returncode == 0, done.stdout + done.stderr
     book = json.loads(out.with_suffix(".json").read_text())
     return {entry["learner"]: entry["items"][0] for entry in book["learners"]}
@@ -104,8 +107,31 @@ def _regrade(course: Path, url: str, tmp_path: Path, *flags) -> subprocess.Compl
     return _run("app.regrade", "--exercises", course, "--database", url, *flags, env=env)
 
 
+@pytest.fixture
+def here(tmp_path, monkeypatch, capsys):
+    """Return how to run the command's main in this process, as `_regrade` runs it in a process
+    of its own (the same data folder, from the repository's root): it grades on the process-wide
+    sandbox, whose limits it sets to the app's for the run (put back after)."""
+    from grader.sandbox import default_sandbox
+
+    monkeypatch.setenv("NINJA_DATA_DIR", str(tmp_path / "var data"))
+    monkeypatch.chdir(ROOT)
+
+    def run(course: Path, url: str, *flags) -> subprocess.CompletedProcess:
+        limits = default_sandbox().limits
+        capsys.readouterr()
+        try:
+            code = regrade.main(["--exercises", str(course), "--database", url, *flags])
+        finally:
+            default_sandbox().limits = limits
+        out, err = capsys.readouterr()
+        return subprocess.CompletedProcess(["app.regrade", *flags], code, out, err)
+
+    return run
+
+
 @pytest.mark.slow
-def test_a_fix_is_regraded_shown_then_recorded_beside_the_old_verdicts(tmp_path, course, url):
+def test_a_fix_is_regraded_shown_then_recorded_beside_the_old_verdicts(tmp_path, course, url, here):
     before = _graded_at_version_1(tmp_path, course)
     assert {k: r["status"] for k, r in before.items()} == {
         "ada": "solved", "grace": "solved", "alan": "not_solved",
@@ -115,7 +141,7 @@ def test_a_fix_is_regraded_shown_then_recorded_beside_the_old_verdicts(tmp_path,
     fixed = discover(course).get("dxhat").version
     assert fixed != before["ada"]["version"]
 
-    dry = _regrade(course, url, tmp_path, "--json")
+    dry = here(course, url, "--json")  # the dry run, in this process
     assert dry.returncode == 0, dry.stdout + dry.stderr
     found = json.loads(dry.stdout)
     assert (found["course"], found["applied"], found["regraded"]) == (COURSE_ID, False, 3)
@@ -144,7 +170,7 @@ def test_a_fix_is_regraded_shown_then_recorded_beside_the_old_verdicts(tmp_path,
     assert ada[1].time_spent == 0.0 and ada[1].facts.status == "not_solved"
     assert [a.solved for a in stored["grace"]] == [True, True]
 
-    again = _regrade(course, url, tmp_path, "--json")
+    again = here(course, url, "--json")
     assert again.returncode == 0, again.stdout + again.stderr
     assert json.loads(again.stdout)["attempts"] == []
 
@@ -186,14 +212,14 @@ def test_bad_input_is_refused_with_one_line_and_nothing_made(tmp_path, course, u
 
 
 @pytest.mark.slow
-def test_an_exercise_that_is_not_sound_is_never_regraded(tmp_path, course, url):
+def test_an_exercise_that_is_not_sound_is_never_regraded(tmp_path, course, url, here):
     _fix(course)
     store = open_store(url, COURSE_ID)
     attempt = Attempt("dxhat", ANSWERS["grace"], True, "", 0.1, 1.0, "default", 5.0, Facts())
     store.record_attempt(store.add_profile("grace"), replace(attempt, version="earlier"))
     answer = course / "solutions" / "02_layernorm" / "dxhat.py"
     answer.write_text("dxhat = dy * 2\n")  # a "fix" that is itself wrong: its proof fails
-    refused = _regrade(course, url, tmp_path, "--apply")
+    refused = here(course, url, "--apply")
     assert refused.returncode == regrade.BAD_INPUT and "not sound" in refused.stderr
     assert f"{answer}: fails" in refused.stderr and refused.stdout == ""
     sound_only = _regrade(course, url, tmp_path, "--apply", "--grade-sound", "--json")

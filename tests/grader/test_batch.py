@@ -17,7 +17,7 @@ import pytest
 from grader.cli.batch import SCHEMA
 from grader.cli.classgen import write_class
 
-from .test_cli import cli
+from .cli_helpers import in_process as cli  # main(), in this process, on the shared sandbox
 
 pytestmark = pytest.mark.slow  # grades a class through the CLI
 

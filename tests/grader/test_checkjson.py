@@ -15,18 +15,14 @@ import pytest
 
 from grader.feedback.checkjson import EXIT_CODES, SCHEMA
 
-pytestmark = pytest.mark.slow  # each test runs the CLI in a subprocess (torch, a sandbox)
+from .cli_helpers import in_process
+
+pytestmark = pytest.mark.slow  # the CLI grades (torch, a sandbox)
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_FILE = ROOT / "docs" / "check-json.schema.json"
 DOC = ROOT / "docs" / "check-json.md"
 LECTURE_PASS = Path(__file__).parent / "fixtures" / "lecture_pass.py"
-NO_SANDBOX = """\
-import sys
-sys.executable = "/nonexistent/python3"
-from grader.cli import main
-sys.exit(main(sys.argv[1:]))
-"""
 
 
 def run(*argv, stdin: str | None = None) -> subprocess.CompletedProcess:
@@ -44,10 +40,9 @@ def run(*argv, stdin: str | None = None) -> subprocess.CompletedProcess:
     )
 
 
-def check_json(*args, stdin: str | None = None, sandbox: bool = True) -> tuple[dict, int]:
-    """Run `check ... --json` (optionally where no sandbox can start); return JSON and code."""
-    command = ["-m", "grader"] if sandbox else ["-c", NO_SANDBOX]
-    done = run(sys.executable, *command, "check", *args, "--json", stdin=stdin)
+def check_json(*args, stdin: str | None = None) -> tuple[dict, int]:
+    """Run `check ... --json` (the CLI's main, in this process); return JSON and code."""
+    done = in_process("check", *args, "--json", stdin=stdin)
     assert done.stdout.count('"schema"') == 1, done.stdout + done.stderr
     return json.loads(done.stdout), done.returncode
 
@@ -98,8 +93,12 @@ def test_every_outcome_validates_and_exits_with_its_code(validator, args, stdin,
 
 
 @pytest.mark.parametrize("args", [["--exercise", "dprobs"], []], ids=["exercise", "pass"])
-def test_grader_failure_validates_and_exits_3(validator, args):
-    payload, code = check_json(LECTURE_PASS, *args, sandbox=False)
+def test_grader_failure_validates_and_exits_3(validator, args, monkeypatch):
+    """Where no sandbox can start (its interpreter does not exist), the grader itself fails.
+    (tests/grader/test_cli_exit.py runs this case in a `python -m grader` of its own.)"""
+    monkeypatch.setattr(sys, "executable", "/nonexistent/python3")
+    done = in_process("check", LECTURE_PASS, *args, "--json", lend=False)
+    payload, code = json.loads(done.stdout), done.returncode
     validator.validate(payload)
     assert code == payload["exit_code"] == 3 and payload["status"] == "grader_failed"
 

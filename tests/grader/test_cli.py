@@ -1,33 +1,26 @@
-"""The command line: check (one exercise or a whole pass), validate, list; exit codes."""
+"""The command line: check (one exercise or a whole pass), validate, list; exit codes.
+
+Most tests call the CLI's `main` in this process (`in_process`: its stdout, stderr and exit code,
+learner code graded on the process-wide sandbox); the entry point itself, `python -m grader`, is
+run as a process of its own by the tests that say so (`cli`).
+"""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.slow  # each test runs the CLI in a subprocess (torch, a sandbox)
+from .cli_helpers import ROOT, cli, in_process
 
-ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.slow  # the CLI grades (torch, a sandbox); a few tests start its process
+
 LECTURE_PASS = Path(__file__).parent / "fixtures" / "lecture_pass.py"
-
-
-def cli(*args, stdin: str | None = None) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
-    return subprocess.run(
-        [sys.executable, "-m", "grader", *map(str, args)],
-        cwd=ROOT,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=env,
-    )
 
 
 def test_check_one_exercise_exit_codes(tmp_path):
@@ -49,8 +42,21 @@ def test_check_one_exercise_exit_codes(tmp_path):
     assert "Traceback" not in done.stderr + wrong.stderr
 
 
+def test_a_lent_sandbox_runs_the_commands_code_and_outlives_the_command():
+    """`lend` (what in_process relies on): the command's on-demand sandbox is the lent one, and
+    closing the command's handle leaves it running. (Without a lent one the command starts and
+    stops its own: test_cli_exit.py's `alone` runs.)"""
+    from grader.cli.common import OnDemand, lend
+    from grader.sandbox import Case, default_sandbox
+
+    shared, case = default_sandbox(), [Case("lecture", outputs=("y",))]
+    with lend(shared), contextlib.closing(OnDemand()) as command:
+        assert command.run("y = 2", case).status == "ok" and command._sandbox is shared
+    assert shared.run("y = 3", case).status == "ok", "the command closed the lent sandbox"
+
+
 def test_check_json_is_data():
-    done = cli("check", "-", "--exercise", "dprobs", "--json", stdin="dprobs = 1 / 0\n")
+    done = in_process("check", "-", "--exercise", "dprobs", "--json", stdin="dprobs = 1 / 0\n")
     payload = json.loads(done.stdout)
     assert done.returncode == 1 and payload["solved"] is False
     assert payload["error"]["type"] == "ZeroDivisionError" and payload["error"]["line"] == 1
@@ -58,7 +64,7 @@ def test_check_json_is_data():
 
 def test_check_whole_pass_on_names(names_dataset, tmp_path):
     names = ROOT.parent / "shared" / "data" / "names.txt"
-    done = cli("check", LECTURE_PASS, "--data", names)
+    done = in_process("check", LECTURE_PASS, "--data", names)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "182,625 / dev 22,655 / test 22,866" in done.stdout
     assert "vocabulary 27" in done.stdout and "4,137 parameters" in done.stdout
@@ -68,22 +74,22 @@ def test_check_whole_pass_on_names(names_dataset, tmp_path):
 
 def test_download_names_then_check_on_names(shared_data_url, tmp_path):
     cache = tmp_path / "cache"
-    missing = cli("check", LECTURE_PASS, "--data", "names", "--cache", cache)
+    missing = in_process("check", LECTURE_PASS, "--data", "names", "--cache", cache)
     assert missing.returncode == 2
     assert "run `python -m grader download-names`" in missing.stderr
-    wrong = cli("download-names", "--url", f"{shared_data_url}/nope.txt", "--cache", cache)
+    wrong = in_process("download-names", "--url", f"{shared_data_url}/nope.txt", "--cache", cache)
     assert wrong.returncode == 2 and "HTTP 404" in wrong.stderr
-    done = cli("download-names", "--url", f"{shared_data_url}/names.txt", "--cache", cache)
+    done = in_process("download-names", "--url", f"{shared_data_url}/names.txt", "--cache", cache)
     assert done.returncode == 0, done.stderr
     assert f"names.txt is verified (SHA-256 0a30b5557f19…) at {cache / 'names.txt'}" in done.stdout
-    checked = cli("check", LECTURE_PASS, "--data", "names", "--cache", cache)
+    checked = in_process("check", LECTURE_PASS, "--data", "names", "--cache", cache)
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert "182,625 / dev 22,655 / test 22,866" in checked.stdout
 
 
 def test_check_whole_pass_names_the_root_cause():
     code = LECTURE_PASS.read_text().replace("dh = dlogits @ W2.T", "dh = dlogits @ W2.T * 0.5")
-    done = cli("check", "-", stdin=code)
+    done = in_process("check", "-", stdin=code)
     assert done.returncode == 1
     assert "`dh` is the first wrong gradient in backward order" in done.stdout
 
@@ -91,12 +97,12 @@ def test_check_whole_pass_names_the_root_cause():
 def test_check_bad_data_is_a_clear_error(tmp_path):
     empty = tmp_path / "empty.txt"
     empty.write_text("")
-    done = cli("check", LECTURE_PASS, "--data", empty)
+    done = in_process("check", LECTURE_PASS, "--data", empty)
     assert done.returncode == 2 and done.stderr.startswith("error: ")
 
 
 def test_list_names_every_exercise():
-    done = cli("list")
+    done = in_process("list")
     assert done.returncode == 0
     assert done.stdout.splitlines()[0].split()[0] == "dlogprobs"
     assert "dhprebn_fused" in done.stdout
@@ -107,7 +113,7 @@ def test_list_reports_a_scenario_that_raises_and_lists_the_rest(tmp_path):
         shutil.copytree(ROOT / "exercises" / slug, tmp_path / slug)
     scenario = tmp_path / "03_attention/scenario.toml"
     scenario.write_text(scenario.read_text().replace("k = x @ Wk  #", "k = x @ Wk.T  #"))
-    done = cli("list", tmp_path)
+    done = in_process("list", tmp_path)
     assert done.returncode == 1
     assert [line.split()[0] for line in done.stdout.splitlines()] == [
         "dxhat",
@@ -119,7 +125,7 @@ def test_list_reports_a_scenario_that_raises_and_lists_the_rest(tmp_path):
         in done.stderr
     )
     assert (
-        cli("list", tmp_path / "02_layernorm").returncode == 2
+        in_process("list", tmp_path / "02_layernorm").returncode == 2
     )  # a scenario, not a folder of them
 
 
@@ -137,14 +143,17 @@ def raising_course(tmp_path):
 def test_check_on_a_scenario_that_raises_names_its_line(raising_course):
     scenario = raising_course / "03_attention/scenario.toml"
     answer = ROOT / "exercises/solutions/03_attention/whole_pass.py"
-    done = cli("check", answer, "--exercises", raising_course, "--scenario", "attention")
+    done = in_process("check", answer, "--exercises", raising_course, "--scenario", "attention")
     assert done.returncode == 2, done.stdout + done.stderr
     assert f"error: {scenario}:42: forward.code line 2: raises with sizes: `k = x @ Wk.T`" in (
         done.stderr
     )
     assert "grader failed" not in done.stderr
     right = ROOT / "exercises/solutions/02_layernorm/dxhat.py"
-    assert cli("check", right, "--exercises", raising_course, "--exercise", "dxhat").returncode == 0
+    assert (
+        in_process("check", right, "--exercises", raising_course, "--exercise", "dxhat").returncode
+        == 0
+    )
 
 
 def test_grade_batch_on_a_scenario_that_raises_names_its_line(raising_course, tmp_path):
@@ -152,15 +161,15 @@ def test_grade_batch_on_a_scenario_that_raises_names_its_line(raising_course, tm
     (subs / "ada").mkdir(parents=True)
     shutil.copy(ROOT / "exercises/solutions/02_layernorm/dxhat.py", subs / "ada/dxhat.py")
     book = ("--exercises", raising_course, "--out", tmp_path / "book")
-    assert cli("grade-batch", subs, *book).returncode == 0
+    assert in_process("grade-batch", subs, *book).returncode == 0
     shutil.copy(ROOT / "exercises/solutions/03_attention/dk.py", subs / "ada/dk.py")
-    done = cli("grade-batch", subs, *book)
+    done = in_process("grade-batch", subs, *book)
     assert done.returncode == 2
     assert "03_attention/scenario.toml:42: forward.code line 2: raises with sizes" in done.stderr
 
 
 def test_check_refuses_a_folder_that_is_not_a_course(tmp_path):
-    done = cli("check", LECTURE_PASS, "--exercises", tmp_path)
+    done = in_process("check", LECTURE_PASS, "--exercises", tmp_path)
     assert done.returncode == 2 and "is not an exercises folder" in done.stderr
 
 
@@ -175,7 +184,7 @@ def broken_copy(tmp_path):
 
 
 def test_validate_names_file_and_field(broken_copy):
-    done = cli("validate", broken_copy)
+    done = in_process("validate", broken_copy)
     assert done.returncode == 1
     assert f"{broken_copy / '01_dlogprobs.toml'}: level: unknown key" in done.stdout
 
@@ -210,13 +219,13 @@ def _two_hints(text: str) -> str:
 )
 def test_validate_fails_a_lecture_exercise_without_why_card_or_third_hint(tmp_path, edit, expected):
     path = _lecture_copy(tmp_path, edit)
-    done = cli("validate", path.parent)
+    done = in_process("validate", path.parent)
     assert done.returncode == 1, done.stdout
     assert f"{path}: {expected}" in done.stdout
 
 
 def test_validate_one_good_file():
-    done = cli("validate", ROOT / "exercises/01_mlp/01_dlogprobs.toml")
+    done = in_process("validate", ROOT / "exercises/01_mlp/01_dlogprobs.toml")
     assert done.returncode == 0, done.stdout
     assert "1 exercises checked, 0 problems." in done.stdout
 
@@ -285,7 +294,7 @@ def _whole_passes() -> list[tuple[str, int, Path]]:
     ("slug", "count", "answer"), [pytest.param(*p, id=p[0]) for p in _whole_passes()]
 )
 def test_check_scenario_grades_its_whole_pass(slug, count, answer):
-    done = cli("check", answer, "--scenario", slug)
+    done = in_process("check", answer, "--scenario", slug)
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"All {count} gradients match autograd." in done.stdout
     assert done.stdout.count("exact:") == count
@@ -299,7 +308,7 @@ def test_check_scenario_by_short_name_names_the_root_cause():
     code = (ROOT / "exercises/solutions/03_attention/whole_pass.py").read_text()
     wrong = code.replace("dv = p.transpose(-2, -1) @ dout", "dv = p @ dout")
     assert wrong != code
-    done = cli("check", "-", "--scenario", "attention", stdin=wrong)
+    done = in_process("check", "-", "--scenario", "attention", stdin=wrong)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "A causal self-attention head" in done.stdout
     assert "`dv` is the first wrong gradient in backward order" in done.stdout
@@ -308,7 +317,7 @@ def test_check_scenario_by_short_name_names_the_root_cause():
 def test_check_scenario_reports_an_exception_on_its_line():
     code = (ROOT / "exercises/solutions/04_wavenet/whole_pass.py").read_text().splitlines()
     code.insert(3, "raise ValueError('stop here')")
-    done = cli("check", "-", "--scenario", "04_wavenet", "--json", stdin="\n".join(code))
+    done = in_process("check", "-", "--scenario", "04_wavenet", "--json", stdin="\n".join(code))
     payload = json.loads(done.stdout)
     assert done.returncode == 1 and payload["status"] == "not_solved"
     assert payload["scenario"] == "04_wavenet" and payload["kind"] == "whole_pass"

@@ -1,8 +1,11 @@
 """Exit codes that mean one thing each: 0 solved, 1 not solved, 2 bad input, 3 grader failed.
 
-Every run is a real `python -m grader` subprocess. Bad input is refused with one `error:` line
-before torch or the dataset loads (the probe reports which heavy modules the run imported), and
-an answer refused before it runs starts no sandbox, so no layer is reported missing.
+Bad input is refused with one `error:` line before torch or the dataset loads: each such run is
+a real `python -m grader` process (the probe reports which heavy modules it imported), and so is
+one run where the grader fails. Answers are graded by the CLI's `main` in this process (`alone`):
+on a sandbox the command starts and stops itself, as its own process does, with everything that
+sandbox's processes write to stderr read too, so that an answer refused before it runs is seen
+to start no sandbox and a run to raise no false alarm.
 """
 
 from __future__ import annotations
@@ -17,7 +20,9 @@ import pytest
 from grader.feedback.checkjson import EXIT_CODES, status
 from grader.result import PassResult, Result
 
-pytestmark = pytest.mark.slow  # each test runs the CLI in a subprocess (torch, a sandbox)
+from .cli_helpers import Ran, in_process
+
+pytestmark = pytest.mark.slow  # the CLI grades (torch, a sandbox); some tests start its process
 
 ROOT = Path(__file__).resolve().parents[2]
 LECTURE_PASS = Path(__file__).parent / "fixtures" / "lecture_pass.py"
@@ -79,6 +84,23 @@ def probe(tmp_path: Path, *args) -> tuple[subprocess.CompletedProcess, set[str]]
 def without_sandbox(*args) -> subprocess.CompletedProcess:
     """Run the CLI's main where no sandbox can start."""
     return _run([sys.executable, "-c", NO_SANDBOX, *args])
+
+
+def alone(capfd, *args, stdin: str | None = None) -> Ran:
+    """Run the CLI's main in this process on a sandbox it starts (on its first run) and stops
+    itself, as `python -m grader` does; its stderr includes what that sandbox's processes wrote
+    to this process's stderr (file descriptor 2, read by capfd)."""
+    capfd.readouterr()
+    done = in_process(*args, stdin=stdin, lend=False)
+    written = capfd.readouterr()
+    return Ran(done.returncode, done.stdout + written.out, done.stderr + written.err)
+
+
+@pytest.fixture
+def no_interpreter(monkeypatch):
+    """Make the interpreter path that sandboxes start their zygotes with one that does not
+    exist (as NO_SANDBOX does in a process of its own)."""
+    monkeypatch.setattr(sys, "executable", "/nonexistent/python3")
 
 
 @pytest.fixture
@@ -177,10 +199,10 @@ NOT_SOLVED = [
 @pytest.mark.parametrize(
     ("exercise", "code"), [c[1:] for c in NOT_SOLVED], ids=[c[0] for c in NOT_SOLVED]
 )
-def test_wrong_answers_exit_1_without_false_alarms(tmp_path, exercise, code):
+def test_wrong_answers_exit_1_without_false_alarms(tmp_path, capfd, exercise, code):
     answer = tmp_path / "answer.py"
     answer.write_text(code)
-    done = cli("check", answer, "--exercise", exercise)
+    done = alone(capfd, "check", answer, "--exercise", exercise)
     assert done.returncode == 1, done.stdout + done.stderr
     assert f"{exercise}: not yet" in done.stdout
     assert "Traceback (most recent call last)" not in done.stderr
@@ -194,8 +216,8 @@ def test_wrong_answers_exit_1_without_false_alarms(tmp_path, exercise, code):
     ["dlogprobs = (\n", "import torch\nloss.backward()\ndlogprobs = logprobs.grad\n"],
     ids=["syntax error", "autograd"],
 )
-def test_whole_pass_refused_before_running_starts_no_sandbox(code):
-    done = cli("check", "-", stdin=code)
+def test_whole_pass_refused_before_running_starts_no_sandbox(capfd, code):
+    done = alone(capfd, "check", "-", stdin=code)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "sandbox layer" not in done.stderr and "Bad file descriptor" not in done.stderr
     assert "Traceback (most recent call last)" not in done.stderr
@@ -213,11 +235,11 @@ def test_grader_failure_exits_3_with_one_line(tmp_path):
     assert "Traceback" not in done.stderr
 
 
-def test_whole_pass_grader_failure_exits_3_and_traceback_on_request():
-    done = without_sandbox("check", LECTURE_PASS)
+def test_whole_pass_grader_failure_exits_3_and_traceback_on_request(no_interpreter):
+    done = in_process("check", LECTURE_PASS, lend=False)
     assert done.returncode == 3, done.stdout + done.stderr
     assert "Traceback" not in done.stderr
-    shown = without_sandbox("check", LECTURE_PASS, "--traceback")
+    shown = in_process("check", LECTURE_PASS, "--traceback", lend=False)
     assert shown.returncode == 3
     assert (
         "Traceback (most recent call last)" in shown.stderr
@@ -225,8 +247,8 @@ def test_whole_pass_grader_failure_exits_3_and_traceback_on_request():
     )
 
 
-def test_doctor_without_any_sandbox_exits_3():
-    done = without_sandbox("doctor")
+def test_doctor_without_any_sandbox_exits_3(no_interpreter):
+    done = in_process("doctor", lend=False)
     assert done.returncode == 3, done.stdout + done.stderr
     assert done.stdout.startswith("zygote                   unavailable: [Errno 2]")
     assert done.stdout.splitlines()[-1] == "0 of 1 layers on."
@@ -244,7 +266,7 @@ def test_validate_a_scenario_file_proves_its_folder():
     from grader.course.exercises import discover
 
     count = sum(e.scenario.slug == "02_layernorm" for e in discover().exercises)
-    done = cli("validate", "exercises/02_layernorm/scenario.toml")
+    done = in_process("validate", "exercises/02_layernorm/scenario.toml")
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.splitlines()[-1] == f"{count} exercises checked, 0 problems."
     assert count > 0

@@ -19,7 +19,7 @@ from grader.cli import batch
 from grader.cli.batch import Book, Graded
 from grader.cli.inputs import BadInput
 
-from .test_cli import cli
+from .cli_helpers import in_process as cli  # main(), in this process
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 LANGUAGE = Path(__file__).parent / "fixtures" / "language" / "exercises"

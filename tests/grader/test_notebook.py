@@ -20,9 +20,10 @@ from grader.notebook import MISSING, UNFILLED, WRITTEN, NotebookError
 from grader.result import Check, PassResult, Result
 from grader.training.records import GradCheck
 
+from .cli_helpers import Ran, in_process
 from .fixtures import lecture_notebook as lecture
 
-pytestmark = pytest.mark.slow  # most tests run the CLI in a subprocess on a whole notebook
+pytestmark = pytest.mark.slow  # most tests grade a whole notebook through the CLI
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((ROOT / "docs" / "check-json.schema.json").read_text())
@@ -211,7 +212,8 @@ def test_a_notebook_that_cannot_be_graded_is_refused_with_its_message(make, mess
     assert str(refused.value) == message
 
 
-def cli(*args) -> subprocess.CompletedProcess:
+def process(*args) -> subprocess.CompletedProcess:
+    """Run `python -m grader check args` in a process of its own."""
     env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
     return subprocess.run(
         [sys.executable, "-m", "grader", "check", *map(str, args)],
@@ -222,6 +224,11 @@ def cli(*args) -> subprocess.CompletedProcess:
         env=env,
         stdin=subprocess.DEVNULL,
     )
+
+
+def cli(*args) -> Ran:
+    """Run `check args` by the CLI's main in this process, on the shared sandbox."""
+    return in_process("check", *args)
 
 
 @pytest.mark.parametrize(
@@ -240,8 +247,9 @@ def test_the_cli_refuses_it_with_exit_2_and_valid_json(tmp_path, make, message):
 
 
 def test_the_cli_grades_the_lecture_notebook_solved(tmp_path):
+    """The whole notebook, graded by `python -m grader check` in a process of its own."""
     path = lecture.write(lecture.build(), tmp_path / "my.ipynb")
-    done = cli(path)
+    done = process(path)
     assert done.returncode == 0, done.stdout + done.stderr
     for line in [
         "Exercise 1 (the whole pass), cell 9: solved",
@@ -302,26 +310,10 @@ def test_a_notebook_takes_no_exercise_or_scenario(tmp_path):
     assert done.stderr == "error: a notebook is graded whole: leave out --exercise and --scenario\n"
 
 
-NO_SANDBOX = """\
-import sys
-sys.executable = "/nonexistent/python3"
-from grader.cli import main
-sys.exit(main(sys.argv[1:]))
-"""
-
-
-def test_a_grader_that_cannot_start_its_sandbox_exits_3(tmp_path):
+def test_a_grader_that_cannot_start_its_sandbox_exits_3(tmp_path, monkeypatch):
     path = lecture.write(lecture.build(), tmp_path / "my.ipynb")
-    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
-    done = subprocess.run(
-        [sys.executable, "-c", NO_SANDBOX, "check", str(path), "--json"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=env,
-        stdin=subprocess.DEVNULL,
-    )
+    monkeypatch.setattr(sys, "executable", "/nonexistent/python3")  # no zygote can start
+    done = in_process("check", path, "--json", lend=False)
     payload = json.loads(done.stdout)
     jsonschema.validate(payload, SCHEMA)
     assert done.returncode == 3 == payload["exit_code"] and payload["status"] == "grader_failed"

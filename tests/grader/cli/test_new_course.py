@@ -1,7 +1,8 @@
 """`new-course PATH` (issue 25): one folder made from the template, with an id and a title of its
-own, that `validate` proves sound and `grade-batch` grades for a roster, each command run as a
-user runs it (a process of its own), in a path with spaces. test_course_unprivileged.py runs
-this file again as an ordinary user."""
+own, that `validate` proves sound and `grade-batch` grades for a roster, in a path with spaces.
+`new-course` runs as a user runs it (a process of its own); `validate` and `grade-batch` by the
+CLI's main in this process, on the shared sandbox (their processes are run by test_readme.py and
+test_hostile_batch.py). test_course_unprivileged.py runs this file again as an ordinary user."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ import pytest
 
 from grader import discover
 from grader.cli import main
+
+from ..cli_helpers import in_process
 
 ROOT = Path(__file__).resolve().parents[3]
 TEMPLATE = ROOT / "exercises" / "_new_course"
@@ -45,7 +48,7 @@ def test_a_new_course_is_valid_and_graded_for_a_roster(tmp_path):
     assert (settings["id"], settings["title"]) == ("tanh-course", "Tanh, by hand ×")
     assert not [p for p in course.parent.iterdir() if p.name.startswith(".")], "no draft left"
 
-    proved = _grader("validate", course)
+    proved = in_process("validate", course)
     assert proved.returncode == 0, proved.stdout + proved.stderr
     assert "1 exercises checked" in proved.stdout or "1 exercise checked" in proved.stdout
 
@@ -58,7 +61,7 @@ def test_a_new_course_is_valid_and_graded_for_a_roster(tmp_path):
     roster.write_text("ada\nbob\ncy\n", encoding="utf-8")
     out = tmp_path / "book"
     args = ("--exercises", course, "--roster", roster, "--out", out)
-    graded = _grader("grade-batch", tmp_path / "class", *args)
+    graded = in_process("grade-batch", tmp_path / "class", *args)
     assert graded.returncode == 0, graded.stdout + graded.stderr
     with out.with_suffix(".wide.csv").open(newline="", encoding="utf-8-sig") as f:
         rows = {r["learner"]: r for r in csv.DictReader(f)}
