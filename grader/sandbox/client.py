@@ -96,9 +96,15 @@ class ZygoteClient:
         return self.layers
 
     def receive(self, deadline: float) -> dict:
-        """Return the next control packet from the zygote."""
+        """Return the next control packet from the zygote (ZygoteFailure once it is closed,
+        even while waiting)."""
         who = f"zygote {self.proc.pid}"
-        return receive_control(self.sock, deadline, who, ZygoteFailure, self.proc.poll)
+        try:
+            return receive_control(self.sock, deadline, who, ZygoteFailure, self.proc.poll)
+        except (OSError, ValueError) as e:  # the socket was closed under us: fd -1
+            if self.closed:
+                raise ZygoteFailure("the sandbox is closed") from e
+            raise
 
     def run(self, make_job: Callable[[], tuple[dict, list]], cases: Sequence[Case], limits: Limits):
         """Run one job in a fresh worker; return the zygote's exit report and the stream.

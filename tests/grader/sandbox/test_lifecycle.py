@@ -12,6 +12,7 @@ import pytest
 import torch
 
 from grader.sandbox import Case, Limits, Sandbox
+from grader.sandbox.client import ZygoteClient, ZygoteFailure
 from grader.sandbox.protocol import send_packet
 from grader.sandbox.warmup import UID_BASE
 
@@ -162,6 +163,15 @@ def _processes_of(zygote_pid: int) -> list[int]:
         if uid in fields.get("Uid", "").split() and not fields["State"].strip().startswith("Z"):
             found.append(int(entry))
     return found
+
+
+def test_a_closed_zygote_says_so_to_a_thread_still_waiting_on_it():
+    # The sandbox's layers thread may wait for the zygote's report while the sandbox closes:
+    # it must meet the failure it handles, not a ValueError on the socket's fd of -1.
+    zygote = ZygoteClient()
+    zygote.stop()
+    with pytest.raises(ZygoteFailure, match="closed"):
+        zygote.receive(time.monotonic() + 5)
 
 
 def test_close_stops_every_zygote_and_refuses_new_runs():
