@@ -80,7 +80,7 @@ class Capture(io.TextIOBase):
 def serve(payload: Frame, out: int) -> int:
     """Run every case of the job in payload, streaming frames to out; return the exit code."""
 
-    inputs = [unpack_trusted(blob) for blob in payload.blobs]  # before the audit: fewer ops
+    inputs = [unpack_trusted(blob) for blob in payload.blobs]  # views: few operations audited
 
     def work(job: dict, blobs: tuple, capture: Capture) -> None:
         run_cases(job, inputs, capture, out)

@@ -195,6 +195,8 @@ def _worker(pipes: tuple[int, int], workdir: str, plan: confine.Plan, limits: di
         worker.switch_off()
         confine.confine(plan, limits, confine.syscall_filter(plan))
         worker.remove_native_calls()
+        if plan.job == "grade":  # a training run is not audited (training/loop.py)
+            audit.enter()  # before the warm-up, so that the audit's own path is warm too
         with contextlib.suppress(Exception):  # a warm-up that fails costs only speed
             worker.warm_up(lambda: _readable(confine.PAYLOAD_FD))
         payload = FrameReader(confine.PAYLOAD_FD, max_header=max_header).read()
