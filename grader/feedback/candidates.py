@@ -37,6 +37,7 @@ SHAPES: tuple[tuple[str, Callable[[torch.Tensor], torch.Tensor]], ...] = (
     ("-`{}`**-2", lambda t: -(t**-2)),
 )
 PROBES = 16  # entries a candidate is first tried on
+MEMO_SIZE = 64  # what depends only on autograd's side of a case, kept for the cases last read
 STEADY_TERM = 1e-4  # a term smaller than this, relative to the largest, is float noise
 
 
@@ -172,13 +173,28 @@ def index_slip(
     for name, targets in values.items():
         if not _targets_of(targets, expected):
             continue
-        for where, pattern in _patterns(targets, expected, got):
-            if _fits(got - expected, pattern):
-                return where, name
+        patterns = list(_patterns(targets, expected, got))
+        where = _first_fit(got - expected, patterns)
+        if where:
+            return where, name
         onehot = _onehot(targets, expected)
         if not alike(expected, _scaled(expected, onehot)) and _fits(got, onehot):
             return "alone", name
     return None
+
+
+def _first_fit(got: torch.Tensor, patterns: list[tuple[str, torch.Tensor]]) -> str:
+    """Return the name of the first pattern `got` is a non-zero multiple of (`_fits` on each,
+    in order), or "": every pattern weighed at once."""
+    flat = torch.stack([p.reshape(-1) for _, p in patterns]).double()
+    answer = got.reshape(-1).double()
+    norms = (flat * flat).sum(1)
+    scale = torch.where(norms > 0, (flat @ answer) / norms.clamp_min(1e-300), 0.0)
+    fitted = (flat * scale[:, None]).to(got.dtype)
+    atol = 1e-6 * fitted.abs().amax(1).clamp_min(1e-3)
+    close = ((got.reshape(-1) - fitted).abs() <= atol[:, None] + 1e-4 * fitted.abs()).all(1)
+    fits = (close & fitted.any(1)).tolist() if bool(got.any()) else []
+    return next((name for (name, _), fit in zip(patterns, fits, strict=False) if fit), "")
 
 
 def swapped_tensor(
@@ -193,7 +209,11 @@ def swapped_tensor(
         return None
     onehot = _onehot(targets, expected)
     same = {k: v for k, v in values.items() if v.shape == expected.shape and v.is_floating_point()}
-    right = next((k for k, v in same.items() if _combines(expected, v, onehot)), "")
+
+    def formula() -> str:
+        return next((k for k, v in same.items() if _combines(expected, v, onehot)), "")
+
+    right = _memo(("swapped", expected, targets, *same.items()), formula)
     if not right:  # the gradient is no such formula: nothing to swap
         return None
     used = next((k for k, v in same.items() if k != right and _combines(got, v, onehot)), "")
@@ -266,8 +286,46 @@ def _onehot(targets: torch.Tensor, expected: torch.Tensor) -> torch.Tensor:
     return out
 
 
+def _memo(key: tuple, make: Callable[[], object]) -> object:
+    """Return make(), kept under `key`: a tuple of names and the very tensors it reads (held by
+    the memo, so that no other tensor can take their identity while it is kept). What depends
+    only on autograd's side of a case is so computed once per case, not once per answer."""
+    ident = tuple(id(part) if isinstance(part, torch.Tensor) else part for part in _flat(key))
+    kept = _MEMO.get(ident)
+    if kept is not None and all(map(_same, kept[0], _flat(key))):
+        return kept[1]
+    value = make()
+    if len(_MEMO) >= MEMO_SIZE:
+        _MEMO.pop(next(iter(_MEMO)), None)
+    _MEMO[ident] = (_flat(key), value)
+    return value
+
+
+def _same(a: object, b: object) -> bool:
+    """Return whether two parts of a key are the same: the same tensor, or equal values."""
+    return a is b if isinstance(a, torch.Tensor) else a == b
+
+
+def _flat(key: tuple) -> tuple:
+    """Return a key's parts, its (name, tensor) pairs spread out."""
+    return tuple(x for part in key for x in (part if isinstance(part, tuple) else (part,)))
+
+
+_MEMO: dict[tuple, tuple[tuple, object]] = {}
+
+
 def _patterns(targets: torch.Tensor, expected: torch.Tensor, got: torch.Tensor):
     """Yield (where, the slip's difference from the one-hot): a mask minus the one-hot."""
+    shape = (tuple(expected.shape), expected.dtype)
+    fixed = _memo(("patterns", targets, shape), lambda: tuple(_fixed(targets, expected)))
+    yield from fixed
+    onehot = _onehot(targets, expected)
+    column = int((got - expected).abs().sum(0).argmax())  # one and the same column in every row
+    yield "column", _onehot(torch.full_like(targets, column), expected) - onehot
+
+
+def _fixed(targets: torch.Tensor, expected: torch.Tensor):
+    """Yield the patterns of `_patterns` that depend on the targets and the shape alone."""
     onehot = _onehot(targets, expected)
     columns = torch.zeros_like(expected)
     columns[:, targets] = 1.0
@@ -284,8 +342,6 @@ def _patterns(targets: torch.Tensor, expected: torch.Tensor, got: torch.Tensor):
     cols = expected.shape[1]
     for where, step in (("left", -1), ("right", 1)):  # one column off each row's target
         yield where, _onehot((targets + step) % cols, expected) - onehot
-    column = int((got - expected).abs().sum(0).argmax())  # one and the same column in every row
-    yield "column", _onehot(torch.full_like(targets, column), expected) - onehot
 
 
 def target_entries(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import secrets
 import threading
+import weakref
 from dataclasses import dataclass, field, replace
 
 import torch
@@ -149,8 +150,19 @@ def random_upstream(
 
 
 def _spread(t: torch.Tensor) -> float:
-    """Return the standard deviation of a gradient (its magnitude for a single number)."""
-    return float(t.std()) if t.numel() > 1 else float(t.abs().max()) if t.numel() else 0.0
+    """Return the standard deviation of a gradient (its magnitude for a single number), once
+    per tensor: autograd's gradients of a kept run are read at every submission."""
+    kept = _SPREADS.get(id(t))
+    if kept is not None and kept[0]() is t:
+        return kept[1]
+    value = float(t.std()) if t.numel() > 1 else float(t.abs().max()) if t.numel() else 0.0
+    if len(_SPREADS) >= 512:
+        _SPREADS.clear()
+    _SPREADS[id(t)] = (weakref.ref(t), value)
+    return value
+
+
+_SPREADS: dict[int, tuple[weakref.ref, float]] = {}  # id -> (the tensor, its spread)
 
 
 def fresh(prepared: Prepared, runs: Runs) -> Prepared:

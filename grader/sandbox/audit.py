@@ -60,10 +60,17 @@ class Audit(TorchDispatchMode):
 
 
 def enter() -> Audit:
-    """Enter the audit for good in this process; return the mode."""
+    """Enter the audit for good in this process, once (a spare enters it before its run);
+    return the mode."""
+    if _entered:
+        return _entered[0]
     mode = Audit()
     torch._C._push_on_torch_dispatch_stack(mode)
+    _entered.append(mode)
     return mode
+
+
+_entered: list[Audit] = []
 
 
 def output_problem(value: torch.Tensor) -> str | None:
@@ -75,7 +82,7 @@ def output_problem(value: torch.Tensor) -> str | None:
 
 def rehearse() -> None:
     """Run a few operations under the audit (then leave it) so that workers inherit it warm."""
-    enter()
+    torch._C._push_on_torch_dispatch_stack(Audit())  # not `enter`: it is left again below
     try:
         torch._C._set_grad_enabled(False)
         x = torch.randn(4, 3)

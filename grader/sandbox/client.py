@@ -11,12 +11,12 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from pathlib import Path
 
 from .codec import read_stream
-from .protocol import receive_control, send_packet, write_frame
+from .protocol import receive_control, receive_with_fds, send_packet, write_frame
 from .records import Case, Limits
 
 logger = logging.getLogger("grader.sandbox")
@@ -96,23 +96,32 @@ class ZygoteClient:
         return self.layers
 
     def receive(self, deadline: float) -> dict:
-        """Return the next control packet from the zygote."""
+        """Return the next control packet from the zygote (ZygoteFailure once it is closed,
+        even while waiting)."""
         who = f"zygote {self.proc.pid}"
-        return receive_control(self.sock, deadline, who, ZygoteFailure, self.proc.poll)
+        try:
+            return receive_control(self.sock, deadline, who, ZygoteFailure, self.proc.poll)
+        except (OSError, ValueError) as e:  # the socket was closed under us: fd -1
+            if self.closed:
+                raise ZygoteFailure("the sandbox is closed") from e
+            raise
 
-    def run(self, job: tuple[dict, list], cases: Sequence[Case], limits: Limits) -> tuple:
+    def run(self, make_job: Callable[[], tuple[dict, list]], cases: Sequence[Case], limits: Limits):
         """Run one job in a fresh worker; return the zygote's exit report and the stream.
 
-        The worker is stopped as soon as its stream ends or is refused, whether or not it is
-        complete, so a worker that lingers never holds the slot. A run whose stream ended
+        The job is made (`make_job()`) while the zygote hands over its spare, which is confined
+        already. The worker is stopped as soon as its stream ends or is refused, whether or not
+        it is complete, so a worker that lingers never holds the slot. A run whose stream ended
         complete returns at once; its exit report (which waits for the worker's teardown) is
         collected before the next run.
         """
         self._settle()
         self.ready()
         self.runs += 1
-        payload_w, result_r = self._launch(limits)
         deadline = time.monotonic() + limits.wall_seconds + GRACE
+        self._ask(limits)
+        job = make_job()
+        payload_w, result_r = self._launch(deadline)
         try:
             _feed(payload_w, job, deadline)
             stream = read_stream(result_r, cases, limits, deadline)
@@ -126,19 +135,23 @@ class ZygoteClient:
             return {"kind": "exit", "id": self.runs, "deferred": True}, stream
         return self._report(self.runs, deadline + GRACE), stream
 
-    def _launch(self, limits: Limits) -> tuple[int, int]:
-        """Ask the zygote to start a run on two fresh pipes; return our ends (payload, result)."""
-        payload_r, payload_w = os.pipe()
-        result_r, result_w = os.pipe()
+    def _ask(self, limits: Limits) -> None:
+        """Ask the zygote for a run with these limits."""
         request = {"kind": "run", "id": self.runs, "limits": asdict(limits)}
         try:
-            send_packet(self.sock, request, [payload_r, result_w])
+            send_packet(self.sock, request)
         except OSError as e:
-            _close(payload_w, result_r)
             raise ZygoteFailure(f"zygote {self.proc.pid}: {e!r}") from e
-        finally:
-            _close(payload_r, result_w)
-        return payload_w, result_r
+
+    def _launch(self, deadline: float) -> tuple[int, int]:
+        """Take the run's worker from the zygote: return our ends of its pipes (payload,
+        result). From then on the run holds its slot until it ends."""
+        who = f"zygote {self.proc.pid}"
+        header, fds = receive_with_fds(self.sock, deadline, who, ZygoteFailure, self.proc.poll)
+        if header != {"kind": "go", "id": self.runs} or len(fds) != 2:
+            _close(*fds)
+            raise ZygoteFailure(f"{who}: expected its run's pipes, got {header!r}")
+        return fds[0], fds[1]
 
     def _stop_worker(self) -> None:
         """Free the slot now that the stream is over: a worker that lingers is killed at once."""

@@ -42,12 +42,21 @@ class Stream:
 
 def encode_job(code: str, cases: Sequence[Case], limits: Limits) -> tuple[dict, list]:
     """Return the payload frame (header, blobs) for a job: one tensor blob per case."""
+    return job_header(code, cases, limits), job_blobs(cases)
+
+
+def job_header(code: str, cases: Sequence[Case], limits: Limits) -> dict:
+    """Return a job's payload header; raise on code, names, values or tensors that cannot cross."""
     if not isinstance(code, str):
         raise TypeError(f"code must be a str, not {type(code).__name__}")
     specs = [_case_spec(case) for case in cases]
-    blobs = [pack(case.tensors) for case in cases]
     sizes = {"output_bytes": limits.output_bytes, "result_bytes": limits.result_bytes}
-    return {"code": code, "cases": specs, **sizes}, blobs
+    return {"code": code, "cases": specs, **sizes}
+
+
+def job_blobs(cases: Sequence[Case]) -> list[bytes]:
+    """Return a job's blobs: each case's input tensors as one buffer (cases checked already)."""
+    return [pack(case.tensors) for case in cases]
 
 
 def _case_spec(case: Case) -> dict:

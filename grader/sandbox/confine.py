@@ -35,13 +35,11 @@ class Plan:
     program: seccomp.Template | None = None  # the filter compiled once, when its layout allows
 
 
-def detach(keep_fd: int, workdir: str) -> None:
-    """Leave the zygote's session, descriptors, environment and directory behind."""
+def detach(workdir: str) -> None:
+    """Leave the zygote's session, environment and directory behind (its descriptors are
+    left by `adopt_fds`, first)."""
     os.setsid()
     seccomp.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    os.closerange(0, keep_fd)
-    os.closerange(keep_fd + 1, max(os.sysconf("SC_OPEN_MAX"), 1024))
-    _null_stdio()
     os.chdir(workdir)
     os.environ.clear()
     _oom_first()

@@ -98,6 +98,14 @@ def paths(only: frozenset[str] | None = None) -> list[tuple[object, str]]:
     return found
 
 
+def removed() -> bool:
+    """Return whether `remove` has run in this process (its audit hook is installed)."""
+    return _removed[0]
+
+
+_removed = [False]
+
+
 def remove() -> None:
     """Drop every path to the native-call modules, prove none is left, then refuse native calls."""
     walked, names, found = _survey if _survey is not None else (frozenset(), (), ())
@@ -109,6 +117,7 @@ def remove() -> None:
     for owner, key in found:
         _drop(owner, key)
     sys.addaudithook(_audit)
+    _removed[0] = True
     left = [key for owner, key in found if _holds(owner, key)]
     left += [name for name in names if name in sys.modules]
     if left:

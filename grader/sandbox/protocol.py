@@ -24,6 +24,7 @@ BLOB_SIZES = "blob_sizes"
 MAX_HEADER = 4 * 1024**2
 MAX_PACKET = 256 * 1024
 CHUNK = 256 * 1024
+IOV_MAX = 1024  # buffers one writev(2) takes at most (Linux's UIO_MAXIOV)
 
 
 class ProtocolError(Exception):
@@ -63,22 +64,29 @@ def decode_header(line: bytes, max_body: int) -> tuple[dict, list[int]]:
 
 
 def write_frame(fd: int, header: dict, blobs: Iterable = (), deadline: float | None = None) -> None:
-    """Write one frame to fd; with a deadline the fd is made non-blocking and waited on."""
+    """Write one frame to fd, gathered in as few calls as the fd takes (a reader is woken once
+    per call); with a deadline the fd is made non-blocking and waited on."""
     views = [memoryview(b).cast("B") for b in blobs]
-    chunks = [encode_header(header, [v.nbytes for v in views]), *views]
+    chunks = [memoryview(encode_header(header, [v.nbytes for v in views])), *views]
     if deadline is not None:
         os.set_blocking(fd, False)
-    for chunk in chunks:
-        _write_all(fd, memoryview(chunk), deadline)
-
-
-def _write_all(fd: int, view: memoryview, deadline: float | None) -> None:
-    """Write every byte of view, waiting for room until the deadline."""
-    while view:
+    chunks = [c for c in chunks if c.nbytes]
+    while chunks:
         try:
-            view = view[os.write(fd, view) :]
+            written = os.writev(fd, chunks[:IOV_MAX])
         except BlockingIOError:
             wait_ready(fd, select.POLLOUT, deadline)
+            continue
+        chunks = _after(chunks, written)
+
+
+def _after(chunks: list[memoryview], written: int) -> list[memoryview]:
+    """Return what is left of chunks once `written` bytes of them are written."""
+    while chunks and written >= chunks[0].nbytes:
+        written -= chunks.pop(0).nbytes
+    if written:
+        chunks[0] = chunks[0][written:]
+    return chunks
 
 
 def wait_ready(fd: int, events: int, deadline: float | None) -> None:
@@ -96,6 +104,15 @@ def receive_control(
     """Return a child's next control packet (closing any fds it carried), or raise `failure`
     naming `who` (e.g. "zygote 4242"): it did not answer by the deadline, spoke garbage, or
     exited (with `status()`, its exit status, e.g. "zygote 4242 exited (-9)")."""
+    header, fds = receive_with_fds(sock, deadline, who, failure, status)
+    _close_all(fds)
+    return header
+
+
+def receive_with_fds(
+    sock: socket.socket, deadline: float, who: str, failure: type, status: Callable
+) -> tuple[dict, list[int]]:
+    """As `receive_control`, but return the fds the packet carried too (the caller's now)."""
     try:
         wait_ready(sock.fileno(), select.POLLIN, deadline)
         message = recv_packet(sock)
@@ -105,10 +122,7 @@ def receive_control(
         raise failure(f"{who}: {e!r}") from e
     if message is None:
         raise failure(f"{who} exited ({status()})")
-    header, fds = message
-    for fd in fds:
-        os.close(fd)
-    return header
+    return message
 
 
 class FrameReader:

@@ -10,7 +10,7 @@ import time
 from collections.abc import Sequence
 
 from .client import START_TIMEOUT, ZygoteClient, ZygoteFailure
-from .codec import encode_job
+from .codec import job_blobs, job_header
 from .layers import MissingLayers, missing, shield
 from .records import Case, Limits, RunOutcome
 from .verdict import INTERNAL, judge, message, reached_autograd
@@ -57,7 +57,7 @@ class Sandbox:
     def run(self, code: str, cases: Sequence[Case], limits: Limits | None = None) -> RunOutcome:
         """Run code once per case, each in a fresh namespace, in one confined worker."""
         started, limits = time.monotonic(), limits or self.limits
-        job = encode_job(code, cases, limits)
+        header, cases = job_header(code, cases, limits), list(cases)  # checked before admission
         if self._closed:
             raise RuntimeError("the sandbox is closed")
         if not self._admission.acquire(blocking=False):
@@ -65,17 +65,18 @@ class Sandbox:
         try:
             zygote = self._free.get()
             try:
-                return self._run_on(zygote, job, list(cases), limits, started)
+                return self._run_on(zygote, header, cases, limits, started)
             finally:
                 self._free.put(zygote)
         finally:
             self._admission.release()
 
-    def _run_on(self, zygote: ZygoteClient, job, cases: list[Case], limits: Limits, started: float):
-        """Run the job on one zygote, restarting the zygote if it fails."""
+    def _run_on(self, zygote: ZygoteClient, header: dict, cases: list[Case], limits, started):
+        """Run the job on one zygote, restarting the zygote if it fails; its blobs are made
+        while the zygote hands over its worker."""
         with zygote.lock:
             try:
-                report, stream = zygote.run(job, cases, limits)
+                report, stream = zygote.run(lambda: (header, job_blobs(cases)), cases, limits)
             except Exception as e:  # ZygoteFailure, or a fault of the sandbox itself
                 logger.error("sandbox: %r; restarting the zygote", e, exc_info=True)
                 zygote.restart()

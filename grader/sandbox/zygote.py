@@ -1,14 +1,18 @@
-"""The zygote: imports torch once, then hands each run to a confined worker forked in advance.
+"""The zygote: imports torch once, then hands each run to a worker forked and confined in advance.
 
 It talks to the parent over a SOCK_SEQPACKET socket, one JSON packet per message:
     zygote -> parent  {"kind": "ready", "layers": {...}, "pid": n}            once, at start-up
-    parent -> zygote  {"kind": "run", "id": n, "limits": {...}}  + fds: payload pipe (read end),
-                                                                   result pipe (write end)
+    parent -> zygote  {"kind": "run", "id": n, "limits": {...}}
+    zygote -> parent  {"kind": "go", "id": n}  + fds: the worker's payload pipe (write end) and
+                                                 result pipe (read end)
     parent -> zygote  {"kind": "stop", "id": n}                   kill the running worker now
     zygote -> parent  {"kind": "exit", "id": n, "code", "signal", "cpu", "wall", "killed", "error"}
-A spare worker is forked while the zygote is idle; it detaches and waits. A run passes it the
-two pipes, so it reads its job straight from the parent and streams frames straight back: no
-learner's code, inputs or results pass through the zygote's memory, which later workers inherit.
+While the zygote is idle it forks a spare on two fresh pipes, and the spare shuts itself in
+(namespaces, limits, uid, capabilities, syscall filter, native calls removed) and waits on its
+payload pipe. A run hands the parent the pipes' other ends, so the worker reads its job straight
+from the parent and streams frames straight back: no learner's code, inputs or results pass
+through the zygote's memory, which later workers inherit. A spare is confined with the limits of
+the run before it (the defaults at first); a run that asks for others gets a spare made anew.
 client.BOOT starts the zygote, isolated before this module is imported, with a job kind:
 "grade" serves runs of worker.serve until the parent goes away; "train" (stream.py) serves one
 run of training/loop.py's serve and exits. Both fork, confine and watch their workers the same way.
@@ -26,10 +30,11 @@ import signal
 import socket
 import tempfile
 import time
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 
 from . import audit, confine, isolation, nativecalls, noautograd, worker
 from .protocol import FrameReader, ProtocolError, recv_packet, send_packet, write_frame
+from .records import Limits
 from .training import loop
 from .warmup import huge_pages, prepare
 
@@ -41,10 +46,11 @@ JOBS = {"grade": (worker.serve, 256 * 1024**2), "train": (loop.serve, 1024**2)}
 
 @dataclass(frozen=True)
 class Spare:
-    """A worker forked in advance, waiting on its socket for a run."""
+    """A worker forked and confined in advance, waiting on its payload pipe for a run."""
 
     pid: int
-    sock: socket.socket
+    ends: tuple[int, int]  # the pipes' ends its run's parent gets: payload (write), result (read)
+    limits: dict  # the limits it confined itself with
     workdir: str  # "" when the run has its own mount namespace (its work dir dies with it)
     mounted: bool = False  # the work dir is its own tmpfs, unmounted when the run ends
 
@@ -57,19 +63,30 @@ def main(sock_fd: int, layers: dict[str, str], kind: str = "grade") -> None:
     sock = socket.socket(fileno=sock_fd)
     plan, layers = _plan(layers, kind)
     send_packet(sock, {"kind": "ready", "layers": layers, "pid": os.getpid()})
-    spare, runs = fork_spare(plan), 0
+    spare, runs = fork_spare(plan, asdict(Limits())), 0
     while (message := _receive(sock)) is not None:
         header, fds = message
-        if header.get("kind") != "run" or len(fds) != 2:
-            _close(fds)
+        _close(fds)
+        if header.get("kind") != "run" or not isinstance(limits := header.get("limits"), dict):
             continue
-        report = run(header, fds, spare or fork_spare(plan), sock)
+        spare = _fitting(spare, plan, limits)
+        report = run(header, spare, sock)
         if report.get("killed") == "parent" or not _send(sock, report) or kind == "train":
             return
         runs += 1
         if runs == 1:  # no worker is alive now: cheaper forks from the next spare on
             huge_pages()
-        spare = fork_spare(plan)
+        spare = fork_spare(plan, limits)
+
+
+def _fitting(spare: Spare | None, plan: confine.Plan, limits: dict) -> Spare | None:
+    """Return the spare if it was confined with these limits, else a new one that is."""
+    if spare is not None and spare.limits == limits:
+        return spare
+    if spare is not None:
+        _close(list(spare.ends))
+        _reap(spare)
+    return fork_spare(plan, limits)
 
 
 def _plan(layers: dict[str, str], kind: str) -> tuple[confine.Plan, dict[str, str]]:
@@ -112,25 +129,26 @@ def _send(sock: socket.socket, report: dict) -> bool:
     return True
 
 
-def fork_spare(plan: confine.Plan) -> Spare | None:
-    """Fork a worker that detaches and waits for a run; None if that fails."""
+def fork_spare(plan: confine.Plan, limits: dict) -> Spare | None:
+    """Fork a worker that confines itself with these limits and waits for a run on two fresh
+    pipes; None if that fails."""
     try:
         workdir, mounted = ("", False) if plan.own else _workdir(plan)
     except OSError:
         return None
-    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    payload_r, payload_w = os.pipe()
+    result_r, result_w = os.pipe()
     gc.freeze()
     try:
         pid = os.fork()
     except OSError:
-        ours.close()
-        theirs.close()
+        _close([payload_r, payload_w, result_r, result_w])
         _remove(workdir, mounted)
         return None
     if pid == 0:
-        _worker(theirs, workdir, plan)
-    theirs.close()
-    return Spare(pid, ours, workdir, mounted)
+        _worker((payload_r, result_w), workdir, plan, limits)
+    _close([payload_r, result_w])
+    return Spare(pid, (payload_w, result_r), limits, workdir, mounted)
 
 
 def _workdir(plan: confine.Plan) -> tuple[str, bool]:
@@ -160,26 +178,31 @@ def _remove(workdir: str, mounted: bool) -> None:
     shutil.rmtree(workdir, ignore_errors=True)
 
 
-def _worker(sock: socket.socket, workdir: str, plan: confine.Plan) -> None:
-    """In the spare: detach, switch grad mode off, wait for a run, confine, run the job and
-    exit; never returns."""
+def _worker(pipes: tuple[int, int], workdir: str, plan: confine.Plan, limits: dict) -> None:
+    """In the spare: keep its two pipes, detach, confine itself with the limits, take autograd
+    and native calls away, then wait for a run, run the job and exit; never returns.
+
+    Everything but reading the job is done before the run arrives, off its critical path.
+    """
     code, adopted = confine.EXIT_SETUP, False
     serve, max_header = JOBS[plan.job]
     try:
         if plan.own:
             isolation.enter_run(plan.uid)
-        confine.detach(sock.fileno(), workdir or isolation.WORKDIR)
-        program = confine.syscall_filter(plan)
-        worker.switch_off()  # no run yet: what needs none is done while waiting for one
-        message = recv_packet(sock)
-        if message is None:
-            os._exit(0)  # the zygote is going away
-        header, fds = message
-        confine.adopt_fds(result_fd=fds[1], payload_fd=fds[0])
+        confine.adopt_fds(result_fd=pipes[1], payload_fd=pipes[0])
         adopted = True
+        confine.detach(workdir or isolation.WORKDIR)
+        worker.switch_off()
+        confine.confine(plan, limits, confine.syscall_filter(plan))
+        worker.remove_native_calls()
+        if plan.job == "grade":  # a training run is not audited (training/loop.py)
+            audit.enter()  # before the warm-up, so that the audit's own path is warm too
+        with contextlib.suppress(Exception):  # a warm-up that fails costs only speed
+            worker.warm_up(lambda: _readable(confine.PAYLOAD_FD))
         payload = FrameReader(confine.PAYLOAD_FD, max_header=max_header).read()
+        if payload is None:
+            os._exit(0)  # no run came: the spare was discarded or the zygote is going away
         os.close(confine.PAYLOAD_FD)
-        confine.confine(plan, header["limits"], program)
         code = serve(payload, confine.RESULT_FD)
     except BaseException as e:
         with contextlib.suppress(BaseException):
@@ -189,17 +212,25 @@ def _worker(sock: socket.socket, workdir: str, plan: confine.Plan) -> None:
         os._exit(code)
 
 
-def run(header: dict, fds: list[int], spare: Spare | None, sock: socket.socket) -> dict:
-    """Hand one run to the spare, watch it, reap it and return the exit report."""
+def _readable(fd: int) -> bool:
+    """Return whether fd has something to read now (a spare's run has arrived)."""
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    return bool(poller.poll(0))
+
+
+def run(header: dict, spare: Spare | None, sock: socket.socket) -> dict:
+    """Hand the spare's pipes to the parent, watch the run, reap it; return the exit report."""
     report = {"kind": "exit", "id": header.get("id"), "killed": None}
     started = time.monotonic()
     try:
         wall = header["limits"]["wall_seconds"]
-        send_packet(spare.sock, {"limits": header["limits"]}, fds)
+        send_packet(sock, {"kind": "go", "id": header.get("id")}, spare.ends)
     except (AttributeError, KeyError, TypeError, OSError) as e:
         report["error"] = f"could not start a worker: {e!r}"
     finally:
-        _close(fds)
+        if spare is not None:
+            _close(list(spare.ends))
     if spare is None:
         return report
     try:
@@ -212,7 +243,6 @@ def run(header: dict, fds: list[int], spare: Spare | None, sock: socket.socket) 
 
 def _reap(spare: Spare) -> dict:
     """Kill what is left of a worker, reap it, remove its work dir; return how it ended."""
-    spare.sock.close()
     _kill_group(spare.pid)
     _, status, usage = os.wait4(spare.pid, 0)
     _remove(spare.workdir, spare.mounted)

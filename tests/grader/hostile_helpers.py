@@ -94,7 +94,8 @@ def host_ipc() -> tuple[int, int]:
 
 
 def leftovers(zygotes: list[int]) -> list[str]:
-    """Describe any process beyond one idle spare per zygote, or running as a worker's uid.
+    """Describe any process beyond one idle spare per zygote, or running as a worker's uid
+    other than that spare (confined in advance: it holds the next run's uid while it waits).
 
     A zygote's PID namespace init (pid 1 inside, isolation.py) is not a leftover.
     """
@@ -105,9 +106,28 @@ def leftovers(zygotes: list[int]) -> list[str]:
         grandchildren = [pid for pid, (ppid, _) in table.items() if ppid in children]
         if len(children) > 1 or grandchildren:
             problems.append(f"zygote {zygote}: children {children}, grandchildren {grandchildren}")
-    workers = {UID_BASE + z for z in zygotes}
-    problems += [f"worker {pid} still runs" for pid, (_, uid) in table.items() if uid in workers]
+    workers = {UID_BASE + z: z for z in zygotes}
+    problems += [
+        f"worker {pid} still runs"
+        for pid, (ppid, uid) in table.items()
+        if uid in workers and not (ppid == workers[uid] and idle_spare(pid))
+    ]
     return problems
+
+
+def idle_spare(pid: int) -> bool:
+    """Return whether a zygote's child is a spare waiting for its run: asleep on its payload
+    pipe (a run that lingers is running, or asleep elsewhere). Where the sleep's place cannot
+    be read (without root, a worker of another uid is not ours to inspect), asleep suffices."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    try:
+        wchan = Path(f"/proc/{pid}/wchan").read_text().strip()
+    except OSError:
+        wchan = ""
+    return state == "S" and ("pipe_read" in wchan or wchan in ("", "0"))  # "0": hidden from us
 
 
 def is_init(pid: int) -> bool:

@@ -18,8 +18,8 @@ def after_launch(zygote, action) -> None:
     """
     launch = zygote._launch
 
-    def launched(limits):
-        ends = launch(limits)
+    def launched(*args):
+        ends = launch(*args)
         zygote._launch = launch
         action()
         return ends

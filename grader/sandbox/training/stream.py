@@ -23,7 +23,14 @@ import time
 from dataclasses import asdict
 
 from .. import client
-from ..protocol import Frame, FrameReader, receive_control, send_packet, write_frame
+from ..protocol import (
+    Frame,
+    FrameReader,
+    receive_control,
+    receive_with_fds,
+    send_packet,
+    write_frame,
+)
 from ..records import Limits
 
 FRAME_TIMEOUT = 30.0  # seconds for a frame to arrive whole once it has begun
@@ -67,19 +74,21 @@ class StreamRun:
         if ready.get("kind") != "ready" or not isinstance(ready.get("layers"), dict):
             raise StreamFailure(f"bad ready message {ready!r}")
         self.layers = {str(k): str(v) for k, v in ready["layers"].items()}
-        payload_r, payload_w = os.pipe()
-        result_r, result_w = os.pipe()
-        self.reader = Reader(result_r, budget=self.budget)
         request = {"kind": "run", "id": RUN_ID, "limits": asdict(self.limits)}
         try:
-            send_packet(self.sock, request, [payload_r, result_w])
+            send_packet(self.sock, request)
         except OSError as e:
-            os.close(payload_w)
             raise StreamFailure(f"trainer {self.pid}: {e!r}") from e
-        finally:
-            os.close(payload_r)
-            os.close(result_w)
-        _feed(payload_w, self.job, time.monotonic() + client.START_TIMEOUT)
+        deadline = time.monotonic() + client.START_TIMEOUT
+        who = f"trainer {self.pid}"
+        go, fds = receive_with_fds(self.sock, deadline, who, StreamFailure, self.proc.poll)
+        if go != {"kind": "go", "id": RUN_ID} or len(fds) != 2:
+            for fd in fds:
+                os.close(fd)
+            raise StreamFailure(f"{who}: expected its run's pipes, got {go!r}")
+        payload_w, result_r = fds
+        self.reader = Reader(result_r, budget=self.budget)
+        _feed(payload_w, self.job, deadline)
 
     def next_frame(self, timeout: float) -> Frame | None:
         """Return the next frame, or None if none began within timeout; EOFError at the end."""

@@ -109,3 +109,28 @@ def test_packets_carry_fds():
     for fd in (r, w, *fds):
         os.close(fd)
     theirs.close()
+
+
+def test_many_blobs_and_partial_writes_arrive_whole_with_a_deadline(pipe):
+    r, w = pipe
+    blobs = [os.urandom(i % 97) for i in range(2500)] + [os.urandom(200_000)]  # > IOV_MAX, > pipe
+    writer = threading.Thread(
+        target=write_frame, args=(w, {"kind": "m"}, blobs, time.monotonic() + 30)
+    )
+    writer.start()
+    frame = FrameReader(r).read(time.monotonic() + 30)
+    writer.join()
+    assert frame.header == {"kind": "m"}
+    assert [bytes(b) for b in frame.blobs] == blobs
+
+
+def test_a_frame_that_fits_the_pipe_is_written_in_one_call(pipe, monkeypatch):
+    calls = []
+    real = os.writev
+    monkeypatch.setattr(
+        os, "writev", lambda fd, chunks: calls.append(len(chunks)) or real(fd, chunks)
+    )
+    write_frame(pipe[1], {"kind": "case"}, [b"header", b"a" * 1000, b"b" * 2000])
+    assert calls == [4]  # the frame's line and its three blobs: the reader is woken once
+    frame = FrameReader(pipe[0]).read(time.monotonic() + 5)
+    assert [bytes(b) for b in frame.blobs] == [b"header", b"a" * 1000, b"b" * 2000]
