@@ -208,6 +208,8 @@ class Grader:
         """Draw the exercise's next submission's fresh cases: called while this submission's
         worker runs, so that the next one does not wait for them (about a millisecond of
         autograd; bench/README.md)."""
+        if exercise.id in self._drawn:  # another submission's draw is waiting already
+            return
         drawn = fresh(self.prepared(exercise), self.runs)
         with self._lock:
             self._drawn.setdefault(exercise.id, drawn)
