@@ -86,11 +86,11 @@ class OnDemand:
         self._sandbox = None
         self._owned = False
 
-    def run(self, code, cases, limits=None):
+    def run(self, code, cases, limits=None, meanwhile=None):
         """Run code in the sandbox, starting it first if needed."""
         if self._sandbox is None:
             self._sandbox, self._owned = start_sandbox(1)
-        return self._sandbox.run(code, cases, limits)
+        return self._sandbox.run(code, cases, limits, meanwhile)
 
     def close(self) -> None:
         """Stop the sandbox if this command started it."""

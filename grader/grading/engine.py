@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import ast
 import logging
-import queue
 import threading
 import time
-import weakref
 from dataclasses import replace
 
 import torch
@@ -28,7 +26,6 @@ from grader.result import DECIDED_OR_OPEN, FAIL, Check, PassResult, Result, fact
 from grader.sandbox import RunOutcome, Sandbox, default_sandbox
 
 log = logging.getLogger("grader")
-IDLE_DRAWS = 60.0  # seconds without a verdict after which the background draws' thread ends
 
 
 def _lines(tree, scenario) -> tuple[tuple[str, str], ...]:
@@ -66,7 +63,6 @@ class Grader:
         self._mistakes: dict[tuple[str, int | str], object] = {}  # outputs, a formula's terms
         self._lock = threading.Lock()
         self._drawn: dict[str, Prepared] = {}  # the next submission's fresh cases, used once
-        self._draws: queue.SimpleQueue | None = None  # exercises whose next cases to draw
 
     @property
     def sandbox(self) -> Sandbox:
@@ -198,29 +194,25 @@ class Grader:
             why = "it does not parse" if source.unparsed else pipeline.reason(done)
             return _result(exercise, done, why)
         prepared = self._fresh(exercise)
-        outcome = self.sandbox.run(code, prepared.cases)
-        result = self._judge(prepared, source, outcome)
-        self._draw_next(exercise)
-        return result
+        outcome = self.sandbox.run(code, prepared.cases, meanwhile=lambda: self._draw(exercise))
+        return self._judge(prepared, source, outcome)
 
     def _fresh(self, exercise: Exercise) -> Prepared:
-        """Return cases for this submission alone: those drawn in the background after the
-        exercise's last verdict (`_draw_next`), each used once, else drawn now."""
+        """Return cases for this submission alone: those drawn while the exercise's last
+        submission ran (`_draw`), each used once, else drawn now."""
         with self._lock:
             drawn = self._drawn.pop(exercise.id, None)
         return drawn or fresh(self.prepared(exercise), self.runs)
 
-    def _draw_next(self, exercise: Exercise) -> None:
-        """Draw the exercise's next fresh cases in a background thread, off the next
-        submission's wait (`fresh`: about a millisecond of autograd; bench/README.md)."""
+    def _draw(self, exercise: Exercise) -> None:
+        """Draw the exercise's next submission's fresh cases: called while this submission's
+        worker runs, so that the next one does not wait for them (about a millisecond of
+        autograd; bench/README.md)."""
+        if exercise.id in self._drawn:  # another submission's draw is waiting already
+            return
+        drawn = fresh(self.prepared(exercise), self.runs)
         with self._lock:
-            if self._draws is None:
-                self._draws = queue.SimpleQueue()
-                args = (weakref.ref(self), self._draws)
-                threading.Thread(
-                    target=_drawing, args=args, name="grader-draws", daemon=True
-                ).start()
-        self._draws.put(exercise)
+            self._drawn.setdefault(exercise.id, drawn)
 
     def _grade_parts(self, exercise: Exercise, code: str) -> Result:
         """Grade each answer of an exercise with several through every check; the first
@@ -339,34 +331,6 @@ class Grader:
             return self._mistakes[key]
 
         return output
-
-
-def _drawing(grader_ref: weakref.ref, draws: queue.SimpleQueue) -> None:
-    """Draw fresh cases for each exercise put on `draws`, while the grader lives; end after
-    IDLE_DRAWS seconds without any (the next verdict starts another thread). A draw that is
-    lost or fails costs only speed: the submission then draws its own."""
-    while True:
-        try:
-            exercise = draws.get(timeout=IDLE_DRAWS)
-        except queue.Empty:
-            exercise = None
-        grader = grader_ref()
-        if grader is None:
-            return
-        if exercise is None:
-            with grader._lock:
-                if draws.empty():
-                    grader._draws = None
-                    return
-            continue
-        try:
-            drawn = fresh(grader.prepared(exercise), grader.runs)
-        except Exception:
-            log.exception("drawing fresh cases for %s failed", exercise.id)
-            continue
-        with grader._lock:
-            grader._drawn.setdefault(exercise.id, drawn)
-        del grader  # the thread holds no grader while it waits
 
 
 def _has_silent_consumer(exercise: Exercise, lecture) -> bool:

@@ -106,11 +106,19 @@ class ZygoteClient:
                 raise ZygoteFailure("the sandbox is closed") from e
             raise
 
-    def run(self, make_job: Callable[[], tuple[dict, list]], cases: Sequence[Case], limits: Limits):
+    def run(
+        self,
+        make_job: Callable[[], tuple[dict, list]],
+        cases: Sequence[Case],
+        limits: Limits,
+        meanwhile: Callable[[], None] | None = None,
+    ):
         """Run one job in a fresh worker; return the zygote's exit report and the stream.
 
         The job is made (`make_job()`) while the zygote hands over its spare, which is confined
-        already. The worker is stopped as soon as its stream ends or is refused, whether or not
+        already; `meanwhile()` is called once the job is written, while the worker runs (the
+        result pipe is widened so that the worker's frames wait in it). The worker is stopped
+        as soon as its stream ends or is refused, whether or not
         it is complete, so a worker that lingers never holds the slot. A run whose stream ended
         complete returns at once; its exit report (which waits for the worker's teardown) is
         collected before the next run.
@@ -124,6 +132,7 @@ class ZygoteClient:
         payload_w, result_r = self._launch(deadline)
         try:
             _feed(payload_w, job, deadline)
+            _in_the_meantime(meanwhile, result_r)
             stream = read_stream(result_r, cases, limits, deadline)
         except TimeoutError as e:
             raise ZygoteFailure(f"zygote {self.proc.pid} did not end the run in time") from e
@@ -205,6 +214,18 @@ def _widen(fd: int, job: tuple[dict, list]) -> None:
     if size > PIPE_DEFAULT:
         with contextlib.suppress(OSError):
             fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, min(size, PIPE_BYTES))
+
+
+def _in_the_meantime(meanwhile: Callable[[], None] | None, result_r: int) -> None:
+    """Call meanwhile() while the worker runs; its frames wait in the widened result pipe."""
+    if meanwhile is None:
+        return
+    with contextlib.suppress(OSError):
+        fcntl.fcntl(result_r, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+    try:
+        meanwhile()
+    except Exception:
+        logger.exception("sandbox: the work done during a run failed")
 
 
 def _feed(fd: int, job: tuple[dict, list], deadline: float) -> None:

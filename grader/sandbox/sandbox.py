@@ -7,7 +7,7 @@ import logging
 import queue as queue_module
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .client import START_TIMEOUT, ZygoteClient, ZygoteFailure
 from .codec import job_blobs, job_header
@@ -54,8 +54,15 @@ class Sandbox:
             self.close()
             raise MissingLayers(lacking)
 
-    def run(self, code: str, cases: Sequence[Case], limits: Limits | None = None) -> RunOutcome:
-        """Run code once per case, each in a fresh namespace, in one confined worker."""
+    def run(
+        self,
+        code: str,
+        cases: Sequence[Case],
+        limits: Limits | None = None,
+        meanwhile: Callable[[], None] | None = None,
+    ) -> RunOutcome:
+        """Run code once per case, each in a fresh namespace, in one confined worker; call
+        `meanwhile()`, if given, while the worker runs (its failure is logged, never raised)."""
         started, limits = time.monotonic(), limits or self.limits
         header, cases = job_header(code, cases, limits), list(cases)  # checked before admission
         if self._closed:
@@ -65,18 +72,19 @@ class Sandbox:
         try:
             zygote = self._free.get()
             try:
-                return self._run_on(zygote, header, cases, limits, started)
+                return self._run_on(zygote, header, cases, limits, started, meanwhile)
             finally:
                 self._free.put(zygote)
         finally:
             self._admission.release()
 
-    def _run_on(self, zygote: ZygoteClient, header: dict, cases: list[Case], limits, started):
+    def _run_on(self, zygote: ZygoteClient, header: dict, cases: list, limits, started, meanwhile):
         """Run the job on one zygote, restarting the zygote if it fails; its blobs are made
         while the zygote hands over its worker."""
+        job = lambda: (header, job_blobs(cases))  # noqa: E731
         with zygote.lock:
             try:
-                report, stream = zygote.run(lambda: (header, job_blobs(cases)), cases, limits)
+                report, stream = zygote.run(job, cases, limits, meanwhile)
             except Exception as e:  # ZygoteFailure, or a fault of the sandbox itself
                 logger.error("sandbox: %r; restarting the zygote", e, exc_info=True)
                 zygote.restart()

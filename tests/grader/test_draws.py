@@ -1,5 +1,5 @@
-"""Fresh cases drawn ahead: after a verdict the grader draws the exercise's next cases in the
-background, off the next submission's wait; each drawn set is used by one submission only, and
+"""Fresh cases drawn ahead: while a submission's worker runs, the grader draws the exercise's
+next cases, off the next submission's wait; each drawn set is used by one submission only, and
 a submission that finds none draws its own. Learner code runs in the sandbox only."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ def grader(default_data, catalog):
 
 
 def _drawn(grader: Grader, exercise: str):
-    """Wait for the background draw of an exercise's next cases; return them."""
+    """Return the cases drawn for an exercise's next submission."""
     deadline = time.monotonic() + WAIT
     while exercise not in grader._drawn and time.monotonic() < deadline:
         time.sleep(0.01)
@@ -34,7 +34,9 @@ def _cases_of_next_run(grader: Grader, monkeypatch) -> list:
     sent = []
     real = grader.sandbox.run
     monkeypatch.setattr(
-        grader.sandbox, "run", lambda code, cases: sent.append(cases) or real(code, cases)
+        grader.sandbox,
+        "run",
+        lambda code, cases, **kw: sent.append(cases) or real(code, cases, **kw),
     )
     return sent
 
@@ -46,7 +48,7 @@ def test_the_next_submission_uses_cases_drawn_after_the_verdict_once(grader, mon
     sent = _cases_of_next_run(grader, monkeypatch)
     assert grader.grade("dcounts", code).solved
     assert sent[0] == drawn.cases  # the very cases drawn ahead
-    after = _drawn(grader, "dcounts")  # drawn anew after this verdict, never the same again
+    after = _drawn(grader, "dcounts")  # drawn anew during this run, never the same again
     assert after is not drawn
     random = [
         dict(p.cases[[c.name for c in p.cases].index(RANDOM)].tensors) for p in (drawn, after)
@@ -56,7 +58,7 @@ def test_the_next_submission_uses_cases_drawn_after_the_verdict_once(grader, mon
 
 def test_a_submission_that_finds_no_drawn_cases_draws_its_own(grader, monkeypatch):
     code = grader.catalog.get("dprobs").solution()
-    monkeypatch.setattr(grader, "_draw_next", lambda exercise: None)  # nothing drawn ahead
+    monkeypatch.setattr(grader, "_draw", lambda exercise: None)  # nothing drawn ahead
     sent = _cases_of_next_run(grader, monkeypatch)
     assert grader.grade("dprobs", code).solved and grader.grade("dprobs", code).solved
     assert "dprobs" not in grader._drawn
