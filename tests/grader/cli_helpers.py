@@ -36,9 +36,19 @@ class Ran:
 
 def cli(*args, stdin: str | None = None) -> subprocess.CompletedProcess:
     """Run `python -m grader args` in a process of its own, from the repository's root."""
-    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
+    return from_root([sys.executable, "-m", "grader", *args], stdin)
+
+
+def from_root(argv: list, stdin: str | None = None, env: dict | None = None):
+    """Run argv from the repository's root, stdin closed unless given, no proxy variables
+    unless `env` is given; return the completed process."""
+    env = (
+        env
+        if env is not None
+        else {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
+    )
     return subprocess.run(
-        [sys.executable, "-m", "grader", *map(str, args)],
+        [str(a) for a in argv],
         cwd=ROOT,
         input=stdin,
         stdin=None if stdin is not None else subprocess.DEVNULL,

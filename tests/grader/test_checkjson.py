@@ -4,7 +4,6 @@ its exit code is the document's, and docs/check-json.md documents every key of t
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -15,7 +14,7 @@ import pytest
 
 from grader.feedback.checkjson import EXIT_CODES, SCHEMA
 
-from .cli_helpers import in_process
+from .cli_helpers import from_root, in_process
 
 pytestmark = pytest.mark.slow  # the CLI grades (torch, a sandbox)
 
@@ -27,17 +26,7 @@ LECTURE_PASS = Path(__file__).parent / "fixtures" / "lecture_pass.py"
 
 def run(*argv, stdin: str | None = None) -> subprocess.CompletedProcess:
     """Run argv from the repository root."""
-    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
-    return subprocess.run(
-        [str(a) for a in argv],
-        cwd=ROOT,
-        input=stdin,
-        stdin=None if stdin is not None else subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=env,
-    )
+    return from_root(list(argv), stdin)
 
 
 def check_json(*args, stdin: str | None = None) -> tuple[dict, int]:

@@ -20,7 +20,7 @@ import pytest
 from grader.feedback.checkjson import EXIT_CODES, status
 from grader.result import PassResult, Result
 
-from .cli_helpers import Ran, in_process
+from .cli_helpers import Ran, from_root, in_process
 
 pytestmark = pytest.mark.slow  # the CLI grades (torch, a sandbox); some tests start its process
 
@@ -56,16 +56,7 @@ def _env() -> dict:
 
 def _run(argv: list, stdin: str | None = None) -> subprocess.CompletedProcess:
     """Run argv from the repository root with stdin closed unless given."""
-    return subprocess.run(
-        [str(a) for a in argv],
-        cwd=ROOT,
-        input=stdin,
-        stdin=None if stdin is not None else subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=_env(),
-    )
+    return from_root(argv, stdin, _env())
 
 
 def cli(*args, stdin: str | None = None) -> subprocess.CompletedProcess:
