@@ -119,7 +119,10 @@ def suites_of(items) -> tuple[str, ...]:
 def ensure_user() -> list[str]:
     """Create the ordinary user if needed; return the setpriv prefix that becomes it."""
     if subprocess.run(["id", USER], capture_output=True).returncode != 0:
-        subprocess.run(["useradd", "--create-home", USER], check=True)
+        # two test processes may both find no user: the second useradd fails, and the user exists
+        made = subprocess.run(["useradd", "--create-home", USER], capture_output=True, text=True)
+        found = subprocess.run(["id", USER], capture_output=True).returncode == 0
+        assert found, f"useradd {USER} failed: {made.stderr}"
     return ["setpriv", f"--reuid={USER}", f"--regid={USER}", "--clear-groups", "--"]
 
 

@@ -292,6 +292,7 @@ def first_failure(result):
     return next(c for c in result.checks if c.status == FAIL)
 
 
+@pytest.mark.host_wide  # counts the machine's IPC objects and shared memory (tests/conftest.py)
 @pytest.mark.parametrize(("category", "code", "kind", "expected"), HOSTILE)
 def test_a_hostile_submission_is_refused_cleanly(
     hostile_grader, box, cpu_grader, cpu_box, honest, category, code, kind, expected

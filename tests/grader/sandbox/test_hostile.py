@@ -278,6 +278,7 @@ def _escape_code(name: str, **where) -> str:
     return f"{PRELUDE}try:\n{indented}\nexcept Exception:\n    pass\ny = x * int(bool(escaped))"
 
 
+@pytest.mark.host_wide  # counts the machine's IPC objects and shared memory (tests/conftest.py)
 @pytest.mark.parametrize("name", ESCAPES)
 def test_each_escape_is_contained_and_leaves_nothing(
     run, honest, sandbox, tmp_path, usr_local_copy, name
