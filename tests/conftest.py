@@ -1,10 +1,12 @@
 import fcntl
 import functools
 import http.server
+import json
 import os
 import shutil
 import tempfile
 import threading
+import uuid
 from pathlib import Path
 
 import pytest
@@ -72,32 +74,64 @@ def store_url(request, tmp_path):
     return url
 
 
-# scripts/test runs the suite in two processes (pytest-xdist: -n 2 --dist loadgroup), each
-# taking whole test files. Two kinds of test must not overlap with some others:
+# scripts/test runs the suite in two processes (pytest-xdist's `-n 2`), each taking whole test
+# files (`Turns`). Two kinds of test must not overlap with some others:
 # - the browser tests share one chromium and their timings: they run one after another;
 # - the tests marked `host_wide` (and the re-run as an ordinary user, which holds such tests)
 #   count the whole machine's SysV IPC objects and shared memory before and after a hostile
 #   run, and a PostgreSQL server starting or working beside them moves both (+1 segment, tens of
 #   MB). They run in the same process as the browser tests, so never beside a browser; and
 #   pytest_runtest_protocol below keeps them apart from the other process's PostgreSQL tests.
+# The tests that run as an ordinary user go there too: they share one build of its copy.
 BESIDE_NOTHING = "one-after-another"
 USES_POSTGRES = {"postgres", "store_url"}
 HOLDS_THE_MACHINE = "BPN_TESTS_HOLD_THE_MACHINE"  # set while a host-wide test runs
+RUN = "BPN_TESTS_RUN"  # the run's id: the controller sets it, its worker processes inherit it
 
 
 def _host_wide(item) -> bool:
     return item.get_closest_marker("host_wide") is not None or "reruns" in item.fixturenames
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist adds each test's group to its id
+def _groups_dir() -> Path:
+    return Path(tempfile.gettempdir()) / f"bpn-tests-{os.environ[RUN]}"
+
+
+def pytest_configure(config):
+    os.environ.setdefault(RUN, uuid.uuid4().hex)
+
+
 def pytest_collection_modifyitems(config, items):
-    """Give each test its group: its file, or BESIDE_NOTHING for the browser and host-wide tests."""
+    """In a worker of a two-process run, write each test's group for `Turns`: its file, or
+    BESIDE_NOTHING for the browser, host-wide and ordinary-user tests."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker is None:
+        return
+    groups = {}
     for item in items:
         path = item.path.relative_to(ROOT)
-        # (the tests that run as an ordinary user share one build of its copy: `ordinary`)
         alone = path.parts[:2] == ("tests", "e2e") or _host_wide(item)
         alone = alone or "ordinary" in item.fixturenames
-        item.add_marker(pytest.mark.xdist_group(BESIDE_NOTHING if alone else path.as_posix()))
+        groups[item.nodeid] = BESIDE_NOTHING if alone else path.as_posix()
+    _groups_dir().mkdir(exist_ok=True)
+    (_groups_dir() / f"{worker}.json").write_text(json.dumps(groups))
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """Schedule whole groups (`Turns`), largest first, as xdist's --dist loadscope does files."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class Turns(LoadScopeScheduling):
+        groups: dict[str, str] | None = None
+
+        def _split_scope(self, nodeid: str) -> str:
+            if self.groups is None:  # every worker has collected (and written) by now
+                self.groups = {}
+                for written in sorted(_groups_dir().glob("*.json")):
+                    self.groups.update(json.loads(written.read_text()))
+            return self.groups.get(nodeid, nodeid.split("::")[0])
+
+    return Turns(config, log)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -128,7 +162,9 @@ def _turns_file(run: str) -> Path:
 
 
 def pytest_sessionfinish(session):
-    """Remove the lock file as each process ends: a process still running makes it again, with
-    no other process left to keep apart from."""
+    """Remove the lock file as each process ends (a process still running makes it again, with
+    no other process left to keep apart from), and the groups when the controller ends."""
     if run := os.environ.get("PYTEST_XDIST_TESTRUNUID"):
         _turns_file(run).unlink(missing_ok=True)
+    elif not hasattr(session.config, "workerinput"):
+        shutil.rmtree(_groups_dir(), ignore_errors=True)
