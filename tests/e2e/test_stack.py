@@ -76,6 +76,9 @@ def running(tmp_path_factory):
         yield {**state, "folder": str(folder)}
     finally:
         down = stack("down", "--dir", str(folder), timeout=300)
+        # the cluster outlives its stack by design (as root, under /var/tmp): this one is the
+        # test's own, 40-50 MB each run
+        shutil.rmtree(operator_tools().postgres_home(folder), ignore_errors=True)
         assert down.returncode == 0, down.stderr
     status = stack("status", "--dir", str(folder))
     assert status.returncode == 1 and "answering" not in status.stdout.replace("silent", "")
