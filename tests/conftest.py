@@ -138,16 +138,15 @@ def pytest_xdist_make_scheduler(config, log):
 def pytest_runtest_protocol(item, nextitem):
     """In a two-process run, a host-wide test waits for the PostgreSQL tests running beside it
     to end, and holds theirs back while it runs (an exclusive and a shared file lock)."""
-    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
     if _host_wide(item):
         mode = fcntl.LOCK_EX
     elif USES_POSTGRES & set(item.fixturenames):
         mode = fcntl.LOCK_SH
     else:
         mode = None
-    if run is None or mode is None:
+    if "PYTEST_XDIST_WORKER" not in os.environ or mode is None:
         return (yield)
-    with open(_turns_file(run), "a") as lock:
+    with open(_groups_dir() / "turns.lock", "a") as lock:
         fcntl.flock(lock, mode)
         os.environ[HOLDS_THE_MACHINE] = "1" if mode == fcntl.LOCK_EX else ""
         try:
@@ -157,14 +156,8 @@ def pytest_runtest_protocol(item, nextitem):
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
-def _turns_file(run: str) -> Path:
-    return Path(tempfile.gettempdir()) / f"bpn-tests-{run}.lock"
-
-
 def pytest_sessionfinish(session):
-    """Remove the lock file as each process ends (a process still running makes it again, with
-    no other process left to keep apart from), and the groups when the controller ends."""
-    if run := os.environ.get("PYTEST_XDIST_TESTRUNUID"):
-        _turns_file(run).unlink(missing_ok=True)
-    elif not hasattr(session.config, "workerinput"):
+    """Remove the run's groups and lock file when the run ends (its controller, or a one-process
+    run, which made none)."""
+    if not hasattr(session.config, "workerinput"):
         shutil.rmtree(_groups_dir(), ignore_errors=True)
