@@ -10,6 +10,7 @@ app recorded both attempts.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import importlib.util
 import sqlite3
@@ -52,7 +53,11 @@ def test_a_session_submits_through_the_editor_and_gets_verdicts(tmp_path):
     data = tmp_path / "data dir" / "var"
     server = start_server(data, tmp_path / "server.log")
     try:
-        session, wrong, solved = asyncio.run(wrong_then_right(client, server.url, right))
+        # in a thread of its own: a browser test's Playwright may already run an event loop in
+        # this thread of the test process (the processes take test files in any order)
+        with concurrent.futures.ThreadPoolExecutor(1) as thread:
+            talk = wrong_then_right(client, server.url, right)
+            session, wrong, solved = thread.submit(asyncio.run, talk).result()
     finally:
         stop_server(server.process)
     assert session.editor_id.endswith("editor:dprobs:1"), session.editor_id

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 import urllib.request
+import warnings
 
 import pytest
 from playwright.sync_api import expect
@@ -48,6 +49,10 @@ INSTRUCTORS = "ivy@uni.test"
 @pytest.fixture(scope="session")
 def provider():
     """Yield the issuer URL of a real OpenID Connect provider serving on 127.0.0.1."""
+    # Authlib's first import puts an "always" filter for its own deprecation warnings ahead of
+    # pyproject's, so they would be shown all the same: import it first, then turn them off.
+    authlib = pytest.importorskip("authlib.deprecate")
+    warnings.filterwarnings("ignore", category=authlib.AuthlibDeprecationWarning)
     oidc = pytest.importorskip("oidc_provider_mock")
     from werkzeug.serving import make_server
 
