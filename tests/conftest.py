@@ -75,26 +75,41 @@ def store_url(request, tmp_path):
 
 
 # scripts/test runs the suite in two processes (pytest-xdist's `-n 2`), each taking whole test
-# files (`Turns`). Two kinds of test must not overlap with some others:
-# - the browser tests share one chromium and their timings: they run one after another;
-# - the tests marked `host_wide` (and the re-run as an ordinary user, which holds such tests)
-#   count the whole machine's SysV IPC objects and shared memory before and after a hostile
-#   run, and a PostgreSQL server starting or working beside them moves both (+1 segment, tens of
-#   MB). They run in the same process as the browser tests, so never beside a browser; and
-#   pytest_runtest_protocol below keeps them apart from the other process's PostgreSQL tests.
-# The tests that run as an ordinary user go there too: they share one build of its copy.
+# files (`Turns`). Some tests must not overlap with some others:
+# - the browser tests share one chromium and their timings: they run one after another, in one
+#   group, handed out first (the longest group by far);
+# - the tests marked `host_wide` count the whole machine's SysV IPC objects and shared memory
+#   before and after a hostile run, and a PostgreSQL server starting or working beside them, or a
+#   browser test, moves both (+1 segment, tens of MB). pytest_runtest_protocol below keeps them
+#   apart with a file lock: exclusive for them (held over consecutive host-wide tests), shared
+#   for the PostgreSQL and browser tests, whichever process they run in. The re-run as an
+#   ordinary user takes the same lock for its own tests (the `reruns` fixture passes its path);
+# - the tests that run as an ordinary user share one build of its copy: one group, handed out
+#   second.
 BESIDE_NOTHING = "one-after-another"
+AS_THE_USER = "as-the-ordinary-user"
 USES_POSTGRES = {"postgres", "store_url"}
 HOLDS_THE_MACHINE = "BPN_TESTS_HOLD_THE_MACHINE"  # set while a host-wide test runs
 RUN = "BPN_TESTS_RUN"  # the run's id: the controller sets it, its worker processes inherit it
+LOCK = "BPN_TESTS_LOCK"  # the lock file of a run this process is part of (a re-run's)
 
 
 def _host_wide(item) -> bool:
-    return item.get_closest_marker("host_wide") is not None or "reruns" in item.fixturenames
+    return item.get_closest_marker("host_wide") is not None
 
 
 def _groups_dir() -> Path:
     return Path(tempfile.gettempdir()) / f"bpn-tests-{os.environ[RUN]}"
+
+
+def lock_path() -> Path | None:
+    """Return the lock file that this process's tests take turns on, or None in a one-process
+    run (which has nothing beside it)."""
+    if os.environ.get(LOCK):
+        return Path(os.environ[LOCK])
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return _groups_dir() / "turns.lock"
+    return None
 
 
 def pytest_configure(config):
@@ -103,22 +118,28 @@ def pytest_configure(config):
 
 def pytest_collection_modifyitems(config, items):
     """In a worker of a two-process run, write each test's group for `Turns`: its file, or
-    BESIDE_NOTHING for the browser, host-wide and ordinary-user tests."""
+    BESIDE_NOTHING for the browser tests, AS_THE_USER for the ordinary user's; make the lock."""
     worker = os.environ.get("PYTEST_XDIST_WORKER")
     if worker is None:
         return
     groups = {}
     for item in items:
         path = item.path.relative_to(ROOT)
-        alone = path.parts[:2] == ("tests", "e2e") or _host_wide(item)
-        alone = alone or "ordinary" in item.fixturenames
-        groups[item.nodeid] = BESIDE_NOTHING if alone else path.as_posix()
-    _groups_dir().mkdir(exist_ok=True)
+        group = path.as_posix()
+        if path.parts[:2] == ("tests", "e2e"):
+            group = BESIDE_NOTHING
+        elif "ordinary" in item.fixturenames:
+            group = AS_THE_USER
+        groups[item.nodeid] = group
+    _groups_dir().mkdir(mode=0o755, exist_ok=True)  # the ordinary user's re-run reads the lock
+    for name in ("turns.lock", "turns.gate"):
+        os.close(os.open(_groups_dir() / name, os.O_RDONLY | os.O_CREAT, 0o644))
     (_groups_dir() / f"{worker}.json").write_text(json.dumps(groups))
 
 
 def pytest_xdist_make_scheduler(config, log):
-    """Schedule whole groups (`Turns`), largest first, as xdist's --dist loadscope does files."""
+    """Schedule whole groups (`Turns`): the browser tests first, then the ordinary user's, then
+    the others largest first, as xdist's --dist loadscope does files."""
     from xdist.scheduler import LoadScopeScheduling
 
     class Turns(LoadScopeScheduling):
@@ -131,29 +152,73 @@ def pytest_xdist_make_scheduler(config, log):
                     self.groups.update(json.loads(written.read_text()))
             return self.groups.get(nodeid, nodeid.split("::")[0])
 
+        def _assign_work_unit(self, node) -> None:
+            for first in (AS_THE_USER, BESIDE_NOTHING):  # so BESIDE_NOTHING goes first
+                if first in self.workqueue:
+                    self.workqueue.move_to_end(first, last=False)
+            super()._assign_work_unit(node)
+
     return Turns(config, log)
+
+
+class Hold:
+    """This process's hold on the run's lock: which mode, on which open files."""
+
+    mode: int | None = None
+    files: tuple[int, int] | None = None
+
+    @classmethod
+    def take(cls, path: Path, mode: int) -> None:
+        """Take the lock in mode, through a gate: a process waiting for the exclusive lock
+        holds the gate, so that no new shared holder gets in before it (flock is not fair)."""
+        lock = os.open(path, os.O_RDONLY)
+        gate = os.open(path.with_name("turns.gate"), os.O_RDONLY)
+        fcntl.flock(gate, mode)
+        fcntl.flock(lock, mode)
+        if mode == fcntl.LOCK_SH:
+            fcntl.flock(gate, fcntl.LOCK_UN)
+        cls.mode, cls.files = mode, (lock, gate)
+        os.environ[HOLDS_THE_MACHINE] = "1" if mode == fcntl.LOCK_EX else ""
+
+    @classmethod
+    def give_back(cls) -> None:
+        """Let go of the lock (closing its files unlocks both)."""
+        if cls.files is not None:
+            for fd in cls.files:
+                os.close(fd)
+        cls.mode = cls.files = None
+        os.environ.pop(HOLDS_THE_MACHINE, None)
+
+
+def _turn(item) -> int | None:
+    """Return how item takes the lock: exclusive, shared, or not at all."""
+    if item is None:
+        return None
+    if _host_wide(item):
+        return fcntl.LOCK_EX
+    in_browser = item.path.relative_to(ROOT).parts[:2] == ("tests", "e2e")
+    if in_browser or USES_POSTGRES & set(item.fixturenames):
+        return fcntl.LOCK_SH
+    return None
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item, nextitem):
-    """In a two-process run, a host-wide test waits for the PostgreSQL tests running beside it
-    to end, and holds theirs back while it runs (an exclusive and a shared file lock)."""
-    if _host_wide(item):
-        mode = fcntl.LOCK_EX
-    elif USES_POSTGRES & set(item.fixturenames):
-        mode = fcntl.LOCK_SH
-    else:
-        mode = None
-    if "PYTEST_XDIST_WORKER" not in os.environ or mode is None:
+    """In a two-process run, a host-wide test waits for the PostgreSQL and browser tests running
+    beside it to end, and holds theirs back while it runs (an exclusive and a shared file lock).
+    The exclusive lock is kept over consecutive host-wide tests; a shared one is let go after
+    each test, so that a host-wide test waits for one test at most."""
+    path, mode = lock_path(), _turn(item)
+    if path is None or mode is None:
         return (yield)
-    with open(_groups_dir() / "turns.lock", "a") as lock:
-        fcntl.flock(lock, mode)
-        os.environ[HOLDS_THE_MACHINE] = "1" if mode == fcntl.LOCK_EX else ""
-        try:
-            return (yield)
-        finally:
-            os.environ.pop(HOLDS_THE_MACHINE, None)
-            fcntl.flock(lock, fcntl.LOCK_UN)
+    if Hold.mode != mode:
+        Hold.give_back()
+        Hold.take(path, mode)
+    try:
+        return (yield)
+    finally:
+        if mode == fcntl.LOCK_SH or _turn(nextitem) != mode:
+            Hold.give_back()
 
 
 def pytest_sessionfinish(session):

@@ -105,6 +105,7 @@ def reruns(request, ordinary):
     import shutil
     import tempfile
 
+    from ..conftest import LOCK, lock_path
     from .ordinary_user import suites_of
     from .sandbox.conftest import USR_LOCAL_COPY
 
@@ -114,6 +115,8 @@ def reruns(request, ordinary):
         (top / "progress.db").write_text("secret answers")
         (top / "progress.db").chmod(0o644)
         env = {USR_LOCAL_COPY: str(top / "progress.db")}
+        if (lock := lock_path()) is not None:  # its host-wide tests take turns with this run's
+            env[LOCK] = str(lock)
         yield ordinary.run_suites(suites_of(request.session.items), env)
     finally:
         shutil.rmtree(top)
