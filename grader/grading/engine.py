@@ -11,7 +11,7 @@ from dataclasses import replace
 import torch
 
 from grader.course import Catalog, Exercise, discover, evaluate_shape, rules
-from grader.feedback import candidates, diagnose
+from grader.feedback import detectors, diagnose
 from grader.feedback import voice as feedback
 from grader.grading import checks, pipeline
 from grader.grading.cases import ALT, LECTURE, RANDOM, Prepared, Runs, fresh, prepare
@@ -290,7 +290,7 @@ class Grader:
             upstream=cots,
             lines={c: _line(exercise, c) for c in cots},
             terms=self._terms(prepared, case),
-            reduced=lambda: candidates.reduction_dims(tree) if tree is not None else (),
+            reduced=lambda: detectors.reduction_dims(tree) if tree is not None else (),
             stat_dims=lambda: _stat_dims(exercise, tuple(cots)),
         )
 
@@ -365,7 +365,7 @@ def _stat_dims(exercise: Exercise, given: tuple[str, ...]) -> tuple[int, ...]:
     """Return the dims the forward lines between the target and its given gradients reduce
     over (a batch statistic's `sum(0)`, LayerNorm's `mean(-1)`)."""
     lines = path_statements(exercise.scenario, exercise.target, given)
-    return tuple(d for s in lines for d in candidates.reduction_dims(ast.parse(s.source)))
+    return tuple(d for s in lines for d in detectors.reduction_dims(ast.parse(s.source)))
 
 
 def _once(thunk):

@@ -65,7 +65,7 @@ def _shouted(function):
 def reworded(monkeypatch):
     """Replace every sentence of the voice by an upper-cased one, for one test."""
     for name, function in inspect.getmembers(feedback, inspect.isfunction):
-        if function.__module__ == feedback.__name__ and not name.startswith("_"):
+        if function.__module__.startswith(f"{feedback.__name__}.") and not name.startswith("_"):
             monkeypatch.setattr(feedback, name, _shouted(function))
     for key, function in feedback.SENTENCES.items():
         monkeypatch.setitem(feedback.SENTENCES, key, _shouted(function))

@@ -8,9 +8,9 @@ import ast
 import pytest
 import torch
 
-from grader.feedback import candidates, diagnose
+from grader.feedback import detectors
 from grader.feedback import voice as feedback
-from grader.feedback.candidates import Term
+from grader.feedback.detectors import Term
 from grader.grading import hints
 from grader.grading.cases import LECTURE
 from grader.grading.hints import Clues
@@ -108,7 +108,7 @@ def test_a_slip_of_indexing_with_the_targets_is_named(case, where, got):
             got[Y[:5], range(5)] -= 1
             got, dlogits = got / 5, (P[:5] - ONEHOT[:5]) / 5
             values = VALUES | {"Yb": Y[:5]}
-            assert candidates.index_slip(got, dlogits, values) == ("swapped", "Yb"), case
+            assert detectors.index_slip(got, dlogits, values) == ("swapped", "Yb"), case
             return
         else:
             got[Y] -= 1
@@ -120,12 +120,12 @@ def test_a_slip_of_indexing_with_the_targets_is_named(case, where, got):
 def test_log_softmax_for_softmax_is_named_by_its_tensor():
     values = VALUES | {"logprobs": P.log()}
     got = (P.log() - ONEHOT) / 8
-    assert candidates.swapped_tensor(got, DLOGITS, values) == ("logprobs", "probs")
-    assert candidates.swapped_tensor(DLOGITS.clone(), DLOGITS, values) is None
+    assert detectors.swapped_tensor(got, DLOGITS, values) == ("logprobs", "probs")
+    assert detectors.swapped_tensor(DLOGITS.clone(), DLOGITS, values) is None
 
 
 def test_a_right_answer_is_no_slip_of_indexing():
-    assert candidates.index_slip(DLOGITS.clone(), DLOGITS, VALUES) is None
+    assert detectors.index_slip(DLOGITS.clone(), DLOGITS, VALUES) is None
 
 
 DIRECT, MEAN, VAR = (torch.randn((8, 5), generator=g) for _ in range(3))
@@ -188,24 +188,24 @@ def test_a_softmax_over_the_batch_and_a_factor_left_out_are_named():
     expected = (torch.softmax(logits, 1) - ONEHOT) / 8
     got = (torch.softmax(logits, 0) - ONEHOT) / 8
     hint = feedback.hint_softmax_wrong_dim("logits", 0, 1)
-    assert candidates.softmax_dim(got, expected, values) == ("logits", 0, 1)
+    assert detectors.softmax_dim(got, expected, values) == ("logits", 0, 1)
     assert feedback.hint(hints.Found(hints.m.SOFTMAX_WRONG_DIM, ("logits", 0, 1))) == hint
     scale = torch.rand((8, 1), generator=g) + 0.5
-    assert candidates.missing_factor(U, U * scale, {"rstd": scale}) == ("rstd", True)
-    assert candidates.missing_factor(U * scale, U, {"rstd": scale}) == ("rstd", False)
+    assert detectors.missing_factor(U, U * scale, {"rstd": scale}) == ("rstd", True)
+    assert detectors.missing_factor(U * scale, U, {"rstd": scale}) == ("rstd", False)
 
 
 def test_a_matmul_whose_diagonal_is_the_gradient_is_named():
     expected = (X * U).sum(0, keepdim=True)
-    found = diagnose.shape_hint(X.T @ U, expected)
+    found = detectors.shape_mismatch(X.T @ U, expected)
     assert feedback.hint(found) == feedback.hint_matmul_for_sum()
 
 
 def test_the_power_rule_kept_exponent_is_named():
     out = torch.rand((1, 5), generator=g) + 0.5  # y = x ** -0.5
     up = torch.randn((1, 5), generator=g)
-    assert candidates.power_kept(-0.5 * out * up, out, up, -0.5)
-    assert not candidates.power_kept(-0.5 * out**3 * up, out, up, -0.5)
+    assert detectors.power_kept(-0.5 * out * up, out, up, -0.5)
+    assert not detectors.power_kept(-0.5 * out**3 * up, out, up, -0.5)
 
 
 def test_a_few_wrong_entries_are_listed_by_place():
@@ -288,11 +288,11 @@ def test_a_few_wrong_entries_are_listed_by_place():
     ],
 )
 def test_pytorchs_errors_for_api_slips_get_a_sentence(case, kind, message, hint):
-    assert feedback.hint(diagnose.error_hint(kind, message, {})) == hint, case
+    assert feedback.hint(detectors.pytorch_error(kind, message, {})) == hint, case
 
 
 def test_a_sum_of_everything_is_named():
-    found = diagnose.shape_hint(torch.tensor(1.0), torch.zeros(27), {}, ((32, 27),))
+    found = detectors.shape_mismatch(torch.tensor(1.0), torch.zeros(27), {}, ((32, 27),))
     assert feedback.hint(found) == feedback.hint_summed_everything((0,))
 
 
@@ -306,17 +306,17 @@ def test_inaccurate_only_for_round_off(maxdiff, scale, word):
 
 def test_a_consumer_that_sums_the_answer_offers_no_candidate():
     row_sums = U.sum(1, keepdim=True)  # the upstream gradient of `s = h.sum(1, keepdim=True)`
-    assert candidates.local_derivative(2 * TANH, TANH, VALUES, row_sums) is None
+    assert detectors.local_derivative(2 * TANH, TANH, VALUES, row_sums) is None
 
 
 def test_an_index_of_targets_then_rows_is_found_in_the_source():
     tree = ast.parse("d = torch.zeros_like(lp)\nd[Yb, range(n)] = -1.0 / n")
-    assert candidates.index_order(tree) == ("Yb", "range(n)")
-    assert candidates.index_order(ast.parse("d[Yb, torch.arange(n)] = 1")) == (
+    assert detectors.index_order(tree) == ("Yb", "range(n)")
+    assert detectors.index_order(ast.parse("d[Yb, torch.arange(n)] = 1")) == (
         "Yb",
         "torch.arange(n)",
     )
-    assert candidates.index_order(ast.parse("d[range(n), Yb] = -1.0 / n")) is None
+    assert detectors.index_order(ast.parse("d[range(n), Yb] = -1.0 / n")) is None
     said = feedback.hint_index_order("Yb", "range(n)")
     assert "`Yb`" in said and "[range(n), Yb]" in said and "wrong order" in said
 
@@ -332,7 +332,7 @@ def test_an_index_of_targets_then_rows_is_found_in_the_source():
     ],
 )
 def test_the_dims_a_reduction_names_are_read_from_code(code, dims):
-    assert sorted(candidates.reduction_dims(ast.parse(code))) == sorted(dims)
+    assert sorted(detectors.reduction_dims(ast.parse(code))) == sorted(dims)
 
 
 def _fused(got, reduced, stat_dims=(0,)):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from grader.feedback import diagnose
+from grader.feedback import detectors, diagnose
 from grader.feedback import voice as feedback
 from grader.grading import hints
 from grader.grading.cases import LECTURE
@@ -40,7 +40,7 @@ VEC = torch.randn((27,), generator=g)
     ],
 )
 def test_shape_hint(case, got, expected, hint):
-    assert feedback.hint(diagnose.shape_hint(got, expected)) == hint, case
+    assert feedback.hint(detectors.shape_mismatch(got, expected)) == hint, case
 
 
 def _hint(got, expected=REF, mistakes=(), partials=(), n=32):
@@ -89,7 +89,7 @@ def test_a_size_left_unnamed_is_named_by_the_shape_comment():
     assert diagnose.named((12, 20), sizes) == "(12, 20)"
     assert diagnose.named((12, 20), sizes, "(2*n_embd, n_hidden)") == "(2*n_embd, n_hidden)"
     assert diagnose.named((32, 6), sizes, "(batch, width)") == "(n, n_embd)"  # named already
-    hint = diagnose.wrong_sum((32, 20), (12, 20), sizes, (), "(2*n_embd, n_hidden)")
+    hint = detectors.wrong_sum((32, 20), (12, 20), sizes, (), "(2*n_embd, n_hidden)")
     assert feedback.hint(hint) == feedback.hint_wrong_sum("2*n_embd", "n")
 
 
@@ -194,7 +194,7 @@ SIZES = {"n": 32, "n_embd": 10, "n_hidden": 64, "block_size": 3, "vocab_size": 2
     ],
 )
 def test_shape_hints_name_the_sizes(case, got, expected, upstream, hint):
-    assert feedback.hint(diagnose.shape_hint(got, expected, SIZES, upstream)) == hint, case
+    assert feedback.hint(detectors.shape_mismatch(got, expected, SIZES, upstream)) == hint, case
 
 
 def test_named_shapes_and_labels():
@@ -226,8 +226,8 @@ def test_named_shapes_and_labels():
     ],
 )
 def test_pytorch_shape_errors_are_translated(message, expected):
-    assert feedback.hint(diagnose.error_hint("RuntimeError", message, SIZES)) == expected
-    assert diagnose.error_hint("ValueError", message, SIZES) is None
+    assert feedback.hint(detectors.pytorch_error("RuntimeError", message, SIZES)) == expected
+    assert detectors.pytorch_error("ValueError", message, SIZES) is None
 
 
 @pytest.mark.parametrize(

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import inspect
 
+import pytest
+
+from grader.feedback import detectors
 from grader.feedback import voice as feedback
 from grader.misconceptions import IDS, LISTED_MISTAKE, Found
 
@@ -48,3 +51,21 @@ def test_the_diagnosis_comes_first_and_the_numbers_after_it():
     assert shape == "`dx` has the wrong shape: why. Got (3,), expected (2, 3)."
     assert feedback.raised("IndexError", 2, "why.") == "Your code raised IndexError on line 2: why."
     assert feedback.raised("IndexError", 2) == "Your code raised IndexError on line 2:"
+
+
+VOICE = (feedback.checks, feedback.hints, feedback.diagnoses, feedback.sentences)
+VOICE += (feedback.training, feedback.notebook)
+DETECTORS = (detectors.shapes, detectors.errors, detectors.derivatives, detectors.indexing)
+DETECTORS += (detectors.formulas,)
+
+
+@pytest.mark.parametrize("member", VOICE + DETECTORS, ids=lambda member: member.__name__)
+def test_every_function_of_the_voice_and_the_detectors_is_on_their_face(member):
+    room = feedback if member in VOICE else detectors
+    defined = {
+        name
+        for name, f in inspect.getmembers(member, inspect.isfunction)
+        if f.__module__ == member.__name__ and not name.startswith("_")
+    }
+    assert defined <= set(member.__all__), f"{member.__name__}: not in its __all__"
+    assert set(member.__all__) <= set(room.__all__), f"{member.__name__}: not on the face"
