@@ -77,7 +77,7 @@ def main() -> int:
 
 def _items(catalog, wanted: int) -> list[str]:
     """Return `wanted` item ids: the course's own, then more made from them."""
-    from grader.cli.batch import columns_of
+    from grader.gradebook import columns_of
 
     own = list(columns_of(catalog))
     extra = [f"{own[i % len(own)]}_{i}" for i in range(max(0, wanted - len(own)))]

@@ -20,7 +20,7 @@ from app.screens.exercise import real_attempts
 from app.screens.progress import suggestion
 from app.storage import REGRADE, Attempt, Facts, facts_of, open_store
 from grader import Grader
-from grader.cli import batch
+from grader import gradebook as batch
 from grader.course import discover
 from grader.feedback import voice as feedback
 from grader.sandbox import verdict

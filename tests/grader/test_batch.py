@@ -14,8 +14,7 @@ import jsonschema
 import pandas as pd
 import pytest
 
-from grader.cli.batch import SCHEMA
-from grader.cli.classgen import write_class
+from grader.gradebook import SCHEMA, write_class
 
 from .cli_helpers import in_process as cli  # main(), in this process, on the shared sandbox
 

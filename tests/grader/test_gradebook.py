@@ -15,9 +15,10 @@ import jsonschema
 import pandas as pd
 import pytest
 
-from grader.cli import batch
-from grader.cli.batch import Book, Graded
+from grader import gradebook
 from grader.cli.inputs import BadInput
+from grader.gradebook import Book, Graded
+from grader.gradebook.collect import did_you_mean
 
 from .cli_helpers import in_process as cli  # main(), in this process
 
@@ -49,7 +50,7 @@ def book(tmp_path):
     """Write a book with a roster (zoe submitted nothing, ada is on it) and an empty folder."""
     learners = ("=HYPERLINK(1)", "ada", "empty", "grace")
     plan = Book(COLUMNS, learners, ("ada", "zoe"), INFO, (2, 0.5, 1))  # [points] of course.toml
-    return batch.write_gradebook(ROWS, tmp_path / "book", INFO, plan)
+    return gradebook.write_gradebook(ROWS, tmp_path / "book", INFO, plan)
 
 
 def test_the_wide_csv_has_a_row_per_learner_and_a_column_per_item(book):
@@ -97,7 +98,7 @@ def test_the_json_lists_everyone_and_validates(book):
 
 
 def test_without_a_roster_no_learner_says_whether_it_is_on_one(tmp_path):
-    _, _, path = batch.write_gradebook(ROWS, tmp_path / "b", INFO, Book(COLUMNS))
+    _, _, path = gradebook.write_gradebook(ROWS, tmp_path / "b", INFO, Book(COLUMNS))
     document = json.loads(path.read_text())
     learners = document["learners"]
     assert learners and not [e for e in learners if "on_roster" in e]
@@ -107,12 +108,12 @@ def test_without_a_roster_no_learner_says_whether_it_is_on_one(tmp_path):
 def test_a_roster_is_names_one_a_line(tmp_path):
     roster = tmp_path / "roster.txt"
     roster.write_bytes("\ufeffada\n# the class of 2026\n\n  zoë \nada\n".encode())
-    assert batch.read_roster(roster) == ("ada", "zoë")
+    assert gradebook.read_roster(roster) == ("ada", "zoë")
     roster.write_bytes(b"caf\xe9\n")
     with pytest.raises(BadInput, match="not UTF-8"):
-        batch.read_roster(roster)
+        gradebook.read_roster(roster)
     with pytest.raises(BadInput, match="cannot be read"):
-        batch.read_roster(tmp_path / "missing.txt")
+        gradebook.read_roster(tmp_path / "missing.txt")
 
 
 def test_a_misnamed_file_is_told_the_exercise_it_may_mean(tmp_path, catalog):
@@ -120,10 +121,10 @@ def test_a_misnamed_file_is_told_the_exercise_it_may_mean(tmp_path, catalog):
     (subs / "ada").mkdir(parents=True)
     (subs / "ada" / "dw2.py").write_text("dW2 = 0\n")
     (subs / "bob").mkdir()  # an empty folder: a learner all the same
-    items, refused, learners = batch.collect_class(subs, catalog, "01_mlp")
+    items, refused, learners = gradebook.collect_class(subs, catalog, "01_mlp")
     assert not items and learners == ["ada", "bob"]
     assert refused[0].summary.endswith("did you mean `dW2.py`?")
-    assert batch.did_you_mean("notes.txt", [e.id for e in catalog.exercises]) == ""
+    assert did_you_mean("notes.txt", [e.id for e in catalog.exercises]) == ""
 
 
 def _broken_course(tmp_path) -> Path:

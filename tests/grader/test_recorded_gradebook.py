@@ -1,4 +1,4 @@
-"""The gradebook of attempts recorded by the app (grader/cli/recorded.py): grade-batch's rows
+"""The gradebook of attempts recorded by the app (grader/gradebook/recorded.py): grade-batch's rows
 and files from plain facts, valid against docs/gradebook.schema.json."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from pathlib import Path
 import jsonschema
 
 from grader import discover
-from grader.cli import course_items, gradebook_files
-from grader.cli.recorded import gradebook_rows
+from grader.gradebook import course_items, gradebook_files
+from grader.gradebook.recorded import gradebook_rows
 
 ROOT = Path(__file__).resolve().parents[2]
 
