@@ -48,9 +48,8 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_app import paint_watch  # noqa: E402
-from streamlit_client import ClientError, StreamlitSession  # noqa: E402
+from bench_app import paint_watch
+from streamlit_client import ClientError, StreamlitSession
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = ROOT / "exercises" / "solutions" / "01_mlp"

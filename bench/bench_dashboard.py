@@ -28,7 +28,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 GOALS = {"grid query": 1.0, "first paint (warm)": 2.0}  # seconds, at most
 MISCONCEPTIONS = ("sign_flipped", "bessel", "keepdim_lost", "broadcast_not_summed", "transposed")
