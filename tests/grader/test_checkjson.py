@@ -48,14 +48,14 @@ WRONG_PASS = LECTURE_PASS.read_text().replace("dh = dlogits @ W2.T", "dh = dlogi
 OUTCOMES = [
     (
         "exercise solved",
-        ["exercises/solutions/01_mlp/dlogprobs.py", "--exercise", "dlogprobs"],
+        ["solutions/01_mlp/dlogprobs.py", "--exercise", "dlogprobs"],
         None,
     ),
     ("exercise raises", ["-", "--exercise", "dprobs"], "dprobs = 1 / 0\n"),
     ("exercise wrong shape", ["-", "--exercise", "dbnmeani"], "dbnmeani = (-dbndiff).sum(0)\n"),
     (
         "pass solved",
-        ["exercises/solutions/03_attention/whole_pass.py", "--scenario", "03_attention"],
+        ["solutions/03_attention/whole_pass.py", "--scenario", "03_attention"],
         None,
     ),
     ("pass wrong", ["-"], WRONG_PASS),
@@ -93,7 +93,7 @@ def test_grader_failure_validates_and_exits_3(validator, args, monkeypatch):
 
 
 def test_an_exercise_carries_its_checks_score_and_learner(validator):
-    answer = ROOT / "exercises/solutions/01_mlp/dcounts.py"
+    answer = ROOT / "solutions/01_mlp/dcounts.py"
     payload, _ = check_json(answer, "--exercise", "dcounts", "--learner", "Ada L.")
     assert payload["learner"] == "Ada L." and payload["file"] == str(answer)
     assert payload["kind"] == "exercise" and payload["scenario"] == "01_mlp"

@@ -25,7 +25,7 @@ LECTURE_PASS = Path(__file__).parent / "fixtures" / "lecture_pass.py"
 
 def test_check_one_exercise_exit_codes(tmp_path):
     right = tmp_path / "right.py"
-    right.write_text((ROOT / "exercises/solutions/01_mlp/dlogprobs.py").read_text())
+    right.write_text((ROOT / "solutions/01_mlp/dlogprobs.py").read_text())
     done = cli("check", right, "--exercise", "dlogprobs")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "dlogprobs: solved" in done.stdout
@@ -142,14 +142,14 @@ def raising_course(tmp_path):
 
 def test_check_on_a_scenario_that_raises_names_its_line(raising_course):
     scenario = raising_course / "03_attention/scenario.toml"
-    answer = ROOT / "exercises/solutions/03_attention/whole_pass.py"
+    answer = ROOT / "solutions/03_attention/whole_pass.py"
     done = in_process("check", answer, "--exercises", raising_course, "--scenario", "attention")
     assert done.returncode == 2, done.stdout + done.stderr
     assert f"error: {scenario}:42: forward.code line 2: raises with sizes: `k = x @ Wk.T`" in (
         done.stderr
     )
     assert "grader failed" not in done.stderr
-    right = ROOT / "exercises/solutions/02_layernorm/dxhat.py"
+    right = ROOT / "solutions/02_layernorm/dxhat.py"
     assert (
         in_process("check", right, "--exercises", raising_course, "--exercise", "dxhat").returncode
         == 0
@@ -159,10 +159,10 @@ def test_check_on_a_scenario_that_raises_names_its_line(raising_course):
 def test_grade_batch_on_a_scenario_that_raises_names_its_line(raising_course, tmp_path):
     subs = tmp_path / "class"
     (subs / "ada").mkdir(parents=True)
-    shutil.copy(ROOT / "exercises/solutions/02_layernorm/dxhat.py", subs / "ada/dxhat.py")
+    shutil.copy(ROOT / "solutions/02_layernorm/dxhat.py", subs / "ada/dxhat.py")
     book = ("--exercises", raising_course, "--out", tmp_path / "book")
     assert in_process("grade-batch", subs, *book).returncode == 0
-    shutil.copy(ROOT / "exercises/solutions/03_attention/dk.py", subs / "ada/dk.py")
+    shutil.copy(ROOT / "solutions/03_attention/dk.py", subs / "ada/dk.py")
     done = in_process("grade-batch", subs, *book)
     assert done.returncode == 2
     assert "03_attention/scenario.toml:42: forward.code line 2: raises with sizes" in done.stderr
@@ -285,7 +285,7 @@ def _whole_passes() -> list[tuple[str, int, Path]]:
     from grader.course.exercises import discover
 
     shipped = [s for s in discover().scenarios if s.whole_pass]
-    files = {s.slug: ROOT / "exercises" / "solutions" / s.slug / "whole_pass.py" for s in shipped}
+    files = {s.slug: ROOT / "solutions" / s.slug / "whole_pass.py" for s in shipped}
     files["01_mlp"] = LECTURE_PASS  # the lecture's own Exercise 1 cell
     return [(s.slug, len(s.whole_pass), files[s.slug]) for s in shipped]
 
@@ -305,7 +305,7 @@ def test_whole_passes_cover_every_shipped_course():
 
 
 def test_check_scenario_by_short_name_names_the_root_cause():
-    code = (ROOT / "exercises/solutions/03_attention/whole_pass.py").read_text()
+    code = (ROOT / "solutions/03_attention/whole_pass.py").read_text()
     wrong = code.replace("dv = p.transpose(-2, -1) @ dout", "dv = p @ dout")
     assert wrong != code
     done = in_process("check", "-", "--scenario", "attention", stdin=wrong)
@@ -315,7 +315,7 @@ def test_check_scenario_by_short_name_names_the_root_cause():
 
 
 def test_check_scenario_reports_an_exception_on_its_line():
-    code = (ROOT / "exercises/solutions/04_wavenet/whole_pass.py").read_text().splitlines()
+    code = (ROOT / "solutions/04_wavenet/whole_pass.py").read_text().splitlines()
     code.insert(3, "raise ValueError('stop here')")
     done = in_process("check", "-", "--scenario", "04_wavenet", "--json", stdin="\n".join(code))
     payload = json.loads(done.stdout)

@@ -216,7 +216,7 @@ def test_whole_pass_refused_before_running_starts_no_sandbox(capfd, code):
 
 def test_grader_failure_exits_3_with_one_line(tmp_path):
     answer = tmp_path / "answer.py"
-    answer.write_text((ROOT / "exercises/solutions/01_mlp/dprobs.py").read_text())
+    answer.write_text((ROOT / "solutions/01_mlp/dprobs.py").read_text())
     done = without_sandbox("check", answer, "--exercise", "dprobs")
     assert done.returncode == 3, done.stdout + done.stderr
     assert "The grader failed; this is not a problem with your code." in done.stdout

@@ -1,7 +1,7 @@
 """A gradebook nothing can spoil: a hostile class folder through `python -m grader grade-batch`.
 
 One class holds every odd entry at once beside honest learners: links out of the folder (one to
-exercises/solutions/), a learner's folder that is a link, FIFOs, a device, an unreadable folder, an
+solutions/), a learner's folder that is a link, FIFOs, a device, an unreadable folder, an
 undecodable name, cells that a spreadsheet would run, and terminal escapes in names. The book is
 still written, every odd entry is a `refused` row with its reason, the honest learners are
 graded, and nothing printed or written carries an escape or a formula. Run as root and, by
@@ -24,7 +24,7 @@ from .test_cli import LECTURE_PASS, ROOT, cli
 
 pytestmark = pytest.mark.slow  # grades a class through the CLI
 
-SOLUTIONS = ROOT / "exercises" / "solutions" / "01_mlp"
+SOLUTIONS = ROOT / "solutions" / "01_mlp"
 ESC = "\x1b[2J\x1b[31m"
 FORMULAS = ("=HYPERLINK(1)", "+SUM(1)", "-2+3", "@cmd", "\tTAB")
 UNDECODABLE = os.fsdecode(b"caf\xe9")  # Latin-1 bytes: not UTF-8

@@ -42,7 +42,7 @@ LIMITS = Limits(cpu_seconds=2, wall_seconds=8, memory_bytes=512 * 1024**2)
 # with eight busy processes a loop gets a quarter of a core, and must still meet its CPU limit.
 CPU_BOUND = Limits(cpu_seconds=2, wall_seconds=30, memory_bytes=512 * 1024**2)
 EXERCISE = "dlogprobs"
-SOLUTION = str(ROOT / "exercises" / "solutions" / "01_mlp" / "dlogprobs.py")
+SOLUTION = str(ROOT / "solutions" / "01_mlp" / "dlogprobs.py")
 EVIL = (
     "import os\nclass E:\n    def __reduce__(self):\n        return (os.system, ('touch pwned',))\n"
 )
@@ -138,7 +138,7 @@ HOSTILE = [
     case("reading", "solutions", f"print(open({SOLUTION!r}).read())", "runs",
          raised("FileNotFoundError", 1)),
     case("reading", "solutions-via-proc",
-         "import os\nprint(open('/proc/%d/cwd/exercises/solutions/01_mlp/dlogprobs.py'"
+         "import os\nprint(open('/proc/%d/cwd/solutions/01_mlp/dlogprobs.py'"
          " % os.getppid()).read())", "runs", raised("FileNotFoundError", 2)),
     case("reading", "grader-package", "from grader.course.exercises import SOLUTIONS_DIR", "runs",
          raised("ModuleNotFoundError", 1)),

@@ -5,9 +5,8 @@ from __future__ import annotations
 import pytest
 
 from grader import Grader
-from grader.course.exercises import EXERCISES_DIR
+from grader.course.exercises import SOLUTIONS_DIR as SOLUTIONS
 
-SOLUTIONS = EXERCISES_DIR / "solutions"
 SHIPPED = ["03_attention", "04_wavenet"]
 
 
