@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from .cli_helpers import ROOT, cli, in_process
+from ..cli_helpers import ROOT, cli, in_process
 
 pytestmark = pytest.mark.slow  # the CLI grades (torch, a sandbox); a few tests start its process
 
-LECTURE_PASS = Path(__file__).parent / "fixtures" / "lecture_pass.py"
+LECTURE_PASS = Path(__file__).parents[1] / "fixtures" / "lecture_pass.py"
 
 
 def test_check_one_exercise_exit_codes(tmp_path):

@@ -20,12 +20,12 @@ import pytest
 from grader.feedback.checkjson import EXIT_CODES, status
 from grader.result import PassResult, Result
 
-from .cli_helpers import Ran, from_root, in_process
+from ..cli_helpers import Ran, from_root, in_process
 
 pytestmark = pytest.mark.slow  # the CLI grades (torch, a sandbox); some tests start its process
 
-ROOT = Path(__file__).resolve().parents[2]
-LECTURE_PASS = Path(__file__).parent / "fixtures" / "lecture_pass.py"
+ROOT = Path(__file__).resolve().parents[3]
+LECTURE_PASS = Path(__file__).parents[1] / "fixtures" / "lecture_pass.py"
 HEAVY = ("torch", "numpy", "data")
 
 # Run the CLI's own __main__ and report, at exit, which heavy modules it imported.

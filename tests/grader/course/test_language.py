@@ -16,7 +16,7 @@ from grader.proving.prover import validate
 from grader.proving.scenariocheck import check_scenario, given_cuts
 from grader.result import FAIL
 
-FIXTURE = Path(__file__).parent / "fixtures" / "language"
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "language"
 SOLUTIONS = FIXTURE / "exercises" / "solutions"  # a course keeps its answers inside it
 
 
@@ -226,7 +226,7 @@ def test_an_unknown_dtype_is_refused(folder):
 
 
 def test_the_authoring_docs_worked_example_validates(tmp_path, monkeypatch):
-    readme = (Path(__file__).resolve().parents[2] / "docs" / "authoring.md").read_text()
+    readme = (Path(__file__).resolve().parents[3] / "docs" / "authoring.md").read_text()
     start = readme.index('title = "A residual stack"')
     folder = tmp_path / "exercises" / "05_residual"
     folder.mkdir(parents=True)

@@ -14,14 +14,14 @@ import pytest
 
 from grader.feedback.checkjson import EXIT_CODES, SCHEMA
 
-from .cli_helpers import from_root, in_process
+from ..cli_helpers import from_root, in_process
 
 pytestmark = pytest.mark.slow  # the CLI grades (torch, a sandbox)
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SCHEMA_FILE = ROOT / "docs" / "check-json.schema.json"
 DOC = ROOT / "docs" / "check-json.md"
-LECTURE_PASS = Path(__file__).parent / "fixtures" / "lecture_pass.py"
+LECTURE_PASS = Path(__file__).parents[1] / "fixtures" / "lecture_pass.py"
 
 
 def run(*argv, stdin: str | None = None) -> subprocess.CompletedProcess:
@@ -84,7 +84,7 @@ def test_every_outcome_validates_and_exits_with_its_code(validator, args, stdin,
 @pytest.mark.parametrize("args", [["--exercise", "dprobs"], []], ids=["exercise", "pass"])
 def test_grader_failure_validates_and_exits_3(validator, args, monkeypatch):
     """Where no sandbox can start (its interpreter does not exist), the grader itself fails.
-    (tests/grader/test_cli_exit.py runs this case in a `python -m grader` of its own.)"""
+    (tests/grader/cli/test_cli_exit.py runs this case in a `python -m grader` of its own.)"""
     monkeypatch.setattr(sys, "executable", "/nonexistent/python3")
     done = in_process("check", LECTURE_PASS, *args, "--json", lend=False)
     payload, code = json.loads(done.stdout), done.returncode

@@ -16,11 +16,11 @@ import pytest
 
 from grader.gradebook import SCHEMA, write_class
 
-from .cli_helpers import in_process as cli  # main(), in this process, on the shared sandbox
+from ..cli_helpers import in_process as cli  # main(), in this process, on the shared sandbox
 
 pytestmark = pytest.mark.slow  # grades a class through the CLI
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
+DOCS = Path(__file__).resolve().parents[3] / "docs"
 
 
 @pytest.fixture(scope="module")
@@ -146,7 +146,7 @@ def test_the_doc_documents_every_key_and_status():
         assert f"`{status}`" in doc
 
 
-LANGUAGE = Path(__file__).parent / "fixtures" / "language" / "exercises"
+LANGUAGE = Path(__file__).parents[1] / "fixtures" / "language" / "exercises"
 
 
 def test_a_course_of_its_own_is_graded_with_a_roster(tmp_path, validator):

@@ -20,10 +20,10 @@ from grader.cli.inputs import BadInput
 from grader.gradebook import Book, Graded
 from grader.gradebook.collect import did_you_mean
 
-from .cli_helpers import in_process as cli  # main(), in this process
+from ..cli_helpers import in_process as cli  # main(), in this process
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
-LANGUAGE = Path(__file__).parent / "fixtures" / "language" / "exercises"
+DOCS = Path(__file__).resolve().parents[3] / "docs"
+LANGUAGE = Path(__file__).parents[1] / "fixtures" / "language" / "exercises"
 COLUMNS = ("dh", "dW2", "whole_pass:01_mlp")
 SUMMARY = "`dh` has the wrong shape: got (64 × 32), expected (32, 64)."
 

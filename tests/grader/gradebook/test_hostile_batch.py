@@ -19,8 +19,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from ..cli.test_cli import LECTURE_PASS, ROOT, cli
 from .test_batch import BOOK, DOCS
-from .test_cli import LECTURE_PASS, ROOT, cli
 
 pytestmark = pytest.mark.slow  # grades a class through the CLI
 

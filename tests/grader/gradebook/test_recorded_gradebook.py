@@ -14,7 +14,7 @@ from grader import discover
 from grader.gradebook import course_items, gradebook_files
 from grader.gradebook.recorded import gradebook_rows
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _fact(learner, item, status, failed_check="", version="ab12"):

@@ -12,7 +12,7 @@ from grader.proving.prover import prove
 from grader.sandbox import Limits, Sandbox
 from grader.sandbox.verdict import message
 
-from .order_helpers import slot_held
+from ..order_helpers import slot_held
 
 # the lecture's hard-coded-size hint quotes the lecture's own sizes, its batch of 32 first
 LECTURE_HARD_CODED = (

@@ -20,7 +20,7 @@ from grader.result import FAIL
 from grader.sandbox import Limits, Sandbox
 from grader.sandbox.verdict import message
 
-from .hostile_helpers import (
+from ..hostile_helpers import (
     ROOT,
     SECRET,
     SECRET_NAME,

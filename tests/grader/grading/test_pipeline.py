@@ -16,7 +16,7 @@ from grader.training.gradcheck import check as gradient_check
 from grader.training.model import lecture_model
 from grader.training.records import TrainSettings
 
-LECTURE_PASS = (Path(__file__).parent / "fixtures" / "lecture_pass.py").read_text()
+LECTURE_PASS = (Path(__file__).parents[1] / "fixtures" / "lecture_pass.py").read_text()
 TOY_FAILS = ("dcounts", "dW1")  # one gradient of the whole pass, one of Exercise 4's check
 
 

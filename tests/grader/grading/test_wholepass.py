@@ -15,7 +15,7 @@ LECTURE_HARD_CODED = (
     "a size is hard-coded; use n, shapes of tensors or keepdim instead of numbers like 32, "
 )
 
-LECTURE_PASS = (Path(__file__).parent / "fixtures" / "lecture_pass.py").read_text()
+LECTURE_PASS = (Path(__file__).parents[1] / "fixtures" / "lecture_pass.py").read_text()
 
 
 @pytest.fixture(scope="module")

@@ -22,11 +22,11 @@ from grader import notebook
 from grader.feedback import voice as feedback
 from grader.notebook import UNFILLED, NotebookError
 
-from .fixtures import lecture_notebook as lecture
+from ..fixtures import lecture_notebook as lecture
 
 pytestmark = pytest.mark.slow  # each read starts a child process
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 NAME = "my.ipynb"
 APP_BUDGET_KIB = 100 << 10  # the app's process may grow by less than 100 MiB for one upload
 

@@ -20,12 +20,12 @@ from grader.notebook import MISSING, UNFILLED, WRITTEN, NotebookError
 from grader.result import Check, PassResult, Result
 from grader.training.records import GradCheck
 
-from .cli_helpers import Ran, in_process
-from .fixtures import lecture_notebook as lecture
+from ..cli_helpers import Ran, in_process
+from ..fixtures import lecture_notebook as lecture
 
 pytestmark = pytest.mark.slow  # most tests grade a whole notebook through the CLI
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SCHEMA = json.loads((ROOT / "docs" / "check-json.schema.json").read_text())
 NAMES = ROOT.parent / "shared" / "data" / "names.txt"
 WRONG_DLOGITS = "dlogits = F.softmax(logits, 1)\ndlogits[range(n), Yb] -= 1\n"
