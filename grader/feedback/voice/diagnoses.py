@@ -9,15 +9,20 @@ from grader.feedback.voice.words import as_shape
 __all__ = [
     "INDEXING",
     "hint_derivative_twice",
+    "hint_embedding_routing",
     "hint_fused_term",
     "hint_fused_wrong_dim",
     "hint_index_order",
     "hint_index_targets",
     "hint_local_only",
     "hint_missing_factor",
+    "hint_neighbour_step",
     "hint_no_local_derivative",
+    "hint_one_hot_width",
+    "hint_partial_derivative",
     "hint_power_kept",
     "hint_power_rule",
+    "hint_precedence",
     "hint_softmax_wrong_dim",
     "hint_stats_constant",
     "hint_sums_multiplied",
@@ -59,14 +64,17 @@ def hint_power_rule(power: float) -> str:
     )
 
 
-def hint_wrong_local_derivative(upstream: str, used: str, line: str, right: str) -> str:
+def hint_wrong_local_derivative(
+    upstream: str, used: str, line: str, right: str, softmax: str = ""
+) -> str:
+    """A softmax's backward is written out only as `softmax`, checked to give the gradient."""
     rest = f"is {right}" if right and right != "1" else "is something else"
     if not right and "softmax" in line:
         rest = (
             "is not element-wise: each output of a softmax row moves with every input of the "
-            "row, so subtract the row's sum of the output times its gradient, "
-            f"`{upstream[1:]} * ({upstream} - ({upstream[1:]} * {upstream}).sum(-1, keepdim=True))`"
+            "row, so subtract the row's sum of the output times its gradient"
         )
+        rest += f", `{softmax}`" if softmax else ""
     return (
         f"Hint: you multiplied `{upstream}` by {used}, which is not the local derivative of "
         f"`{line}`; the local derivative there {rest}."
@@ -117,11 +125,16 @@ def hint_target_entries(name: str, targets: str) -> str:
     )
 
 
-def hint_zeros_only() -> str:
-    return (
-        "Hint: your answer is all zeros: nothing reached it. An assignment through chained "
-        "indexing (`a[range(n)][Yb] = ...`) writes into a copy: index once, `a[range(n), Yb]`."
+def hint_zeros_only(chained: str = "", fixed: str = "") -> str:
+    """Chained indexing is named only where the code assigns through it (`chained`), and the
+    line indexed once proposed only as `fixed`, checked to give the gradient."""
+    if not chained:
+        return "Hint: your answer is all zeros: nothing was written into it."
+    said = (
+        f"Hint: your answer is all zeros: nothing reached it. `{chained}` assigns through "
+        "chained indexing, which writes into a copy"
     )
+    return f"{said}; index once: `{fixed}`." if fixed else f"{said}."
 
 
 def hint_softmax_wrong_dim(logits: str, dim: int, right: int) -> str:
@@ -145,9 +158,19 @@ def hint_wrong_tensor(used: str, right: str) -> str:
     )
 
 
-def _term(wrong) -> str:
+def _part(term: str, parts: tuple[tuple[str, str], ...]) -> str:
+    """Name a term of a fused formula as the course does (its `parts`), else by its path."""
+    named = dict(parts).get(term)
+    if named:
+        return named
+    if term:
+        return f"the part that flows back through `{term}`"
+    return "the part with every batch statistic held constant"
+
+
+def _term(wrong, parts: tuple[tuple[str, str], ...] = ()) -> str:
     """Say what is wrong with one term (a detectors.Term: its facts are fields)."""
-    term = f"the term through `{wrong.term}`" if wrong.term else "the direct term"
+    term = _part(wrong.term, parts)
     if wrong.label == "0":
         return f"leaves out {term}"
     if wrong.label == "-1":
@@ -162,8 +185,8 @@ def _term(wrong) -> str:
     return said
 
 
-def hint_fused_term(wrong: tuple) -> str:
-    said = "; it ".join(_term(t) for t in wrong)
+def hint_fused_term(wrong: tuple, parts: tuple[tuple[str, str], ...] = ()) -> str:
+    said = "; it ".join(_term(t, parts) for t in wrong)
     k = next((t.bessel for t in wrong if t.bessel), "")
     extra = (
         f" (Bessel's {k}/({k}-1) comes from a variance divided by {k}-1, and belongs on the "
@@ -183,25 +206,123 @@ def hint_stats_constant(names: tuple[str, ...]) -> str:
 
 
 def hint_fused_wrong_dim(
-    wrong: int, wrong_name: str, right: int, right_name: str, stats: tuple[str, ...]
+    wrong: int,
+    wrong_name: str,
+    right: int,
+    right_name: str,
+    stats: tuple[str, ...],
+    checked: bool = False,
 ) -> str:
+    """`.sum(right)` is proposed only when the code summed so, run, gave the gradient."""
     listed = " and ".join(f"`{s}`" for s in stats) or "the statistics"
     return (
         f"Hint: your formula sums over dim {wrong} ({wrong_name}), but {listed} reduce over dim "
-        f"{right} ({right_name}) in the forward pass, so their gradients sum over dim {right}: "
-        f"write `.sum({right}, keepdim=True)`."
+        f"{right} ({right_name}) in the forward pass, so their gradients sum over dim {right}"
+        + (f": write `.sum({right}, keepdim=True)`." if checked else ".")
     )
 
 
-def hint_sums_multiplied(value: str, upstream: str, flat: bool = False) -> str:
-    product = (
-        f"`{value}.flatten(0, -2).T @ {upstream}.flatten(0, -2)`"
-        if flat
-        else f"`{value}.T @ {upstream}`"
-    )
-    return (
+def hint_sums_multiplied(
+    value: str, upstream: str, flat: bool = False, checked: bool = False
+) -> str:
+    """The product is written out only when it was checked to be the gradient."""
+    said = (
         f"Hint: you multiplied the batch sums of `{value}` and `{upstream}`; the gradient is the "
-        f"sum over the batch of one outer product per example: {product}."
+        "sum over the batch of one outer product per example"
+    )
+    if not checked:
+        return f"{said}."
+    product = (
+        f"{value}.flatten(0, -2).T @ {upstream}.flatten(0, -2)"
+        if flat
+        else f"{value}.T @ {upstream}"
+    )
+    return f"{said}: `{product}`."
+
+
+def hint_neighbour_step(answer: str, factor: str, line: str, step: str, following: bool) -> str:
+    """A factor of a neighbouring line's local derivative: the next step's (one step too far)
+    or the previous step's (the given gradient holds it already)."""
+    said = (
+        f"Hint: your `{answer}` is the true gradient times `{factor}`, from the local "
+        f"derivative of `{line}`"
+    )
+    if following:
+        return f"{said}: that factor belongs to the next step, `{step}`, not to `{answer}`."
+    return (
+        f"{said}: the previous step already applied it, and the given `{step}` holds it; leave "
+        "it out."
+    )
+
+
+def hint_partial_derivative(
+    upstream: str, left_out: str, line: str, derivative: str, alone: bool, times: bool = False
+) -> str:
+    """One branch's local derivative without one of its factors, or without its upstream
+    gradient (`alone`; "multiply" is said only when that, `times`, was checked)."""
+    if alone:
+        said = f"Hint: the branch through `{line}` is its local derivative alone"
+        if times:
+            return f"{said}: multiply it by that branch's upstream gradient, `{upstream}`."
+        return f"{said}, without that branch's upstream gradient, `{upstream}`."
+    return (
+        f"Hint: the local derivative of `{line}` is `{derivative}`; in the branch through it "
+        f"(the one that `{upstream}` comes back by), your answer leaves out `{left_out}`."
+    )
+
+
+ROUTES = {
+    "averaged": "a character read several times gets the average of its gradients, but its "
+    "row adds them up: each place it was read adds its gradient; leave out the division by "
+    "the count",
+    "overwritten": "a character read more than once keeps only one of its gradients (an "
+    "assignment overwrites the one before); its row must add them all up",
+    "overwritten within a position": "`+=` through an index with repeats adds only one "
+    "gradient for a character read more than once at the same position; its row must add "
+    "every one of them",
+    "context to one row": "your answer sends the gradient of a whole context (summed over its "
+    "positions) to the row of its character at {at}; each position's gradient goes to the row "
+    "of the character read there",
+    "one position": "your answer keeps only {at} of each context; the characters at the other "
+    "positions were read too, and their rows get their gradients as well",
+}
+
+
+def hint_embedding_routing(
+    answer: str,
+    index: str,
+    upstream: str,
+    how: str,
+    position: int | None,
+    positions: int,
+    loop: bool,
+    fixed: bool = False,
+) -> str:
+    """Say how an embedding's gradient was sent to the wrong rows of its table (each row of
+    `answer` is a character of `index`); a loop's `=` is told `+=` only when that was checked."""
+    last = " (the last)" if position is not None and position == positions - 1 else ""
+    at = f"position {position}{last}" if position is not None else ""
+    said = ROUTES[how].format(at=at)
+    if how == "overwritten" and loop:
+        said = (
+            "your loop assigns each gradient with `=`, so a character read more than once "
+            "keeps only the last of its gradients; its row must add them all up"
+        )
+        said += ": use `+=`" if fixed else ""
+    return f"Hint: {said}."
+
+
+def hint_precedence(before: str, after: str) -> str:
+    return (
+        f"Hint: Python groups `{before}` by precedence (`**`, then `*` and `/`, then `+` and "
+        f"`-`), which is not the formula you meant; with brackets, `{after}` gives the gradient."
+    )
+
+
+def hint_one_hot_width(call: str, name: str, size: int, fixed: str) -> str:
+    return (
+        f"Hint: `{call}` has no `num_classes`, so it makes only as many columns as the largest "
+        f"index in it plus one, not {size} (`{name}`): give `num_classes={name}`, as in `{fixed}`."
     )
 
 

@@ -88,4 +88,9 @@ SENTENCES = {
     m.INDEX_OUT_OF_RANGE: hints.hint_index_out_of_range,
     m.FUSED_WRONG_DIM: diagnoses.hint_fused_wrong_dim,
     m.INDEX_ORDER: diagnoses.hint_index_order,
+    m.NEIGHBOUR_STEP: diagnoses.hint_neighbour_step,
+    m.PARTIAL_DERIVATIVE: diagnoses.hint_partial_derivative,
+    m.EMBEDDING_ROUTING: diagnoses.hint_embedding_routing,
+    m.PRECEDENCE: diagnoses.hint_precedence,
+    m.ONE_HOT_WIDTH: diagnoses.hint_one_hot_width,
 }

@@ -1,0 +1,391 @@
+"""Rewrites of the learner's code made on its syntax tree, never run here: the same code with one
+change a sentence may propose (a bracket the precedence of `*` over `-` left out, `@` for `*` or
+back, a transpose, a reduction's dim, `num_classes`, `+=` for `=`, one index for a chained one).
+The grader runs a rewrite in the sandbox, as it runs the learner's code, and proposes it only
+when its output is autograd's answer.
+
+    >>> [r.after for r in precedence(ast.parse("dhpreact = 1 - h**2 * dh"))]
+    ['(1 - h ** 2) * dh']
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+__all__ = [
+    "MAX_REWRITES",
+    "Rewrite",
+    "accumulate",
+    "has_loop",
+    "index_once",
+    "matmul_as_product",
+    "one_hot_calls",
+    "one_hot_classes",
+    "operator_swap",
+    "precedence",
+    "reduced_over",
+    "sum_over",
+    "transposes",
+]
+
+MAX_REWRITES = 4  # rewrites of one kind tried on one answer, each one sandbox run at most
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """The learner's whole code with one change (`code`), and the changed expression as they
+    wrote it (`before`) and as rewritten (`after`)."""
+
+    code: str
+    before: str
+    after: str
+
+
+def _rewrites(tree: ast.Module, change: Callable[[ast.AST], ast.AST | None]) -> list[Rewrite]:
+    """Return one rewrite per node `change` rewrites (one node changed at a time)."""
+    found: list[Rewrite] = []
+    for index, node in enumerate(ast.walk(tree)):
+        if change(node) is None:
+            continue
+        module = copy.deepcopy(tree)
+        twin = _at(module, index)
+        new = change(twin)
+        if _replace(module, twin, new):
+            code = ast.unparse(ast.fix_missing_locations(module))
+            found.append(Rewrite(code, ast.unparse(node), ast.unparse(new)))
+        if len(found) >= MAX_REWRITES:
+            break
+    return found
+
+
+def _at(module: ast.AST, index: int) -> ast.AST:
+    """Return the node at a position of `ast.walk` (the same in a deep copy)."""
+    return next(n for i, n in enumerate(ast.walk(module)) if i == index)
+
+
+def _replace(module: ast.Module, old: ast.AST, new: ast.AST) -> bool:
+    """Put `new` where `old` is in the module; return whether it was found."""
+    for parent in ast.walk(module):
+        for name, value in ast.iter_fields(parent):
+            if value is old:
+                setattr(parent, name, new)
+                return True
+            if isinstance(value, list) and any(v is old for v in value):
+                value[[i for i, v in enumerate(value) if v is old][0]] = new
+                return True
+    return False
+
+
+def _on_line(node: ast.AST, line: int | None) -> bool:
+    """Return whether a node is on the given line of the code (any line when None)."""
+    return line is None or getattr(node, "lineno", None) == line
+
+
+def operator_swap(tree: ast.Module, line: int | None, old: type, new: type) -> list[Rewrite]:
+    """Return the code with one `old` operator on the line made `new` (`*` -> `@`, or back)."""
+
+    def change(node):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, old) and _on_line(node, line):
+            return ast.BinOp(node.left, new(), node.right)
+        return None
+
+    return _rewrites(tree, change)
+
+
+def _toggled(node: ast.expr) -> ast.expr:
+    """Return `x.T` for `x`, and `x` for `x.T`."""
+    if isinstance(node, ast.Attribute) and node.attr == "T":
+        return node.value
+    return ast.Attribute(node, "T", ast.Load())
+
+
+ARRANGEMENTS = tuple(
+    (swap, flip_left, flip_right)
+    for swap in (False, True)
+    for flip_left in (False, True)
+    for flip_right in (False, True)
+)
+
+
+def transposes(tree: ast.Module, line: int | None, op: type = ast.MatMult) -> list[Rewrite]:
+    """Return the code with one product on the line (`op`: `@`, or `*` to be made one) written
+    as a matrix product in each other arrangement: either operand transposed, both, swapped
+    (every product of the line, each arrangement; the grader tries those whose shapes fit)."""
+    found: list[Rewrite] = []
+    for index, node in enumerate(ast.walk(tree)):
+        if not (isinstance(node, ast.BinOp) and isinstance(node.op, op) and _on_line(node, line)):
+            continue
+        for swap, flip_left, flip_right in ARRANGEMENTS:
+            if op is ast.MatMult and not (swap or flip_left or flip_right):
+                continue
+            module = copy.deepcopy(tree)
+            twin = _at(module, index)
+            left, right = (twin.right, twin.left) if swap else (twin.left, twin.right)
+            left = _toggled(left) if flip_left else left
+            new = ast.BinOp(left, ast.MatMult(), _toggled(right) if flip_right else right)
+            _replace(module, twin, new)
+            code = ast.unparse(ast.fix_missing_locations(module))
+            found.append(Rewrite(code, ast.unparse(node), ast.unparse(new)))
+    return found
+
+
+def _untransposed(node: ast.expr) -> ast.expr:
+    """Return an operand without its `.T`."""
+    return node.value if isinstance(node, ast.Attribute) and node.attr == "T" else node
+
+
+def _sum(node: ast.expr, dims: tuple[int, ...], keepdim: bool) -> ast.expr:
+    """Return `node.sum(dims, keepdim=True)`."""
+    dim = ast.Constant(dims[0]) if len(dims) == 1 else ast.Tuple([ast.Constant(d) for d in dims])
+    keywords = [ast.keyword("keepdim", ast.Constant(True))] if keepdim else []
+    return ast.Call(ast.Attribute(node, "sum", ast.Load()), [dim], keywords)
+
+
+def matmul_as_product(tree: ast.Module, dim: int, keepdim: bool) -> list[Rewrite]:
+    """Return the code with one `a.T @ b` (or `a @ b.T`) written `(a * b).sum(dim)`."""
+
+    def change(node):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+            product = ast.BinOp(_untransposed(node.left), ast.Mult(), _untransposed(node.right))
+            return _sum(product, (dim,), keepdim)
+        return None
+
+    return _rewrites(tree, change)
+
+
+REDUCTIONS = ("sum", "mean")
+
+
+def _reduction(node: ast.AST) -> bool:
+    """Return whether a node is a reduction call, `x.sum(...)` or `torch.sum(x, ...)`."""
+    func = getattr(node, "func", None)
+    return (
+        isinstance(node, ast.Call) and isinstance(func, ast.Attribute) and func.attr in REDUCTIONS
+    )
+
+
+def _dim_slot(node: ast.Call) -> tuple[str, int | str] | None:
+    """Return where a reduction names its dim: ("arg", index) or ("keyword", name)."""
+    module = isinstance(node.func.value, ast.Name) and node.func.value.id == "torch"
+    for keyword in node.keywords:
+        if keyword.arg in ("dim", "axis"):
+            return "keyword", keyword.arg
+    index = 1 if module else 0
+    return ("arg", index) if len(node.args) > index else None
+
+
+def _set_dim(node: ast.Call, wrong: set[int], right: int, keepdim: bool) -> bool:
+    """Make a reduction over a `wrong` dim one over `right`; return whether it changed."""
+    slot = _dim_slot(node)
+    if slot is None:
+        return False
+    kind, where = slot
+    current = (
+        node.args[where]
+        if kind == "arg"
+        else next(k.value for k in node.keywords if k.arg == where)
+    )
+    if not isinstance(current, ast.Constant) or current.value not in wrong:
+        return False
+    if kind == "arg":
+        node.args[where] = ast.Constant(right)
+    else:
+        next(k for k in node.keywords if k.arg == where).value = ast.Constant(right)
+    node.keywords = [k for k in node.keywords if k.arg not in ("keepdim", "keepdims")]
+    node.keywords += [ast.keyword("keepdim", ast.Constant(True))] if keepdim else []
+    return True
+
+
+def reduced_over(tree: ast.Module, wrong: set[int], right: int, keepdim: bool) -> list[Rewrite]:
+    """Return the code with every reduction over a `wrong` dim made one over `right` (all at
+    once: a formula sums over one dim throughout)."""
+    module = copy.deepcopy(tree)
+    changed = [n for n in ast.walk(module) if _reduction(n) and _set_dim(n, wrong, right, keepdim)]
+    if not changed:
+        return []
+    code = ast.unparse(ast.fix_missing_locations(module))
+    return [Rewrite(code, ast.unparse(tree), code)]
+
+
+def sum_over(tree: ast.Module, dims: tuple[int, ...], keepdim: bool) -> list[Rewrite]:
+    """Return the code with one reduction made a sum over `dims` (`.sum()` -> `.sum(0)`, or
+    `.sum(1)` -> `.sum(0)`)."""
+
+    def change(node):
+        if isinstance(node, ast.Call) and _reduction(node) and node.func.attr == "sum":
+            receiver = node.func.value
+            return _sum(receiver, dims, keepdim)
+        return None
+
+    return _rewrites(tree, change)
+
+
+def _flatten(node: ast.expr) -> tuple[list[ast.expr], list[ast.operator], list[ast.expr]]:
+    """Return a chain of `+ - * / @ **` as its operands and operators in the order written, and
+    the inner nodes merged into it; a child that needed a bracket (a lower precedence, or an
+    equal one on the side that groups first) stays one operand."""
+    if not _chain(node):
+        return [node], [], []
+    rank, right_first = _rank(node.op), isinstance(node.op, ast.Pow)
+    left, right = node.left, node.right
+    merge_left = _chain(left) and (
+        _rank(left.op) > rank or (_rank(left.op) == rank and not right_first)
+    )
+    merge_right = _chain(right) and (
+        _rank(right.op) > rank or (_rank(right.op) == rank and right_first)
+    )
+    a, a_ops, a_in = _flatten(left) if merge_left else ([left], [], [])
+    b, b_ops, b_in = _flatten(right) if merge_right else ([right], [], [])
+    inner = a_in + b_in + [n for n, m in ((left, merge_left), (right, merge_right)) if m]
+    return a + b, a_ops + [node.op] + b_ops, inner
+
+
+def _chain(node: ast.AST) -> bool:
+    return isinstance(node, ast.BinOp) and bool(_rank(node.op))
+
+
+def _rank(op: ast.operator) -> int:
+    """Return an operator's precedence in a chain (0: not one of the chain's operators)."""
+    ranks = {ast.Add: 1, ast.Sub: 1, ast.Mult: 2, ast.Div: 2, ast.MatMult: 2, ast.Pow: 3}
+    return ranks.get(type(op), 0)
+
+
+SYMBOLS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.MatMult: "@", ast.Pow: "**"}
+
+
+def _operand(node: ast.expr, source: str, base: bool) -> str:
+    """Return one operand as the learner wrote it, bracketed when it is an expression (a
+    negation only as the base of a power)."""
+    text = (ast.get_source_segment(source, node) if source else None) or ast.unparse(node)
+    atomic = isinstance(node, ast.Name | ast.Constant | ast.Call | ast.Attribute | ast.Subscript)
+    atomic = atomic or (isinstance(node, ast.UnaryOp) and not base)
+    return text if atomic else f"({text})"
+
+
+def _bracketed(operands: list, ops: list, span: tuple[int, int], source: str) -> str:
+    """Return the chain written with one bracket around the operands of `span`."""
+    start, end = span
+    parts = []
+    for i, operand in enumerate(operands):
+        base = i < len(ops) and isinstance(ops[i], ast.Pow)
+        text = _operand(operand, source, base)
+        parts.append(("(" if i == start else "") + text + (")" if i == end else ""))
+        if i < len(ops):
+            parts.append(SYMBOLS[type(ops[i])])
+    return " ".join(parts)
+
+
+def _spans(count: int) -> Iterator[tuple[int, int]]:
+    """Yield the spans of a chain of `count` operands, shortest first, whole chain excluded."""
+    for length in range(2, count):
+        for start in range(count - length + 1):
+            yield start, start + length - 1
+
+
+def _regrouped(node: ast.expr, source: str) -> list[tuple[ast.expr, str]]:
+    """Return the chain with one bracket more around a `+` or `-` that changes its grouping,
+    with its text."""
+    operands, ops, _ = _flatten(node)
+    found, seen = [], {ast.dump(node)}
+    for start, end in _spans(len(operands)):
+        if not any(_rank(op) == 1 for op in ops[start:end]):
+            continue
+        text = _bracketed(operands, ops, (start, end), source)
+        new = ast.parse(text, mode="eval").body
+        if ast.dump(new) not in seen:
+            seen.add(ast.dump(new))
+            found.append((new, text))
+    return found
+
+
+def precedence(tree: ast.Module, source: str = "") -> list[Rewrite]:
+    """Return the code with one bracket added where `*`, `/` or `**` took an operand of `+` or
+    `-` that a bracket would have kept (`1 - h**2 * dh` -> `(1 - h**2) * dh`); the operands
+    are shown as written in `source`, when given."""
+    nodes = list(ast.walk(tree))
+    merged = {id(n) for node in nodes if _chain(node) for n in _flatten(node)[2]}
+    found: list[Rewrite] = []
+    for index, root in enumerate(nodes):
+        if not _chain(root) or id(root) in merged:
+            continue
+        written = (ast.get_source_segment(source, root) if source else None) or ast.unparse(root)
+        for regrouped, text in _regrouped(root, source):
+            module = copy.deepcopy(tree)
+            _replace(module, _at(module, index), regrouped)
+            code = ast.unparse(ast.fix_missing_locations(module))
+            found.append(Rewrite(code, written, text))
+    return found[:MAX_REWRITES]
+
+
+ONE_HOT = ("one_hot",)
+
+
+def one_hot_calls(tree: ast.Module) -> list[ast.Call]:
+    """Return the calls of `F.one_hot(x)` that give no `num_classes` (one argument only)."""
+    return [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and getattr(node.func, "attr", getattr(node.func, "id", "")) in ONE_HOT
+        and len(node.args) == 1
+        and not any(k.arg == "num_classes" for k in node.keywords)
+    ]
+
+
+def one_hot_classes(tree: ast.Module, width: str) -> list[Rewrite]:
+    """Return the code with `num_classes=width` given to every one-hot that has none."""
+    module = copy.deepcopy(tree)
+    calls = one_hot_calls(module)
+    if not calls:
+        return []
+    before = ast.unparse(calls[0])
+    for call in calls:
+        call.keywords.append(ast.keyword("num_classes", ast.Name(width, ast.Load())))
+    code = ast.unparse(ast.fix_missing_locations(module))
+    return [Rewrite(code, before, ast.unparse(calls[0]))]
+
+
+def has_loop(tree: ast.Module) -> bool:
+    """Return whether the code has a loop."""
+    return any(isinstance(n, ast.For | ast.While) for n in ast.walk(tree))
+
+
+def accumulate(tree: ast.Module) -> list[Rewrite]:
+    """Return the code with every indexed assignment inside a loop made `+=` (`dC[ix] = v` ->
+    `dC[ix] += v`): each repeat then adds to what is there."""
+    module = copy.deepcopy(tree)
+    changed = None
+    for loop in [n for n in ast.walk(module) if isinstance(n, ast.For)]:
+        for node in ast.walk(loop):
+            body = getattr(node, "body", None)
+            for i, stmt in enumerate(body if isinstance(body, list) else []):
+                subscripted = isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                if subscripted and isinstance(stmt.targets[0], ast.Subscript):
+                    body[i] = ast.AugAssign(stmt.targets[0], ast.Add(), stmt.value)
+                    changed = changed or (stmt, body[i])
+    if changed is None:
+        return []
+    code = ast.unparse(ast.fix_missing_locations(module))
+    return [Rewrite(code, ast.unparse(changed[0]), ast.unparse(changed[1]))]
+
+
+def index_once(tree: ast.Module) -> list[Rewrite]:
+    """Return the code with an assignment through chained indexing (`a[i][j] = v`, which writes
+    into a copy) indexed once (`a[i, j] = v`)."""
+
+    def change(node):
+        if not isinstance(node, ast.Assign | ast.AugAssign):
+            return None
+        target = node.targets[0] if isinstance(node, ast.Assign) else node.target
+        if not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Subscript)):
+            return None
+        inner = target.value
+        once = ast.Subscript(inner.value, ast.Tuple([inner.slice, target.slice]), ast.Store())
+        if isinstance(node, ast.Assign):
+            return ast.Assign([once], node.value)
+        return ast.AugAssign(once, node.op, node.value)
+
+    return _rewrites(tree, change)
