@@ -2,7 +2,7 @@
 (shapes.py), PyTorch's errors (errors.py), a wrong local derivative (derivatives.py), a slip of
 indexing with the targets (indexing.py), a wrong formula's structure (formulas.py), the chain
 rule's neighbouring lines (chain.py), an embedding lookup's routing (lookups.py), and the
-rewrites of the learner's code a remedy is checked with (rewrites.py).
+rewrites of the learner's code a remedy is checked with (rewrites.py, brackets.py).
 
     >>> from grader.feedback import detectors
     >>> detectors.shape_mismatch(torch.zeros(32), torch.zeros(32, 1)).misconception
@@ -16,6 +16,7 @@ the order they are tried in (`DETECTORS` in grader/grading/hints.py).
 from __future__ import annotations
 
 from grader.feedback.detectors import (
+    brackets,
     chain,
     derivatives,
     errors,
@@ -25,6 +26,7 @@ from grader.feedback.detectors import (
     rewrites,
     shapes,
 )
+from grader.feedback.detectors.brackets import *  # noqa: F403
 from grader.feedback.detectors.chain import *  # noqa: F403
 from grader.feedback.detectors.derivatives import *  # noqa: F403
 from grader.feedback.detectors.errors import *  # noqa: F403
@@ -43,4 +45,5 @@ __all__ = [
     *chain.__all__,
     *lookups.__all__,
     *rewrites.__all__,
+    *brackets.__all__,
 ]

@@ -1,18 +1,18 @@
 """Rewrites of the learner's code made on its syntax tree, never run here: the same code with one
-change a sentence may propose (a bracket the precedence of `*` over `-` left out, `@` for `*` or
-back, a transpose, a reduction's dim, `num_classes`, `+=` for `=`, one index for a chained one).
-The grader runs a rewrite in the sandbox, as it runs the learner's code, and proposes it only
-when its output is autograd's answer.
+change a sentence may propose (`@` for `*` or back, a transpose, a reduction's dim,
+`num_classes`, `+=` for `=`, one index for a chained one; a bracket precedence left out is
+brackets.py's). The grader runs a rewrite in the sandbox, as it runs the learner's code, and
+proposes it only when its output is autograd's answer.
 
-    >>> [r.after for r in precedence(ast.parse("dhpreact = 1 - h**2 * dh"))]
-    ['(1 - h ** 2) * dh']
+    >>> [r.after for r in operator_swap(ast.parse("dh = dlogits * W2.T"), 1, ast.Mult, ast.MatMult)]
+    ['dlogits @ W2.T']
 """
 
 from __future__ import annotations
 
 import ast
 import copy
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 
 __all__ = [
@@ -22,10 +22,11 @@ __all__ = [
     "has_loop",
     "index_once",
     "matmul_as_product",
+    "node_at",
     "one_hot_calls",
     "one_hot_classes",
     "operator_swap",
-    "precedence",
+    "put_in_place",
     "reduced_over",
     "sum_over",
     "transposes",
@@ -51,9 +52,9 @@ def _rewrites(tree: ast.Module, change: Callable[[ast.AST], ast.AST | None]) -> 
         if change(node) is None:
             continue
         module = copy.deepcopy(tree)
-        twin = _at(module, index)
+        twin = node_at(module, index)
         new = change(twin)
-        if _replace(module, twin, new):
+        if put_in_place(module, twin, new):
             code = ast.unparse(ast.fix_missing_locations(module))
             found.append(Rewrite(code, ast.unparse(node), ast.unparse(new)))
         if len(found) >= MAX_REWRITES:
@@ -61,12 +62,12 @@ def _rewrites(tree: ast.Module, change: Callable[[ast.AST], ast.AST | None]) -> 
     return found
 
 
-def _at(module: ast.AST, index: int) -> ast.AST:
+def node_at(module: ast.AST, index: int) -> ast.AST:
     """Return the node at a position of `ast.walk` (the same in a deep copy)."""
     return next(n for i, n in enumerate(ast.walk(module)) if i == index)
 
 
-def _replace(module: ast.Module, old: ast.AST, new: ast.AST) -> bool:
+def put_in_place(module: ast.Module, old: ast.AST, new: ast.AST) -> bool:
     """Put `new` where `old` is in the module; return whether it was found."""
     for parent in ast.walk(module):
         for name, value in ast.iter_fields(parent):
@@ -122,11 +123,11 @@ def transposes(tree: ast.Module, line: int | None, op: type = ast.MatMult) -> li
             if op is ast.MatMult and not (swap or flip_left or flip_right):
                 continue
             module = copy.deepcopy(tree)
-            twin = _at(module, index)
+            twin = node_at(module, index)
             left, right = (twin.right, twin.left) if swap else (twin.left, twin.right)
             left = _toggled(left) if flip_left else left
             new = ast.BinOp(left, ast.MatMult(), _toggled(right) if flip_right else right)
-            _replace(module, twin, new)
+            put_in_place(module, twin, new)
             code = ast.unparse(ast.fix_missing_locations(module))
             found.append(Rewrite(code, ast.unparse(node), ast.unparse(new)))
     return found
@@ -221,103 +222,6 @@ def sum_over(tree: ast.Module, dims: tuple[int, ...], keepdim: bool) -> list[Rew
         return None
 
     return _rewrites(tree, change)
-
-
-def _flatten(node: ast.expr) -> tuple[list[ast.expr], list[ast.operator], list[ast.expr]]:
-    """Return a chain of `+ - * / @ **` as its operands and operators in the order written, and
-    the inner nodes merged into it; a child that needed a bracket (a lower precedence, or an
-    equal one on the side that groups first) stays one operand."""
-    if not _chain(node):
-        return [node], [], []
-    rank, right_first = _rank(node.op), isinstance(node.op, ast.Pow)
-    left, right = node.left, node.right
-    merge_left = _chain(left) and (
-        _rank(left.op) > rank or (_rank(left.op) == rank and not right_first)
-    )
-    merge_right = _chain(right) and (
-        _rank(right.op) > rank or (_rank(right.op) == rank and right_first)
-    )
-    a, a_ops, a_in = _flatten(left) if merge_left else ([left], [], [])
-    b, b_ops, b_in = _flatten(right) if merge_right else ([right], [], [])
-    inner = a_in + b_in + [n for n, m in ((left, merge_left), (right, merge_right)) if m]
-    return a + b, a_ops + [node.op] + b_ops, inner
-
-
-def _chain(node: ast.AST) -> bool:
-    return isinstance(node, ast.BinOp) and bool(_rank(node.op))
-
-
-def _rank(op: ast.operator) -> int:
-    """Return an operator's precedence in a chain (0: not one of the chain's operators)."""
-    ranks = {ast.Add: 1, ast.Sub: 1, ast.Mult: 2, ast.Div: 2, ast.MatMult: 2, ast.Pow: 3}
-    return ranks.get(type(op), 0)
-
-
-SYMBOLS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.MatMult: "@", ast.Pow: "**"}
-
-
-def _operand(node: ast.expr, source: str, base: bool) -> str:
-    """Return one operand as the learner wrote it, bracketed when it is an expression (a
-    negation only as the base of a power)."""
-    text = (ast.get_source_segment(source, node) if source else None) or ast.unparse(node)
-    atomic = isinstance(node, ast.Name | ast.Constant | ast.Call | ast.Attribute | ast.Subscript)
-    atomic = atomic or (isinstance(node, ast.UnaryOp) and not base)
-    return text if atomic else f"({text})"
-
-
-def _bracketed(operands: list, ops: list, span: tuple[int, int], source: str) -> str:
-    """Return the chain written with one bracket around the operands of `span`."""
-    start, end = span
-    parts = []
-    for i, operand in enumerate(operands):
-        base = i < len(ops) and isinstance(ops[i], ast.Pow)
-        text = _operand(operand, source, base)
-        parts.append(("(" if i == start else "") + text + (")" if i == end else ""))
-        if i < len(ops):
-            parts.append(SYMBOLS[type(ops[i])])
-    return " ".join(parts)
-
-
-def _spans(count: int) -> Iterator[tuple[int, int]]:
-    """Yield the spans of a chain of `count` operands, shortest first, whole chain excluded."""
-    for length in range(2, count):
-        for start in range(count - length + 1):
-            yield start, start + length - 1
-
-
-def _regrouped(node: ast.expr, source: str) -> list[tuple[ast.expr, str]]:
-    """Return the chain with one bracket more around a `+` or `-` that changes its grouping,
-    with its text."""
-    operands, ops, _ = _flatten(node)
-    found, seen = [], {ast.dump(node)}
-    for start, end in _spans(len(operands)):
-        if not any(_rank(op) == 1 for op in ops[start:end]):
-            continue
-        text = _bracketed(operands, ops, (start, end), source)
-        new = ast.parse(text, mode="eval").body
-        if ast.dump(new) not in seen:
-            seen.add(ast.dump(new))
-            found.append((new, text))
-    return found
-
-
-def precedence(tree: ast.Module, source: str = "") -> list[Rewrite]:
-    """Return the code with one bracket added where `*`, `/` or `**` took an operand of `+` or
-    `-` that a bracket would have kept (`1 - h**2 * dh` -> `(1 - h**2) * dh`); the operands
-    are shown as written in `source`, when given."""
-    nodes = list(ast.walk(tree))
-    merged = {id(n) for node in nodes if _chain(node) for n in _flatten(node)[2]}
-    found: list[Rewrite] = []
-    for index, root in enumerate(nodes):
-        if not _chain(root) or id(root) in merged:
-            continue
-        written = (ast.get_source_segment(source, root) if source else None) or ast.unparse(root)
-        for regrouped, text in _regrouped(root, source):
-            module = copy.deepcopy(tree)
-            _replace(module, _at(module, index), regrouped)
-            code = ast.unparse(ast.fix_missing_locations(module))
-            found.append(Rewrite(code, written, text))
-    return found[:MAX_REWRITES]
 
 
 ONE_HOT = ("one_hot",)
