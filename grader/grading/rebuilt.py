@@ -67,9 +67,12 @@ def local(got: torch.Tensor, clues: Clues) -> Found | None:
 
 def _local_only(consumer: str, clues: Clues) -> Found:
     """The local derivative alone; the whole answer times the upstream gradient is the remedy
-    when the consumer is the only one (checked by `local_only` before)."""
+    when the consumer is the only one (checked by `local_only` before); with several, the
+    sentence speaks of that consumer's branch."""
     upstream = f"d{consumer}"
-    if len(clues.upstream) != 1 or (clues.scope and upstream not in clues.scope):
+    if len(clues.upstream) != 1:
+        return Found(m.LOCAL_ONLY, (upstream, consumer))
+    if clues.scope and upstream not in clues.scope:
         return Found(m.LOCAL_ONLY, (upstream,))
     line = f"{clues.answer} = {clues.answer} * {upstream}"
     return Found(m.LOCAL_ONLY, (upstream,), remedy=Remedy(line))
@@ -173,7 +176,14 @@ def sums(got: torch.Tensor, clues: Clues) -> Found | None:
 def softmax_dim(got: torch.Tensor, clues: Clues) -> Found | None:
     """Cross-entropy's `softmax - one-hot` with the softmax over the wrong dim."""
     found = detectors.softmax_dim(got, clues.expected, clues.values)
-    return Found(m.SOFTMAX_WRONG_DIM, found) if found else None
+    if not found:
+        return None
+    tree, (_, wrong, right) = clues.tree, found
+    calls = ("softmax", "log_softmax")
+    rewrites = detectors.reduced_over(tree, {wrong, wrong - 2}, right, False, calls) if tree else []
+    fixed = next((r for r in rewrites if clues.gives(r.code)), None)
+    remedy = Remedy(fixed.code, True) if fixed else None
+    return Found(m.SOFTMAX_WRONG_DIM, (*found, remedy is not None), remedy=remedy)
 
 
 def missing_factor(got: torch.Tensor, clues: Clues) -> Found | None:

@@ -58,6 +58,7 @@ def for_error(found: Found | None, line: int | None, clues: Clues | None) -> Fou
         m.MATMUL_FOR_ELEMENTWISE: lambda: detectors.operator_swap(
             clues.tree, line, ast.MatMult, ast.Mult
         ),
+        m.INDEX_ADD_SHAPE: lambda: detectors.index_add_flat(clues.tree),
     }.get(found.misconception)
     if rewrites is None:
         return found
@@ -68,7 +69,7 @@ def for_error(found: Found | None, line: int | None, clues: Clues | None) -> Fou
 
 
 # The facts each of these errors' sentences takes before the remedy (`fixed`).
-ARGS = {m.BROADCAST_CLASH: 3, m.MATMUL_SHAPES: 4, m.MATMUL_FOR_ELEMENTWISE: 2}
+ARGS = {m.BROADCAST_CLASH: 3, m.MATMUL_SHAPES: 4, m.MATMUL_FOR_ELEMENTWISE: 2, m.INDEX_ADD_SHAPE: 1}
 
 
 def _may_fit(rewrite, clues: Clues) -> bool:

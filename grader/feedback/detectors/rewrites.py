@@ -20,6 +20,7 @@ __all__ = [
     "Rewrite",
     "accumulate",
     "has_loop",
+    "index_add_flat",
     "index_once",
     "matmul_as_product",
     "node_at",
@@ -160,17 +161,16 @@ def matmul_as_product(tree: ast.Module, dim: int, keepdim: bool) -> list[Rewrite
 REDUCTIONS = ("sum", "mean")
 
 
-def _reduction(node: ast.AST) -> bool:
-    """Return whether a node is a reduction call, `x.sum(...)` or `torch.sum(x, ...)`."""
+def _reduction(node: ast.AST, calls=REDUCTIONS) -> bool:
+    """Return whether a node is a reduction call, `x.sum(...)` or `torch.sum(x, ...)` (or a
+    call of `calls`)."""
     func = getattr(node, "func", None)
-    return (
-        isinstance(node, ast.Call) and isinstance(func, ast.Attribute) and func.attr in REDUCTIONS
-    )
+    return isinstance(node, ast.Call) and isinstance(func, ast.Attribute) and func.attr in calls
 
 
 def _dim_slot(node: ast.Call) -> tuple[str, int | str] | None:
     """Return where a reduction names its dim: ("arg", index) or ("keyword", name)."""
-    module = isinstance(node.func.value, ast.Name) and node.func.value.id == "torch"
+    module = isinstance(node.func.value, ast.Name) and node.func.value.id in ("torch", "F")
     for keyword in node.keywords:
         if keyword.arg in ("dim", "axis"):
             return "keyword", keyword.arg
@@ -200,11 +200,17 @@ def _set_dim(node: ast.Call, wrong: set[int], right: int, keepdim: bool) -> bool
     return True
 
 
-def reduced_over(tree: ast.Module, wrong: set[int], right: int, keepdim: bool) -> list[Rewrite]:
-    """Return the code with every reduction over a `wrong` dim made one over `right` (all at
-    once: a formula sums over one dim throughout)."""
+def reduced_over(
+    tree: ast.Module, wrong: set[int], right: int, keepdim: bool, calls=REDUCTIONS
+) -> list[Rewrite]:
+    """Return the code with every reduction (or other call of `calls` that takes a dim, such as
+    `softmax`) over a `wrong` dim made one over `right`, all at once: a formula sums over one
+    dim throughout."""
     module = copy.deepcopy(tree)
-    changed = [n for n in ast.walk(module) if _reduction(n) and _set_dim(n, wrong, right, keepdim)]
+    keep = keepdim and calls == REDUCTIONS
+    changed = [
+        n for n in ast.walk(module) if _reduction(n, calls) and _set_dim(n, wrong, right, keep)
+    ]
     if not changed:
         return []
     code = ast.unparse(ast.fix_missing_locations(module))
@@ -274,6 +280,30 @@ def accumulate(tree: ast.Module) -> list[Rewrite]:
         return []
     code = ast.unparse(ast.fix_missing_locations(module))
     return [Rewrite(code, ast.unparse(changed[0]), ast.unparse(changed[1]))]
+
+
+def index_add_flat(tree: ast.Module) -> list[Rewrite]:
+    """Return the code with `index_add_` given a flat index and one source row per index,
+    along dim 0: `t.index_add_(0, index.reshape(-1), source.reshape(-1, source.shape[-1]))`."""
+
+    def change(node):
+        func = getattr(node, "func", None)
+        if not (isinstance(node, ast.Call) and getattr(func, "attr", "") == "index_add_"):
+            return None
+        if len(node.args) != 3:
+            return None
+        index, source = (ast.unparse(a) for a in node.args[1:])
+        flat = f"{_bracket(index)}.reshape(-1)"
+        rows = f"{_bracket(source)}.reshape(-1, {_bracket(source)}.shape[-1])"
+        call = f"{ast.unparse(func.value)}.index_add_(0, {flat}, {rows})"
+        return ast.parse(call, mode="eval").body
+
+    return _rewrites(tree, change)
+
+
+def _bracket(text: str) -> str:
+    """Return code bracketed unless it is a name or an attribute, so a method may follow."""
+    return text if text.replace(".", "").replace("_", "").isalnum() else f"({text})"
 
 
 def index_once(tree: ast.Module) -> list[Rewrite]:

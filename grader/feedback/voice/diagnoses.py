@@ -32,8 +32,13 @@ __all__ = [
 ]
 
 
-def hint_local_only(upstream: str = "") -> str:
+def hint_local_only(upstream: str = "", branch: str = "") -> str:
     by = f", `{upstream}`" if upstream else ""
+    if branch:
+        return (
+            f"Hint: what flows back through `{branch}` is only its local derivative; that "
+            f"branch needs its upstream gradient{by} too."
+        )
     return f"Hint: that is only the local derivative; multiply it by the upstream gradient{by}."
 
 
@@ -132,11 +137,14 @@ def hint_zeros_only(chained: str = "", fixed: str = "") -> str:
     return f"{said}; index once: `{fixed}`." if fixed else f"{said}."
 
 
-def hint_softmax_wrong_dim(logits: str, dim: int, right: int) -> str:
-    return (
+def hint_softmax_wrong_dim(logits: str, dim: int, right: int, checked: bool = False) -> str:
+    """`F.softmax(logits, right)` is written out only when the code so changed gave the
+    gradient."""
+    said = (
         f"Hint: your softmax runs over dim {dim}; cross-entropy's softmax runs over dim {right}, "
-        f"each row's own classes: `F.softmax({logits}, {right})`."
+        "each row's own classes"
     )
+    return f"{said}: `F.softmax({logits}, {right})`." if checked else f"{said}."
 
 
 def hint_missing_factor(name: str, left_out: bool) -> str:

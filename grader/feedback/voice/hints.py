@@ -180,17 +180,18 @@ def hint_matmul_for_elementwise(left: str = "", right: str = "", fixed: str = ""
     return f"{said}: check which product the forward pass has."
 
 
-def hint_index_add_shape(dim: int = 0) -> str:
+def hint_index_add_shape(dim: int = 0, fixed: str = "") -> str:
+    """The flattened call is written out only as `fixed`, checked to give the gradient."""
     along = (
-        f"Hint: `index_add_({dim}, ...)` adds along dim {dim}, but the rows of `C` are the "
-        "characters: add along dim 0. "
+        f"Hint: `index_add_({dim}, ...)` adds along dim {dim}, but the rows of the table are "
+        "the characters: add along dim 0. "
         if dim
         else "Hint: "
     )
-    return (
-        f"{along}`index_add_` adds one row of the source per index: flatten the index "
-        "(`Xb.view(-1)`) and the source to one row per index (`demb.view(-1, n_embd)`)."
-    )
+    said = f"{along}`index_add_` adds one row of the source per index"
+    if fixed:
+        return f"{said}: flatten the index and the source to one row per index, `{fixed}`."
+    return f"{said}: its index must be one-dimensional, and the source one row per index."
 
 
 def hint_pair_not_taken(function: str) -> str:

@@ -3,6 +3,7 @@ this folder's bank.toml, with the grader that graded them (its sandbox runs the 
 
 from __future__ import annotations
 
+import logging
 import tomllib
 from pathlib import Path
 
@@ -38,14 +39,40 @@ def bank_grader(default_data, catalog):
     return Grader(default_data, catalog)
 
 
+class Kept(logging.Handler):
+    """Keeps the records logged while the banks are graded (a detector that fails logs one)."""
+
+    def __init__(self):
+        super().__init__(logging.ERROR)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
 @pytest.fixture(scope="session")
-def graded_banks(bank_grader):
-    """Return (answer, result) for every answer of every bank, graded once."""
-    out = []
-    for path in BANKS:
-        for a in answers(path):
-            if a["exercise"] == WHOLE_PASS:
-                out.append((a, bank_grader.grade_pass(code_of(a))))
-            else:
-                out.append((a, bank_grader.grade(a["exercise"], code_of(a))))
-    return out
+def banks(bank_grader):
+    """Return (answer, result) for every answer of every bank, graded once, and the errors the
+    grader logged meanwhile (a detector that raises says nothing and logs why)."""
+    out, kept, logger = [], Kept(), logging.getLogger("grader")
+    logger.addHandler(kept)
+    try:
+        for path in BANKS:
+            for a in answers(path):
+                if a["exercise"] == WHOLE_PASS:
+                    out.append((a, bank_grader.grade_pass(code_of(a))))
+                else:
+                    out.append((a, bank_grader.grade(a["exercise"], code_of(a))))
+    finally:
+        logger.removeHandler(kept)
+    return out, kept.records
+
+
+@pytest.fixture(scope="session")
+def graded_banks(banks):
+    return banks[0]
+
+
+@pytest.fixture(scope="session")
+def grading_errors(banks):
+    return banks[1]
