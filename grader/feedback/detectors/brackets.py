@@ -73,8 +73,10 @@ def _bracketed(operands: list, ops: list, span: tuple[int, int], source: str) ->
     return " ".join(parts)
 
 
-def _spans(count: int) -> Iterator[tuple[int, int]]:
-    """Yield the spans of a chain of `count` operands, shortest first, whole chain excluded."""
+def _spans(ops: list) -> Iterator[tuple[int, int]]:
+    """Yield the spans of a chain's operands that a bracket may hold, shortest first, the whole
+    chain left out: a slip of precedence is mostly one bracket around a short `a - b`."""
+    count = len(ops) + 1
     for length in range(2, count):
         for start in range(count - length + 1):
             yield start, start + length - 1
@@ -85,7 +87,7 @@ def _regrouped(node: ast.expr, source: str) -> list[tuple[ast.expr, str]]:
     with its text."""
     operands, ops, _ = _flatten(node)
     found, seen = [], {ast.dump(node)}
-    for start, end in _spans(len(operands)):
+    for start, end in _spans(ops):
         if not any(_rank(op) == 1 for op in ops[start:end]):
             continue
         text = _bracketed(operands, ops, (start, end), source)
