@@ -4,9 +4,9 @@ can be recognised as one step too far (times the next step's local derivative), 
 again (times the previous step's), or a branch with one factor of its local derivative, or its
 upstream gradient, left out.
 
-    >>> local_factors("bndiff2 = bndiff**2", "bndiff")
-    ('2', 'bndiff')
-    >>> local_factors("bnvar = 1 / (n - 1) * (bndiff2).sum(0, keepdim=True)", "bndiff2")
+    >>> local_factors("y = x**2", "x")
+    ('2', 'x')
+    >>> local_factors("v = 1 / (n - 1) * (x2).sum(0, keepdim=True)", "x2")
     ('1 / (n - 1)',)
 
 The factors are code of the instructor's forward line; the grader evaluates them on the case's

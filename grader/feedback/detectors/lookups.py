@@ -1,5 +1,5 @@
-"""The detector of an embedding's gradient sent to the wrong rows: for a lookup `emb = C[Xb]`,
-the gradient of `C` adds up, in each character's row, the gradients of every place that
+"""The detector of an embedding's gradient sent to the wrong rows: for a lookup `e = table[index]`,
+the table's gradient adds up, in each character's row, the gradients of every place that
 character was read. A learner may average the repeats instead, keep only one of them (an
 assignment, or `+=` through an index with repeats, one position or the whole at once), send a
 whole context's gradient to the row of one of its characters, or read one position only. Each
@@ -34,7 +34,7 @@ class Routing:
 
 
 def gather_index(line: str, table: str) -> str:
-    """Return the index's name when a forward line looks rows of `table` up, `emb = C[Xb]`."""
+    """Return the index's name when a forward line looks rows of `table` up (`e = table[ix]`)."""
     try:
         stmt = ast.parse(line).body[0]
     except (SyntaxError, IndexError):

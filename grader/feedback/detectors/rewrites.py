@@ -283,8 +283,9 @@ def accumulate(tree: ast.Module) -> list[Rewrite]:
 
 
 def index_add_flat(tree: ast.Module) -> list[Rewrite]:
-    """Return the code with `index_add_` given a flat index and one source row per index,
-    along dim 0: `t.index_add_(0, index.reshape(-1), source.reshape(-1, source.shape[-1]))`."""
+    """Return the code with `index_add_` along dim 0, given a flat index and one source row per
+    index: `t.index_add_(0, index.reshape(-1), source.reshape(-1, source.shape[-1]))` (an
+    argument already so shaped is kept as written)."""
 
     def change(node):
         func = getattr(node, "func", None)
@@ -292,18 +293,35 @@ def index_add_flat(tree: ast.Module) -> list[Rewrite]:
             return None
         if len(node.args) != 3:
             return None
-        index, source = (ast.unparse(a) for a in node.args[1:])
-        flat = f"{_bracket(index)}.reshape(-1)"
-        rows = f"{_bracket(source)}.reshape(-1, {_bracket(source)}.shape[-1])"
+        index, source = node.args[1:]
+        flat = ast.unparse(index) if _reshaped(index, 1) else f"{_bracket(index)}.reshape(-1)"
+        rows = ast.unparse(source) if _reshaped(source, 2) else _rows(source)
         call = f"{ast.unparse(func.value)}.index_add_(0, {flat}, {rows})"
         return ast.parse(call, mode="eval").body
 
     return _rewrites(tree, change)
 
 
-def _bracket(text: str) -> str:
-    """Return code bracketed unless it is a name or an attribute, so a method may follow."""
-    return text if text.replace(".", "").replace("_", "").isalnum() else f"({text})"
+def _reshaped(node: ast.expr, dims: int) -> bool:
+    """Return whether an argument is a `.view`/`.reshape` to `dims` dims, the first -1."""
+    func = getattr(node, "func", None)
+    if not isinstance(node, ast.Call) or getattr(func, "attr", "") not in ("view", "reshape"):
+        return False
+    first = ast.unparse(node.args[0]) if node.args else ""
+    return len(node.args) == dims and first == "-1"
+
+
+def _rows(source: ast.expr) -> str:
+    """Return a source reshaped to one row per index, its last dim kept."""
+    text = _bracket(source)
+    return f"{text}.reshape(-1, {text}.shape[-1])"
+
+
+def _bracket(node: ast.expr) -> str:
+    """Return code bracketed unless it is one operand, so a method may follow it."""
+    text = ast.unparse(node)
+    one = isinstance(node, ast.Name | ast.Attribute | ast.Call | ast.Subscript)
+    return text if one else f"({text})"
 
 
 def index_once(tree: ast.Module) -> list[Rewrite]:
