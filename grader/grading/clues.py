@@ -25,6 +25,29 @@ from grader.grading.reference import evaluate, path_statements, path_terms, vjp
 from grader.misconceptions import Found
 from grader.sandbox import RunOutcome, Sandbox
 
+RERUNS = 8  # rewrites of the learner's code run for one submission, at most
+QUICK_RUN = 0.5  # seconds: after a run this slow, no rewrite runs (each would be as slow)
+
+
+class Budget:
+    """The rewrites one submission may still run in the sandbox: a wrong answer's remedies
+    cost a run each, so a learner cannot make one submission cost many slow runs."""
+
+    def __init__(self, runs: int):
+        self.runs, self.slow = runs, False
+
+    def spend(self) -> bool:
+        """Return whether one more run is allowed, and count it."""
+        if self.slow or self.runs <= 0:
+            return False
+        self.runs -= 1
+        return True
+
+
+def _none(code: str) -> None:
+    """Run nothing: there is no learner's code to rewrite."""
+    return None
+
 
 class ClueGatherer:
     """Gathers an answer's Subject and clues; keeps what depends only on the exercise (the
@@ -39,6 +62,7 @@ class ClueGatherer:
         exercise, run = prepared.exercise, prepared.runs[LECTURE]
         expected = prepared.expected[LECTURE]
         cotangents = prepared.cotangents[LECTURE]
+        budget = Budget(0 if outcome.elapsed > QUICK_RUN else RERUNS)
         return Subject(
             exercise.answer,
             source,
@@ -51,11 +75,17 @@ class ClueGatherer:
             exact_dtype=bool(exercise.dtype),
             declared=_declared_shape(exercise, run.sizes, tuple(expected.shape)),
             upstream=tuple(tuple(t.shape) for t in cotangents.values()),
-            clues={case: self.clues(prepared, case, source) for case in (LECTURE, RANDOM)},
+            clues={case: self.clues(prepared, case, source, budget) for case in (LECTURE, RANDOM)},
             noise=lambda: diagnose.noise_level(run.values, cotangents, expected.dtype),
         )
 
-    def clues(self, prepared: Prepared, case: str, source: Source | None = None) -> Clues:
+    def clues(
+        self,
+        prepared: Prepared,
+        case: str,
+        source: Source | None = None,
+        budget: Budget | None = None,
+    ) -> Clues:
         """Return what the hints read on one case; the sandboxed and autograd runs they may
         need are thunks, run only for an answer wrong there."""
         exercise = prepared.exercise
@@ -93,22 +123,24 @@ class ClueGatherer:
             answer=exercise.answer,
             tree=tree,
             source=source.code if source is not None else "",
-            rerun=self._rerun(prepared, case) if tree is not None else (lambda code: None),
+            rerun=self._rerun(prepared, case, budget or Budget(RERUNS)) if tree else _none,
             scope=frozenset(scope_names(prepared.case(case))),
             tolerance=exercise.tolerance,
         )
 
-    def _rerun(self, prepared: Prepared, case: str):
+    def _rerun(self, prepared: Prepared, case: str, budget: Budget):
         """Return a function running a rewrite of the learner's code on one case in the
         sandbox (as their code runs) and returning its answer, None when it did not run; each
-        rewrite runs once, and only code that passes the screen the learner's passed."""
+        rewrite runs once, only code that passes the screen the learner's passed, and only
+        within the submission's budget (a few runs, none after a slow one)."""
         kept: dict[str, torch.Tensor | None] = {}
 
         def run(code: str) -> torch.Tensor | None:
             if code not in kept:
                 kept[code] = None
-                if not checks.screen(code).refused:
+                if budget.spend() and not checks.screen(code).refused:
                     outcome = self._sandbox().run(code, [prepared.case(case)])
+                    budget.slow = budget.slow or outcome.elapsed > QUICK_RUN
                     ok = outcome.status == "ok" and not outcome.cases[0].error
                     kept[code] = (
                         checks.answer(outcome, case, prepared.exercise.answer) if ok else None

@@ -183,3 +183,13 @@ def test_every_function_of_the_new_chapters_is_on_their_face(chapter):
         if f.__module__ == chapter.__name__ and not name.startswith("_")
     }
     assert defined <= set(chapter.__all__) <= set(room.__all__), chapter.__name__
+
+
+def test_a_submission_runs_a_few_rewrites_at_most_and_none_after_a_slow_run():
+    from grader.grading.clues import Budget
+
+    budget = Budget(2)
+    assert [budget.spend() for _ in range(3)] == [True, True, False]
+    slow = Budget(8)
+    slow.slow = True
+    assert not slow.spend()
