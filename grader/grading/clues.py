@@ -26,7 +26,7 @@ from grader.misconceptions import Found
 from grader.sandbox import RunOutcome, Sandbox
 
 RERUNS = 8  # rewrites of the learner's code run for one submission, at most
-QUICK_RUN = 0.5  # seconds: after a run this slow, no rewrite runs (each would be as slow)
+SLOW_RERUN = 2.0  # seconds: after a rewrite's run this slow, no more (a quick answer's take ~10 ms)
 
 
 class Budget:
@@ -62,7 +62,7 @@ class ClueGatherer:
         exercise, run = prepared.exercise, prepared.runs[LECTURE]
         expected = prepared.expected[LECTURE]
         cotangents = prepared.cotangents[LECTURE]
-        budget = Budget(0 if outcome.elapsed > QUICK_RUN else RERUNS)
+        budget = Budget(RERUNS)
         return Subject(
             exercise.answer,
             source,
@@ -132,7 +132,8 @@ class ClueGatherer:
         """Return a function running a rewrite of the learner's code on one case in the
         sandbox (as their code runs) and returning its answer, None when it did not run; each
         rewrite runs once, only code that passes the screen the learner's passed, and only
-        within the submission's budget (a few runs, none after a slow one)."""
+        within the submission's budget (a few runs, none after a slow one: a rewrite may loop
+        where the learner's code did not, and each run is bounded by the sandbox's limits)."""
         kept: dict[str, torch.Tensor | None] = {}
 
         def run(code: str) -> torch.Tensor | None:
@@ -140,7 +141,7 @@ class ClueGatherer:
                 kept[code] = None
                 if budget.spend() and not checks.screen(code).refused:
                     outcome = self._sandbox().run(code, [prepared.case(case)])
-                    budget.slow = budget.slow or outcome.elapsed > QUICK_RUN
+                    budget.slow = budget.slow or outcome.elapsed > SLOW_RERUN
                     ok = outcome.status == "ok" and not outcome.cases[0].error
                     kept[code] = (
                         checks.answer(outcome, case, prepared.exercise.answer) if ok else None

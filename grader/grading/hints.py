@@ -3,9 +3,12 @@
 A check that finds wrong values on a case asks `find(case, got, clues)`; the detectors that read
 that case are tried in order (DETECTORS) and the first that recognises the answer answers, with
 a misconception id and the facts its sentence needs. The engine gathers the clues before the
-checks run and hands them down in the `Subject`: no check calls back into the grader. Adding a
-detector is one entry here (its maths in grader/feedback/detectors/ when it builds a candidate),
-its id in misconceptions.py and its sentence in grader/feedback/voice/.
+checks run and hands them down in the `Subject` (evidence.py): no check calls back into the
+grader. The simplest detectors are here; those that rebuild a likely wrong answer from the
+tensors this process holds are in rebuilt.py, those that check a rewrite of the learner's code
+in the sandbox in rewritten.py. Adding a detector is one entry here (its maths in
+grader/feedback/detectors/), its id in misconceptions.py and its sentence in
+grader/feedback/voice/.
 """
 
 from __future__ import annotations
