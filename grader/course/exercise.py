@@ -37,6 +37,7 @@ EXERCISE_KEYS = {
     "lecture": str,  # where the video teaches it; overrides the scenario's
     "answers": list,  # several gradients to write at once, e.g. ["dq", "dk"]
     "dtype": str,  # "float32" or "float64": the dtype of the inputs and of the answer
+    "parts": dict,  # a fused formula's terms in the lecture's words: `direct`, then by statistic
 }
 DTYPES = ("float32", "float64")
 # The lecture's (atol, rtol), as torch.allclose applies them: |got - want| <= atol + rtol*|want|
@@ -84,6 +85,7 @@ class Exercise:
 
     answers: tuple[str, ...] = ()  # every variable to write, when there are several
     dtype: str = ""  # the dtype of the inputs and the answer; "" keeps the scenario's
+    named_parts: tuple[tuple[str, str], ...] = ()  # a fused formula's terms: ("", phrase), ...
     version: str = ""  # a hash of the exercise file and its scenario file: changes with either
 
     def parts(self) -> tuple[Exercise, ...]:
@@ -162,6 +164,7 @@ def load_exercise(path: Path, scenario: Scenario, solutions: Path | None = None)
         lecture=parse_lecture(raw["lecture"], where) if "lecture" in raw else scenario.lecture,
         answers=answers,
         dtype=raw.get("dtype", ""),
+        named_parts=_parts(raw.get("parts", {}), scenario, where),
         version=content_version(path, scenario.path),
         solutions=solutions or solutions_root(path.parents[1]),
     )
@@ -222,6 +225,16 @@ def _mistakes(raw: list, where: str) -> list[Mistake]:
         require(named in IDS, f"{at}: misconception", f"must be one of {', '.join(IDS)}")
         mistakes.append(Mistake(item["code"].strip() + "\n", item["message"].strip(), named))
     return mistakes
+
+
+def _parts(raw: dict, scenario: Scenario, where: str) -> tuple[tuple[str, str], ...]:
+    """Return a fused formula's terms as named: `direct` (every statistic held constant) is
+    the key "", each other key a statistic of the scenario; every name is a string."""
+    for key, phrase in raw.items():
+        where_key = f"{where}: parts.{key}"
+        require(key == "direct" or key in scenario.names(), where_key, "is not in the scenario")
+        require(isinstance(phrase, str) and phrase.strip(), where_key, "must be a phrase")
+    return tuple(("" if k == "direct" else k, v.strip()) for k, v in raw.items())
 
 
 def _check_exercise(exercise: Exercise, where: str) -> None:

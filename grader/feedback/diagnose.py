@@ -203,6 +203,32 @@ def wrong_places(got: torch.Tensor, expected: torch.Tensor) -> tuple[tuple, tupl
     return rows, cols
 
 
+@dataclass(frozen=True)
+class Spread:
+    """Where an answer differs from autograd's, measured on a 2-D view: the share of entries
+    that differ, the rows and columns they are in, and the most in any one row."""
+
+    share: float
+    rows: tuple[int, ...]
+    cols: tuple[int, ...]
+    per_row: int
+
+
+def spread(got: torch.Tensor, expected: torch.Tensor) -> Spread:
+    """Return where got differs from expected beyond the lecture's tolerance."""
+    bad = _as_2d(~torch.isclose(got, expected, rtol=RTOL, atol=ATOL))
+    rows = tuple(int(i) for i in bad.any(1).nonzero().flatten())
+    cols = tuple(int(i) for i in bad.any(0).nonzero().flatten())
+    share = float(bad.float().mean()) if bad.numel() else 0.0
+    per_row = int(bad.sum(1).max()) if bad.numel() else 0
+    return Spread(share, rows, cols, per_row)
+
+
+def differing(got: torch.Tensor, expected: torch.Tensor) -> torch.Tensor:
+    """Return the mask of entries where got differs from expected beyond the tolerance."""
+    return ~torch.isclose(got, expected, rtol=RTOL, atol=ATOL)
+
+
 def as_2d(t: torch.Tensor) -> torch.Tensor:
     """View a tensor as 2-D (see `_as_2d`)."""
     return _as_2d(t)

@@ -13,7 +13,7 @@ from grader import misconceptions as m
 from grader.course import Problem, rules
 from grader.feedback import detectors, diagnose
 from grader.feedback import voice as feedback
-from grader.grading import hints
+from grader.grading import hints, rewritten
 from grader.grading.cases import ALT, LECTURE, RANDOM, scope_names
 from grader.grading.hints import Clues
 from grader.misconceptions import Found
@@ -30,6 +30,7 @@ class Source:
     tree: ast.Module | None = None
     unparsed: Problem | None = None  # it does not parse
     autograd: Problem | None = None  # it reaches autograd
+    code: str = ""  # the code as written (the feedback quotes it as written)
 
     @property
     def refused(self) -> bool:
@@ -41,8 +42,8 @@ def screen(code: str) -> Source:
     """Parse the code and look for autograd in it, before anything runs."""
     tree = rules.parse(code)
     if isinstance(tree, Problem):
-        return Source(unparsed=tree)
-    return Source(tree, autograd=rules.autograd_use(tree))
+        return Source(unparsed=tree, code=code)
+    return Source(tree, autograd=rules.autograd_use(tree), code=code)
 
 
 @dataclass(frozen=True)
@@ -91,7 +92,9 @@ class Subject:
 
 def failed(kind: str, message: str, found: Found | None = None) -> Check:
     """Return a failed check with the hint sentence and id of the misconception found."""
-    return Check(kind, FAIL, message, feedback.hint(found), found.misconception if found else "")
+    if found is None:
+        return Check(kind, FAIL, message)
+    return Check(kind, FAIL, message, feedback.hint(found), found.misconception, found.remedy)
 
 
 def named(kind: str, say: Callable[[str], str], found: Found | None) -> Check:
@@ -100,7 +103,7 @@ def named(kind: str, say: Callable[[str], str], found: Found | None) -> Check:
     why = feedback.diagnosis(found)
     if not why:
         return failed(kind, say(""), found)
-    return Check(kind, FAIL, say(why), "", found.misconception)
+    return Check(kind, FAIL, say(why), "", found.misconception, found.remedy)
 
 
 def parse_message(problem: Problem) -> str:
@@ -147,6 +150,7 @@ def _raised(case: CaseOutcome, s: Subject) -> Check:
     swapped = detectors.index_order(s.source.tree) if s.source.tree else None
     if found is not None and found.misconception == m.INDEX_OUT_OF_RANGE and swapped:
         found = Found(m.INDEX_ORDER, swapped)
+    found = rewritten.for_error(found, err.line, s.clues.get(case.name))
     return named("runs", lambda why: feedback.raised(err.type, err.line, why), found)
 
 
@@ -201,9 +205,12 @@ def _every_case(s: Subject) -> list[torch.Tensor]:
 def _wrong_shape(s: Subject, got: torch.Tensor, expected: torch.Tensor) -> Check:
     """Say the shape is wrong (an exercise names the sizes in it) and why it may be."""
     sizes = s.sizes.get(LECTURE)
-    found = detectors.shape_mismatch(
-        got.to(expected.dtype), expected, sizes, s.upstream, s.declared
-    )
+    got = got.to(expected.dtype)
+    found = detectors.shape_mismatch(got, expected, sizes, s.upstream, s.declared)
+    found = rewritten.for_shape(found, got, None if s.row else s.clues.get(LECTURE))
+    if found is not None and found.misconception == m.KEEPDIM_LOST and s.source.tree:
+        own = detectors.lectures_own(s.source.tree, s.name)
+        found = Found(found.misconception, (*found.args, own), remedy=found.remedy)
     shapes = ()
     if not s.row:
         shapes = (

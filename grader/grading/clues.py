@@ -18,12 +18,35 @@ import torch
 from grader.course import Exercise, evaluate_shape
 from grader.feedback import detectors, diagnose
 from grader.grading import checks
-from grader.grading.cases import ALT, LECTURE, RANDOM, Prepared
+from grader.grading.cases import ALT, LECTURE, RANDOM, Prepared, scope_names
 from grader.grading.checks import Source, Subject
 from grader.grading.hints import Clues
-from grader.grading.reference import path_statements, path_terms, vjp
+from grader.grading.reference import evaluate, path_statements, path_terms, vjp
 from grader.misconceptions import Found
 from grader.sandbox import RunOutcome, Sandbox
+
+RERUNS = 8  # rewrites of the learner's code run for one submission, at most
+SLOW_RERUN = 2.0  # seconds: after a rewrite's run this slow, no more (a quick answer's take ~10 ms)
+
+
+class Budget:
+    """The rewrites one submission may still run in the sandbox: a wrong answer's remedies
+    cost a run each, so a learner cannot make one submission cost many slow runs."""
+
+    def __init__(self, runs: int):
+        self.runs, self.slow = runs, False
+
+    def spend(self) -> bool:
+        """Return whether one more run is allowed, and count it."""
+        if self.slow or self.runs <= 0:
+            return False
+        self.runs -= 1
+        return True
+
+
+def _none(code: str) -> None:
+    """Run nothing: there is no learner's code to rewrite."""
+    return None
 
 
 class ClueGatherer:
@@ -39,6 +62,7 @@ class ClueGatherer:
         exercise, run = prepared.exercise, prepared.runs[LECTURE]
         expected = prepared.expected[LECTURE]
         cotangents = prepared.cotangents[LECTURE]
+        budget = Budget(RERUNS)
         return Subject(
             exercise.answer,
             source,
@@ -51,14 +75,21 @@ class ClueGatherer:
             exact_dtype=bool(exercise.dtype),
             declared=_declared_shape(exercise, run.sizes, tuple(expected.shape)),
             upstream=tuple(tuple(t.shape) for t in cotangents.values()),
-            clues={case: self.clues(prepared, case, source.tree) for case in (LECTURE, RANDOM)},
+            clues={case: self.clues(prepared, case, source, budget) for case in (LECTURE, RANDOM)},
             noise=lambda: diagnose.noise_level(run.values, cotangents, expected.dtype),
         )
 
-    def clues(self, prepared: Prepared, case: str, tree=None) -> Clues:
+    def clues(
+        self,
+        prepared: Prepared,
+        case: str,
+        source: Source | None = None,
+        budget: Budget | None = None,
+    ) -> Clues:
         """Return what the hints read on one case; the sandboxed and autograd runs they may
         need are thunks, run only for an answer wrong there."""
         exercise = prepared.exercise
+        tree = source.tree if source is not None else None
         run, cots = prepared.runs[case], prepared.cotangents[case]
         mistakes = tuple(
             (Found(m.misconception, said=m.message), self._mistake_output(prepared, i, case))
@@ -85,7 +116,39 @@ class ClueGatherer:
             terms=self._terms(prepared, case),
             reduced=lambda: detectors.reduction_dims(tree) if tree is not None else (),
             stat_dims=lambda: _stat_dims(exercise, tuple(cots)),
+            parts=exercise.named_parts,
+            neighbours=_neighbours(exercise, tuple(cots)),
+            evaluate=lambda code: evaluate(code, run),
+            alone={c: _partial(exercise, run, _unit(cots, c)) for c in cots},
+            answer=exercise.answer,
+            tree=tree,
+            source=source.code if source is not None else "",
+            rerun=self._rerun(prepared, case, budget or Budget(RERUNS)) if tree else _none,
+            scope=frozenset(scope_names(prepared.case(case))),
+            tolerance=exercise.tolerance,
         )
+
+    def _rerun(self, prepared: Prepared, case: str, budget: Budget):
+        """Return a function running a rewrite of the learner's code on one case in the
+        sandbox (as their code runs) and returning its answer, None when it did not run; each
+        rewrite runs once, only code that passes the screen the learner's passed, and only
+        within the submission's budget (a few runs, none after a slow one: a rewrite may loop
+        where the learner's code did not, and each run is bounded by the sandbox's limits)."""
+        kept: dict[str, torch.Tensor | None] = {}
+
+        def run(code: str) -> torch.Tensor | None:
+            if code not in kept:
+                kept[code] = None
+                if budget.spend() and not checks.screen(code).refused:
+                    outcome = self._sandbox().run(code, [prepared.case(case)])
+                    budget.slow = budget.slow or outcome.elapsed > SLOW_RERUN
+                    ok = outcome.status == "ok" and not outcome.cases[0].error
+                    kept[code] = (
+                        checks.answer(outcome, case, prepared.exercise.answer) if ok else None
+                    )
+            return kept[code]
+
+        return run
 
     def _terms(self, prepared: Prepared, case: str):
         """Return a thunk giving a fused formula's terms on a case: kept for the lecture batch,
@@ -145,6 +208,34 @@ def _stat_dims(exercise: Exercise, given: tuple[str, ...]) -> tuple[int, ...]:
     over (a batch statistic's `sum(0)`, LayerNorm's `mean(-1)`)."""
     lines = path_statements(exercise.scenario, exercise.target, given)
     return tuple(d for s in lines for d in detectors.reduction_dims(ast.parse(s.source)))
+
+
+def _neighbours(exercise: Exercise, given: tuple[str, ...]) -> dict[str, str]:
+    """Return the lines of the steps next to the exercise's: `next:<input>` for the target's
+    own line (its local derivative with respect to each input is the next step's factor), and
+    `before:<consumer>` for the line that reads a consumer, when one line alone does (the step
+    that made the consumer's gradient)."""
+    scenario, out = exercise.scenario, {}
+    try:
+        own = scenario.statement(exercise.target)
+    except KeyError:
+        own = None
+    for name in own.reads if own is not None else ():
+        out[f"next:{name}"] = own.source.split("#")[0].strip()
+    for consumer in given:
+        readers = [stmt for stmt in scenario.forward if consumer in stmt.reads]
+        if len(readers) == 1:  # the consumer's gradient is that one line's step alone
+            out[f"before:{consumer}"] = readers[0].source.split("#")[0].strip()
+    return out
+
+
+def _unit(cotangents: dict, consumer: str) -> dict:
+    """Return the cotangents with one consumer's made ones and the others zero: that branch's
+    local derivative alone, without its upstream gradient."""
+    return {
+        k: torch.ones_like(v) if k == consumer else torch.zeros_like(v)
+        for k, v in cotangents.items()
+    }
 
 
 def _once(thunk):

@@ -13,7 +13,7 @@ from grader.course import Catalog, Exercise, discover, rules
 from grader.feedback import diagnose
 from grader.feedback import voice as feedback
 from grader.grading import checks, pipeline
-from grader.grading.cases import LECTURE, RANDOM, Prepared, Runs, fresh, prepare
+from grader.grading.cases import LECTURE, RANDOM, Prepared, Runs, fresh, prepare, scope_names
 from grader.grading.checks import Source, Subject
 from grader.grading.clues import ClueGatherer
 from grader.grading.pipeline import EXERCISE, WHOLE_PASS
@@ -110,17 +110,20 @@ class Grader:
         )
         result = replace(result, lines=tuple((n, c) for n, c in lines if c))
         if not result.solved:
-            return self._diagnosed(chosen, result)
+            return self._diagnosed(chosen, result, source.tree)
         return self._hidden_branches(chosen, source.tree, result)
 
-    def _diagnosed(self, chosen, result: PassResult) -> PassResult:
+    def _diagnosed(self, chosen, result: PassResult, tree) -> PassResult:
         """Name the root cause's step exercise and, when the learner's lines for it run on
-        their own there, give the diagnosis (misconception and sentence) that exercise gives."""
+        their own there (with the helper lines they read), give the diagnosis (misconception
+        and sentence) that exercise gives."""
         exercise = step_exercise(self.catalog, chosen, result.root_cause)
         if exercise is None:
             return result
         result = replace(result, root_exercise=exercise.id)
-        lines = result.line_of(exercise.answer)
+        provided = set(scope_names(self.prepared(exercise).case(LECTURE)))
+        gradients = {f"d{t}" for t in chosen.whole_pass}
+        lines = rules.statements_needed(tree, exercise.answer, provided, gradients)
         alone = self._grade(exercise, lines) if lines else None
         if alone is None or alone.solved or not alone.ran:
             return result

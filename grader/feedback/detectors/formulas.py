@@ -13,7 +13,14 @@ import torch
 
 from grader.feedback.diagnose import alike, is_multiple
 
-__all__ = ["Term", "reduction_dims", "sums_multiplied", "terms_wrong"]
+__all__ = [
+    "Term",
+    "present_terms",
+    "reduction_dims",
+    "sums_multiplied",
+    "sums_product",
+    "terms_wrong",
+]
 
 
 STEADY_TERM = 1e-4  # a term smaller than this, relative to the largest, is float noise
@@ -34,25 +41,57 @@ class Term:
 
 
 def terms_wrong(
-    got: torch.Tensor, terms: tuple[tuple[str, torch.Tensor], ...], factors
+    got: torch.Tensor,
+    terms: tuple[tuple[str, torch.Tensor], ...],
+    factors,
+    expected: torch.Tensor | None = None,
 ) -> tuple[Term, ...] | None:
     """Return what is wrong with each term of a fused formula that the answer drops, negates or
-    rescales (by a factor of `factors`), if the answer is such a mix of the terms."""
-    largest = max((float(t.abs().max()) for _, t in terms), default=0.0)
-    kept = [(name, t) for name, t in terms if float(t.abs().max()) > STEADY_TERM * largest]
+    rescales (by a factor of `factors`), if the answer is such a mix of the terms.
+
+    Guarded: a term is weighed only when it is not float noise and, given autograd's answer
+    (`expected`), only when it is part of it (terms from a path that cancels, such as the max
+    of a softmax, are not); the answer must then be such a mix to float precision, with the
+    terms not all off by one and the same factor (a sign or a factor of the whole answer).
+    """
+    kept = present_terms(terms, expected)
     if len(kept) < 2:
         return None
-    basis = torch.stack([t.reshape(-1).double() for _, t in kept], 1)
-    solution = torch.linalg.lstsq(basis, got.reshape(-1, 1).double()).solution.flatten()
-    fitted = (basis @ solution).reshape(got.shape).to(got.dtype)
-    if not alike(got, fitted):
+    solution = _fit(got, [t for _, t in kept])
+    if solution is None:
         return None
+    if max(solution) - min(solution) < 1e-3 * max(1.0, max(abs(c) for c in solution)):
+        return None  # the whole answer scaled or negated: not one term
     wrong = tuple(
-        _coefficient(name, float(c), factors)
+        _coefficient(name, c, factors)
         for (name, _), c in zip(kept, solution, strict=True)
-        if abs(float(c) - 1.0) > 1e-3
+        if abs(c - 1.0) > 1e-3
     )
     return wrong or None
+
+
+def present_terms(terms, expected: torch.Tensor | None) -> list[tuple[str, torch.Tensor]]:
+    """Return the terms that are not float noise, each scaled by its share of autograd's answer
+    (when given), leaving out those it does not hold; none when they do not make it up."""
+    largest = max((float(t.abs().max()) for _, t in terms), default=0.0)
+    kept = [(name, t) for name, t in terms if float(t.abs().max()) > STEADY_TERM * largest]
+    if expected is None or len(kept) < 2:
+        return kept
+    shares = _fit(expected, [t for _, t in kept])
+    if shares is None:
+        return []
+    return [(name, t * c) for (name, t), c in zip(kept, shares, strict=True) if abs(c) > 1e-3]
+
+
+def _fit(answer: torch.Tensor, basis: list[torch.Tensor]) -> list[float] | None:
+    """Return the coefficients that make `answer` of the basis, when it is such a mix to float
+    precision and the basis has no two terms alike (else None)."""
+    stacked = torch.stack([t.reshape(-1).double() for t in basis], 1)
+    if torch.linalg.matrix_rank(stacked / stacked.abs().amax(0).clamp_min(1e-300)) < len(basis):
+        return None
+    solution = torch.linalg.lstsq(stacked, answer.reshape(-1, 1).double()).solution.flatten()
+    fitted = (stacked @ solution).reshape(answer.shape).to(answer.dtype)
+    return [float(c) for c in solution] if alike(answer, fitted) else None
 
 
 def _coefficient(term: str, value: float, factors) -> Term:
@@ -88,6 +127,13 @@ def sums_multiplied(
             if any(is_multiple(got, made.to(got.dtype)) for made in _sum_products(value, up)):
                 return name, up_name
     return None
+
+
+def sums_product(value: str, upstream: str, flat: bool) -> str:
+    """Return the sum over the batch of one outer product per example, as code."""
+    if flat:
+        return f"{value}.flatten(0, -2).T @ {upstream}.flatten(0, -2)"
+    return f"{value}.T @ {upstream}"
 
 
 def _sum_products(value: torch.Tensor, up: torch.Tensor):

@@ -14,6 +14,8 @@ import torch
 from grader.feedback.diagnose import alike, is_multiple, nearest_multiple
 
 __all__ = [
+    "entries_at",
+    "index_applies",
     "index_order",
     "index_slip",
     "softmax_dim",
@@ -189,6 +191,50 @@ def _fixed(targets: torch.Tensor, expected: torch.Tensor):
     cols = expected.shape[1]
     for where, step in (("left", -1), ("right", 1)):  # one column off each row's target
         yield where, _onehot((targets + step) % cols, expected) - onehot
+
+
+def index_applies(expected: torch.Tensor, values: Mapping[str, torch.Tensor]) -> bool:
+    """Return whether the slips of indexing with the targets were tried on this gradient: it is
+    2-D and a tensor in scope holds a class index per row."""
+    return expected.dim() == 2 and any(_targets_of(t, expected) for t in values.values())
+
+
+PLACED_ROWS = 4  # rows that must differ before their places are read as a pattern
+
+
+def entries_at(
+    bad: torch.Tensor, values: Mapping[str, torch.Tensor], first: str = ""
+) -> tuple[tuple[str, str], ...]:
+    """Return where the entries that differ (`bad`, 2-D, at most two per row) are, when every
+    one of them is a row's target or a row's largest entry of a tensor in scope (one such
+    place, or two, each holding some): (`targets`, name), (`largest`, name); () otherwise.
+    `first` is tried first (the exercise's own tensor)."""
+    if bad.dim() != 2 or int(bad.any(1).sum()) < PLACED_ROWS or int(bad.sum(1).max()) > 2:
+        return ()
+    places = list(_places(bad, values, first))
+    for said, at in places:  # one place alone first: the simplest true description
+        if not bool((bad & ~at).any()):
+            return (said,)
+    for a, (said, at) in enumerate(places):
+        for other, also in places[a + 1 :]:
+            inside = not bool((bad & ~(at | also)).any())
+            if inside and bool((bad & at & ~also).any()) and bool((bad & also & ~at).any()):
+                return (said, other)
+    return ()
+
+
+def _places(bad: torch.Tensor, values: Mapping[str, torch.Tensor], first: str):
+    """Yield ((kind, name), the mask of one entry per row) for the targets and for each row's
+    largest entry of every float tensor of the gradient's shape, `first` first."""
+    names = sorted(values, key=lambda k: k != first)
+    for name in names:
+        value = values[name]
+        if _targets_of(value, bad):
+            yield ("targets", name), _onehot(value, bad.float()).bool()
+    for name in names:
+        value = values[name]
+        if value.shape == bad.shape and value.is_floating_point():
+            yield ("largest", name), _onehot(value.argmax(1), bad.float()).bool()
 
 
 def target_entries(

@@ -32,8 +32,13 @@ __all__ = [
 ]
 
 
-def hint_local_only(upstream: str = "") -> str:
+def hint_local_only(upstream: str = "", branch: str = "") -> str:
     by = f", `{upstream}`" if upstream else ""
+    if branch:
+        return (
+            f"Hint: what flows back through `{branch}` is only its local derivative; that "
+            f"branch needs its upstream gradient{by} too."
+        )
     return f"Hint: that is only the local derivative; multiply it by the upstream gradient{by}."
 
 
@@ -59,14 +64,17 @@ def hint_power_rule(power: float) -> str:
     )
 
 
-def hint_wrong_local_derivative(upstream: str, used: str, line: str, right: str) -> str:
+def hint_wrong_local_derivative(
+    upstream: str, used: str, line: str, right: str, softmax: str = ""
+) -> str:
+    """A softmax's backward is written out only as `softmax`, checked to give the gradient."""
     rest = f"is {right}" if right and right != "1" else "is something else"
     if not right and "softmax" in line:
         rest = (
             "is not element-wise: each output of a softmax row moves with every input of the "
-            "row, so subtract the row's sum of the output times its gradient, "
-            f"`{upstream[1:]} * ({upstream} - ({upstream[1:]} * {upstream}).sum(-1, keepdim=True))`"
+            "row, so subtract the row's sum of the output times its gradient"
         )
+        rest += f", `{softmax}`" if softmax else ""
     return (
         f"Hint: you multiplied `{upstream}` by {used}, which is not the local derivative of "
         f"`{line}`; the local derivative there {rest}."
@@ -117,18 +125,26 @@ def hint_target_entries(name: str, targets: str) -> str:
     )
 
 
-def hint_zeros_only() -> str:
-    return (
-        "Hint: your answer is all zeros: nothing reached it. An assignment through chained "
-        "indexing (`a[range(n)][Yb] = ...`) writes into a copy: index once, `a[range(n), Yb]`."
+def hint_zeros_only(chained: str = "", fixed: str = "") -> str:
+    """Chained indexing is named only where the code assigns through it (`chained`), and the
+    line indexed once proposed only as `fixed`, checked to give the gradient."""
+    if not chained:
+        return "Hint: your answer is all zeros: nothing was written into it."
+    said = (
+        f"Hint: your answer is all zeros: nothing reached it. `{chained}` assigns through "
+        "chained indexing, which writes into a copy"
     )
+    return f"{said}; index once: `{fixed}`." if fixed else f"{said}."
 
 
-def hint_softmax_wrong_dim(logits: str, dim: int, right: int) -> str:
-    return (
+def hint_softmax_wrong_dim(logits: str, dim: int, right: int, checked: bool = False) -> str:
+    """`F.softmax(logits, right)` is written out only when the code so changed gave the
+    gradient."""
+    said = (
         f"Hint: your softmax runs over dim {dim}; cross-entropy's softmax runs over dim {right}, "
-        f"each row's own classes: `F.softmax({logits}, {right})`."
+        "each row's own classes"
     )
+    return f"{said}: `F.softmax({logits}, {right})`." if checked else f"{said}."
 
 
 def hint_missing_factor(name: str, left_out: bool) -> str:
@@ -145,9 +161,19 @@ def hint_wrong_tensor(used: str, right: str) -> str:
     )
 
 
-def _term(wrong) -> str:
+def _part(term: str, parts: tuple[tuple[str, str], ...]) -> str:
+    """Name a term of a fused formula as the course does (its `parts`), else by its path."""
+    named = dict(parts).get(term)
+    if named:
+        return named
+    if term:
+        return f"the part that flows back through `{term}`"
+    return "the part with every batch statistic held constant"
+
+
+def _term(wrong, parts: tuple[tuple[str, str], ...] = ()) -> str:
     """Say what is wrong with one term (a detectors.Term: its facts are fields)."""
-    term = f"the term through `{wrong.term}`" if wrong.term else "the direct term"
+    term = _part(wrong.term, parts)
     if wrong.label == "0":
         return f"leaves out {term}"
     if wrong.label == "-1":
@@ -162,8 +188,8 @@ def _term(wrong) -> str:
     return said
 
 
-def hint_fused_term(wrong: tuple) -> str:
-    said = "; it ".join(_term(t) for t in wrong)
+def hint_fused_term(wrong: tuple, parts: tuple[tuple[str, str], ...] = ()) -> str:
+    said = "; it ".join(_term(t, parts) for t in wrong)
     k = next((t.bessel for t in wrong if t.bessel), "")
     extra = (
         f" (Bessel's {k}/({k}-1) comes from a variance divided by {k}-1, and belongs on the "
@@ -183,26 +209,38 @@ def hint_stats_constant(names: tuple[str, ...]) -> str:
 
 
 def hint_fused_wrong_dim(
-    wrong: int, wrong_name: str, right: int, right_name: str, stats: tuple[str, ...]
+    wrong: int,
+    wrong_name: str,
+    right: int,
+    right_name: str,
+    stats: tuple[str, ...],
+    checked: bool = False,
 ) -> str:
+    """`.sum(right)` is proposed only when the code summed so, run, gave the gradient."""
     listed = " and ".join(f"`{s}`" for s in stats) or "the statistics"
     return (
         f"Hint: your formula sums over dim {wrong} ({wrong_name}), but {listed} reduce over dim "
-        f"{right} ({right_name}) in the forward pass, so their gradients sum over dim {right}: "
-        f"write `.sum({right}, keepdim=True)`."
+        f"{right} ({right_name}) in the forward pass, so their gradients sum over dim {right}"
+        + (f": write `.sum({right}, keepdim=True)`." if checked else ".")
     )
 
 
-def hint_sums_multiplied(value: str, upstream: str, flat: bool = False) -> str:
-    product = (
-        f"`{value}.flatten(0, -2).T @ {upstream}.flatten(0, -2)`"
-        if flat
-        else f"`{value}.T @ {upstream}`"
-    )
-    return (
+def hint_sums_multiplied(
+    value: str, upstream: str, flat: bool = False, checked: bool = False
+) -> str:
+    """The product is written out only when it was checked to be the gradient."""
+    said = (
         f"Hint: you multiplied the batch sums of `{value}` and `{upstream}`; the gradient is the "
-        f"sum over the batch of one outer product per example: {product}."
+        "sum over the batch of one outer product per example"
     )
+    if not checked:
+        return f"{said}."
+    product = (
+        f"{value}.flatten(0, -2).T @ {upstream}.flatten(0, -2)"
+        if flat
+        else f"{value}.T @ {upstream}"
+    )
+    return f"{said}: `{product}`."
 
 
 def whole_pass_root(name: str) -> str:

@@ -14,7 +14,6 @@ __all__ = [
     "hint_broadcast_back",
     "hint_broadcast_clash",
     "hint_factor",
-    "hint_formula_wrong",
     "hint_hard_coded",
     "hint_index_add_shape",
     "hint_index_dims",
@@ -38,7 +37,6 @@ __all__ = [
     "hint_transpose_no_dims",
     "hint_unknown_name",
     "hint_values_right_shape_wrong",
-    "hint_where",
     "hint_wrong_sum",
     "hint_zero_by_coincidence",
 ]
@@ -57,10 +55,19 @@ def hint_sum_dims(dims: tuple[int, ...], keepdim: bool) -> str:
     )
 
 
-def hint_keepdim(values_right: bool = True) -> str:
+def hint_keepdim(values_right: bool = True, lectures_own: bool = False) -> str:
+    if values_right and lectures_own:
+        return (
+            "Hint: this is the lecture's own line: the values are right, but the sum dropped the "
+            "dim of size 1. The lecture's `cmp` calls it exact because `==` broadcasts; a "
+            "gradient has its variable's shape: sum with keepdim=True."
+        )
     if values_right:
         return "Hint: the values are right but a dimension was dropped; sum with keepdim=True."
-    return "Hint: a dimension was dropped; sum with keepdim=True."
+    return (
+        "Hint: a dimension of size 1 was dropped (as a sum without keepdim=True drops it), and "
+        "the values are wrong too."
+    )
 
 
 def hint_reshape(expected, named: str = "") -> str:
@@ -73,12 +80,18 @@ def hint_reshape(expected, named: str = "") -> str:
 
 
 def hint_wrong_sum(
-    keep: str, kept: str, dim: int | None = None, wrong_dim: int | None = None, keepdim=False
+    keep: str,
+    kept: str,
+    dim: int | None = None,
+    wrong_dim: int | None = None,
+    keepdim=False,
+    checked: bool = False,
 ) -> str:
-    if dim is None:
+    """The dim to sum over is said only when the code summed over it gave the gradient."""
+    if dim is None or not checked:
         return (
             f"Hint: you summed over the wrong dim: the gradient keeps one value per {keep}, "
-            f"yours one per {kept}; sum over the {kept} dim and keep the {keep} one."
+            f"yours one per {kept}."
         )
     keep_text = " with keepdim=True" if keepdim else ""
     return (
@@ -88,33 +101,43 @@ def hint_wrong_sum(
     )
 
 
-def hint_broadcast_back(expected_named: str, dims: list[int], names: list[str]) -> str:
+def hint_broadcast_back(
+    expected_named: str, dims: list[int], names: list[str], checked: bool = False
+) -> str:
+    """Broadcasting back is proposed only when the answer broadcast back is the gradient."""
     where = " and ".join(f"dim {d} ({name})" for d, name in zip(dims, names, strict=True))
+    back = " (broadcast it back with `.expand_as(...)` or `torch.ones_like(...) *`)"
     return (
         f"Hint: the gradient has the shape of its variable, {expected_named}, but yours has "
-        f"size 1 in {where}: do not sum there; every element has its own gradient (broadcast "
-        "it back with `torch.ones_like(...) *` or `.expand_as(...)`)."
+        f"size 1 in {where}: do not sum there; every element has its own gradient"
+        f"{back if checked else ''}."
     )
 
 
-def hint_matmul(left: str, right: str, inner_left: str, inner_right: str) -> str:
-    return (
+def hint_matmul(left: str, right: str, inner_left: str, inner_right: str, fixed: str = "") -> str:
+    """A transpose or a swap is proposed only as `fixed`, a rewrite that gave the gradient."""
+    said = (
         f"Hint: `@` multiplies {left} by {right}: the inner sizes, {inner_left} and "
-        f"{inner_right}, must match. Transpose one of them (e.g. `W.T`) or swap the order."
+        f"{inner_right}, must match"
     )
+    return f"{said}; `{fixed}` gives the gradient." if fixed else f"{said}."
 
 
-def hint_broadcast_clash(a: str, b: str, dim: int) -> str:
-    return (
-        f"Hint: two tensors of this line do not broadcast: {a} against {b} in dim {dim}. "
-        "For a matrix product use `@`; otherwise check which dims you summed or transposed."
-    )
+def hint_broadcast_clash(a: str, b: str, dim: int, fixed: str = "") -> str:
+    """`@` is proposed only as `fixed`, the line with `@` for `*` that gave the gradient."""
+    said = f"Hint: two tensors of this line do not broadcast: {a} against {b} in dim {dim}"
+    if fixed:
+        return (
+            f"{said}. They multiply as matrices in the forward pass: use `@`; `{fixed}` gives "
+            "the gradient."
+        )
+    return f"{said}; check the dims each factor has, and which you summed or transposed."
 
 
 def hint_bad_view(target: str, count: int) -> str:
     return (
         f"Hint: a view keeps the number of elements: {target} does not hold {count:,}; "
-        "take the sizes from the tensors (`emb.shape`, `n`) instead of typing them."
+        "take the sizes from the tensors' `.shape` instead of typing them."
     )
 
 
@@ -126,46 +149,55 @@ def hint_transpose() -> str:
     return "Hint: your answer is the transpose of the gradient; check the order of the matmul."
 
 
-def hint_summed_everything(dims: tuple[int, ...]) -> str:
-    return (
+def hint_summed_everything(dims: tuple[int, ...], checked: bool = False) -> str:
+    """The dim to sum over is proposed only when the code summed over it gave the gradient."""
+    said = (
         "Hint: `.sum()` adds up every entry into one number; the forward pass broadcast only "
-        f"over dim {', '.join(map(str, dims))}, so sum over that dim alone."
+        f"over dim {', '.join(map(str, dims))}"
     )
+    return f"{said}, so sum over that dim alone." if checked else f"{said}."
 
 
-def hint_matmul_for_sum() -> str:
-    return (
+def hint_matmul_for_sum(dim: int | None = None, fixed: str = "") -> str:
+    """The dim is proposed only with `fixed`, the rewrite `(a * b).sum(dim)` that gave it."""
+    said = (
         "Hint: the diagonal of your answer is the gradient: `@` multiplied every column by "
-        "every other one, but the forward pass multiplies element by element: use `*`, then "
-        "sum over the batch (dim 0)."
+        "every other one, but the forward pass multiplies element by element"
     )
+    if not fixed:
+        return f"{said}."
+    return f"{said}: use `*`, then sum over dim {dim} with keepdim=True: `{fixed}`."
 
 
-def hint_matmul_for_elementwise(left: str = "", right: str = "") -> str:
+def hint_matmul_for_elementwise(left: str = "", right: str = "", fixed: str = "") -> str:
+    """`*` is proposed only as `fixed`, the line with `*` for `@` that gave the gradient."""
     factors = f"{left} and {right}" if left else "the two factors"
-    return (
-        f"Hint: `@` is a matrix product, but {factors} multiply element by element in "
-        "the forward pass: use `*` (and sum over any dim that was broadcast)."
+    said = (
+        f"Hint: `@` is a matrix product, but {factors} have shapes that multiply element by element"
     )
+    if fixed:
+        return f"{said}, as they do in the forward pass: `{fixed}` gives the gradient."
+    return f"{said}: check which product the forward pass has."
 
 
-def hint_index_add_shape(dim: int = 0) -> str:
+def hint_index_add_shape(dim: int = 0, fixed: str = "") -> str:
+    """The flattened call is written out only as `fixed`, checked to give the gradient."""
     along = (
-        f"Hint: `index_add_({dim}, ...)` adds along dim {dim}, but the rows of `C` are the "
-        "characters: add along dim 0. "
+        f"Hint: `index_add_({dim}, ...)` adds along dim {dim}, but the rows of the table are "
+        "the characters: add along dim 0. "
         if dim
         else "Hint: "
     )
-    return (
-        f"{along}`index_add_` adds one row of the source per index: flatten the index "
-        "(`Xb.view(-1)`) and the source to one row per index (`demb.view(-1, n_embd)`)."
-    )
+    said = f"{along}`index_add_` adds one row of the source per index"
+    if fixed:
+        return f"{said}: flatten the index and the source to one row per index, `{fixed}`."
+    return f"{said}: its index must be one-dimensional, and the source one row per index."
 
 
 def hint_pair_not_taken(function: str) -> str:
     return (
-        f"Hint: `.{function}(dim)` returns a pair, (values, indices), not a tensor: take "
-        f"`.{function}(1).indices` (or `.values`)."
+        f"Hint: `.{function}(dim)` returns a pair, (values, indices), not a tensor: take its "
+        "`.indices` (or `.values`)."
     )
 
 
@@ -279,21 +311,4 @@ def hint_masked(count: int) -> str:
     return (
         f"Hint: your answer is right except at {count:,} places where the gradient is exactly "
         "zero: the forward pass overwrote those values (a mask), so nothing flows back there."
-    )
-
-
-def hint_where(rows: tuple[int, ...], cols: tuple[int, ...]) -> str:
-    return f"Hint: the differences are in rows {_few(rows)} and columns {_few(cols)}."
-
-
-def _few(items: tuple[int, ...], limit: int = 6) -> str:
-    """List a few indices, saying how many more there are."""
-    shown = ", ".join(map(str, items[:limit]))
-    return shown + (f" (+{len(items) - limit} more)" if len(items) > limit else "")
-
-
-def hint_formula_wrong() -> str:
-    return (
-        "Hint: almost every entry differs, so the formula is wrong, not an index: check each "
-        "local derivative."
     )

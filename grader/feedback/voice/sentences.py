@@ -4,7 +4,7 @@ diagnosis."""
 from __future__ import annotations
 
 from grader import misconceptions as m
-from grader.feedback.voice import diagnoses, hints
+from grader.feedback.voice import claims, diagnoses, hints, steps
 from grader.misconceptions import Found
 
 __all__ = ["HINT", "NOT_A_DIAGNOSIS", "SENTENCES", "diagnosis", "hint"]
@@ -55,7 +55,7 @@ SENTENCES = {
     m.BESSEL: hints.hint_factor,
     m.CONSTANT_FACTOR: hints.hint_factor,
     m.MASK_IGNORED: hints.hint_masked,
-    m.WRONG_VALUES: hints.hint_where,
+    m.WRONG_VALUES: claims.hint_where,
     m.ALL_ZERO: hints.hint_all_zero,
     m.UPSTREAM_IGNORED: hints.hint_random_only,
     m.HARD_CODED_SIZE: hints.hint_hard_coded,
@@ -70,7 +70,7 @@ SENTENCES = {
     m.MATMUL_FOR_ELEMENTWISE: hints.hint_matmul_for_elementwise,
     m.POWER_RULE: diagnoses.hint_power_rule,
     m.SUMMED_EVERYTHING: hints.hint_summed_everything,
-    m.FORMULA_WRONG: hints.hint_formula_wrong,
+    m.FORMULA_WRONG: claims.hint_formula_wrong,
     m.INDEX_ADD_SHAPE: hints.hint_index_add_shape,
     m.MAX_WRONG_DIM: hints.hint_max_wrong_dim,
     m.WRONG_TENSOR: diagnoses.hint_wrong_tensor,
@@ -88,4 +88,9 @@ SENTENCES = {
     m.INDEX_OUT_OF_RANGE: hints.hint_index_out_of_range,
     m.FUSED_WRONG_DIM: diagnoses.hint_fused_wrong_dim,
     m.INDEX_ORDER: diagnoses.hint_index_order,
+    m.NEIGHBOUR_STEP: steps.hint_neighbour_step,
+    m.PARTIAL_DERIVATIVE: steps.hint_partial_derivative,
+    m.EMBEDDING_ROUTING: steps.hint_embedding_routing,
+    m.PRECEDENCE: steps.hint_precedence,
+    m.ONE_HOT_WIDTH: steps.hint_one_hot_width,
 }

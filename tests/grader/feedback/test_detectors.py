@@ -8,7 +8,7 @@ import ast
 import pytest
 import torch
 
-from grader.feedback import detectors
+from grader.feedback import detectors, diagnose
 from grader.feedback import voice as feedback
 from grader.feedback.detectors import Term
 from grader.grading import hints
@@ -160,7 +160,8 @@ def test_a_fused_formulas_term_is_named(case, got, hint):
 def test_a_product_of_batch_sums_is_named():
     expected = X.T @ U  # dW for h = x @ W
     got = X.sum(0)[:, None] * U.sum(0)[None, :] / 8
-    assert _hint(got, expected, upstream={"h": U}) == feedback.hint_sums_multiplied("x", "dh")
+    said = feedback.hint_sums_multiplied("x", "dh", checked=True)  # x.T @ dh checked here
+    assert _hint(got, expected, upstream={"h": U}) == said
 
 
 def test_the_power_rule_names_its_exponent():
@@ -171,7 +172,10 @@ def test_the_power_rule_names_its_exponent():
 
 def test_wrong_values_everywhere_are_a_formula_not_a_where_list():
     got = torch.randn((8, 5), generator=g)
-    assert _hint(got, DLOGITS, upstream={}) == feedback.hint_formula_wrong()
+    share = diagnose.spread(got, DLOGITS).share  # measured: almost every entry differs
+    assert share >= 0.9 and _hint(got, DLOGITS, upstream={}) == feedback.hint_formula_wrong(
+        share, index_tried=True
+    ), "the slips of indexing with `Yb` were tried, so it is not an index"
 
 
 def test_the_targets_entries_alone_and_an_answer_of_zeros_are_named():
@@ -211,7 +215,8 @@ def test_the_power_rule_kept_exponent_is_named():
 def test_a_few_wrong_entries_are_listed_by_place():
     got = DLOGITS.clone()
     got[2, 3] += 1.0
-    assert _hint(got, DLOGITS, upstream={}) == feedback.hint_where((2,), (3,))
+    said = feedback.hint_where((2,), (3,), diagnose.spread(got, DLOGITS).share, 1, ())
+    assert _hint(got, DLOGITS, upstream={}) == said, "one entry: listed, not placed by a tensor"
 
 
 @pytest.mark.parametrize(
@@ -350,7 +355,9 @@ def test_a_fused_formula_summed_over_the_wrong_dim_names_both_dims():
     assert found.misconception == "fused_wrong_dim"
     said = feedback.hint(found)
     assert said == feedback.hint_fused_wrong_dim(1, "n_hidden", 0, "n", ("bnmeani", "bnvar"))
-    assert "sums over dim 1 (n_hidden)" in said and "`.sum(0, keepdim=True)`" in said
+    assert "sums over dim 1 (n_hidden)" in said and ".sum(0" not in said, "no code: unchecked"
+    checked = feedback.hint_fused_wrong_dim(1, "n_hidden", 0, "n", ("bnmeani",), checked=True)
+    assert "`.sum(0, keepdim=True)`" in checked
     layernorm = _fused(got, reduced=(0,), stat_dims=(-1, -1))
     assert feedback.hint(layernorm) == feedback.hint_fused_wrong_dim(
         0, "n", -1, "n_hidden", ("bnmeani", "bnvar")

@@ -103,17 +103,23 @@ def test_lecture_reads_the_clues_only_when_wrong_and_carries_the_id_found():
 def test_a_diagnosis_opens_the_message_and_the_numbers_follow():
     clues = {LECTURE: Clues(EXPECTED, EXPECTED, "x", 2, {})}
     wrong = EXPECTED.clone()
-    wrong[1, 2] += 1.0
+    wrong[1] += torch.tensor([1.0, 0.5, 0.25])
+    wrong[0] -= torch.tensor([0.5, 0.25, 0.125])
     check = check_lecture(_subject(wrong, clues=clues))
-    formula = feedback.hint_formula_wrong().removeprefix(feedback.HINT)
+    formula = feedback.hint_formula_wrong(1.0).removeprefix(feedback.HINT)
     assert check.message == feedback.inaccurate(
-        "dx", 1.0, (1, 2), (1e-08, 1e-05), 4.0, why=formula
-    ), "every row and column of a 2 x 3 gradient differs: the formula is wrong"
+        "dx", 1.0, (1, 0), (1e-08, 1e-05), 4.0, why=formula
+    ), "every entry of a 2 x 3 gradient differs, by no sign or factor: the formula is wrong"
     assert check.message.startswith(f"`dx` has wrong values: {formula} Max abs diff 1.0e+00")
     assert check.hint == "" and check.misconception == "formula_wrong"
     bare = check_lecture(_subject(wrong))  # no clues: nothing named, the numbers alone
-    assert bare.message.startswith("`dx` has wrong values: max abs diff 1.0e+00 at (1, 2)")
+    assert bare.message.startswith("`dx` has wrong values: max abs diff 1.0e+00 at (1, 0)")
     assert bare.hint == "" and bare.misconception == ""
+    one = EXPECTED.clone()
+    one[1, 2] += 1.0  # one entry of six: a where-list, not "almost every entry"
+    where = check_lecture(_subject(one, clues=clues))
+    assert where.misconception == "wrong_values" and "almost every" not in where.message
+    assert where.hint == feedback.hint_where((1,), (2,), 1 / 6, 1, ())
 
 
 def test_lecture_is_inconclusive_below_the_noise():

@@ -64,9 +64,19 @@ def test_the_root_cause_gets_the_diagnosis_of_its_step_exercise(grader):
     assert result.line_of("dprobs") == "dprobs = 1.0 / probs * dlogprobs", "every gradient's lines"
 
 
-def test_a_root_cause_whose_lines_need_the_rest_of_the_pass_gets_its_link_only(grader):
+def test_a_root_cause_whose_lines_read_a_helper_gets_its_diagnosis_with_it(grader):
     code = LECTURE_PASS.replace(
         "dcounts = counts_sum_inv * dprobs", "twice = 2 * dprobs\ndcounts = counts_sum_inv * twice"
+    )
+    result = grader.grade_pass(code)
+    assert result.root_cause == "dcounts" and result.root_exercise == "dcounts"
+    assert "not defined" not in result.diagnosis, "the helper's line goes with the root's"
+    assert result.misconception == "branch_factor" and "`probs`" in result.diagnosis
+
+
+def test_a_root_cause_whose_lines_need_another_gradient_gets_its_link_only(grader):
+    code = LECTURE_PASS.replace(
+        "dcounts = counts_sum_inv * dprobs", "dcounts = counts_sum_inv * dprobs * dlogprobs"
     )
     result = grader.grade_pass(code)
     assert result.root_cause == "dcounts" and result.root_exercise == "dcounts"
