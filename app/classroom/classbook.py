@@ -4,7 +4,8 @@ The grid (a row per learner, a column per item of the course), each item's total
 and the gradebook's facts, which grade-batch's own writer turns into files (grader/cli/recorded.py)
 so that one set of tools reads both: schema `backprop-ninja/gradebook/2`, docs/gradebook.md.
 
-    >>> grid = class_grid(store.class_learners(), store.class_cells(), columns)
+    >>> view = ClassView(store)
+    >>> grid = class_grid(view.class_learners(), view.class_cells(), columns)
     >>> grid.rows[0].cells["dlogprobs"].status
     'solved'
 """
@@ -15,10 +16,14 @@ import statistics
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
+from app.classroom.classview import Cell, Learner, Misconception, Recorded
 from app.storage import ATTEMPTED, SOLVED
-from app.storage.classview import Cell, Learner, Misconception, Recorded
 from grader import cli as grader_cli
+
+if TYPE_CHECKING:
+    from grader import Catalog
 
 NOT_STARTED = "not_started"
 STUCK_ATTEMPTS = 5  # attempts at one exercise, none solving it, that make a learner stuck...
@@ -79,7 +84,7 @@ class ItemSummary:
     misconceptions: list[Misconception] = field(default_factory=list)
 
 
-def course_items(catalog) -> tuple[str, ...]:
+def course_items(catalog: Catalog) -> tuple[str, ...]:
     """Return the course's items, the grid's columns: grade-batch's (exercises, whole passes)."""
     return grader_cli.course_items(catalog)
 
@@ -152,7 +157,9 @@ def gradebook_facts(standing: list[Recorded], names: dict[int, str]) -> list[dic
     ]
 
 
-def gradebook_files(standing: list[Recorded], names: dict[int, str], catalog) -> dict[str, bytes]:
+def gradebook_files(
+    standing: list[Recorded], names: dict[int, str], catalog: Catalog
+) -> dict[str, bytes]:
     """Return the gradebook's three files ('csv', 'wide.csv', 'json') as grade-batch writes
     them, every learner named listed (those with no attempt too)."""
     return grader_cli.gradebook_files(

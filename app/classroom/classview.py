@@ -1,13 +1,15 @@
 """The class as the instructor sees it: read-only queries over every learner's progress.
 
-Mixed into storage.Store, whose `_db()` gives each call its own connection and whose `course`
-keys every row. Every query is portable SQL (SQLite and PostgreSQL alike) with named `:name`
-parameters. One table is read and written only here, `people`: who each signed-in identity is
-(name, e-mail, groups from the provider's claims, role, last seen), so the grid can name
-learners and filter by group (made by the migration 0003_people).
+A part of the store (app/storage's `Part`: each call in one transaction, every row keyed by the
+store's course), kept here beside the dashboard's figures (classbook.py) that it feeds. Every
+query is portable SQL (SQLite and PostgreSQL alike) with named `:name` parameters. One table is
+read and written only here, `people`: who each signed-in identity is (name, e-mail, groups from
+the provider's claims, role, last seen), so the grid can name learners and filter by group
+(made by the migration 0003_people).
 
-    >>> store.note_person("https://id.uni.edu 42", "Ada", "ada@uni.edu", ("A",), "learner")
-    >>> [c.attempts for c in store.class_cells()]
+    >>> view = ClassView(store)
+    >>> view.note_person("https://id.uni.edu 42", "Ada", "ada@uni.edu", ("A",), "learner")
+    >>> [c.attempts for c in view.class_cells()]
     [3, 1]
 """
 
@@ -16,10 +18,13 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from app.storage.migrations import REGRADE
+from app.classroom.people import INSTRUCTOR
+from app.storage import REGRADE, Db, Part
 
-INSTRUCTOR = "instructor"  # a people.role (app/classroom/people.py says who is one)
+if TYPE_CHECKING:
+    from sqlalchemy import Row
 
 
 @dataclass(frozen=True)
@@ -152,7 +157,7 @@ ORDER BY profile_id, exercise_id
 """
 
 
-class ClassView:
+class ClassView(Part):
     """The store's read-only calls over the whole class of its course (and `note_person`)."""
 
     def note_person(
@@ -233,11 +238,11 @@ class ClassView:
         return [_recorded(r) for r in rows]
 
 
-def _recorded(row) -> Recorded:
+def _recorded(row: Row) -> Recorded:
     return Recorded(*row[:4], bool(row[4]), *row[5:])
 
 
-def _codes(db, ids: list[int]) -> dict[int, str]:
+def _codes(db: Db, ids: list[int]) -> dict[int, str]:
     """Return the code of each attempt id."""
     if not ids:
         return {}

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from app import private
+from app.config import private
 
 COOKIE = "ninja_learner"
 KEY_FILE = "identity.key"

@@ -1,9 +1,10 @@
 """The app's configuration: a frozen dataclass read once from `NINJA_*` environment variables.
 
 Only app/ reads the environment; everything below it receives plain values. `python -m
-app.config` checks the environment, Streamlit's secrets and the database URL before the server
-starts (scripts/run runs it first): one line and exit status 2 for a configuration the app would
-refuse (an unknown or malformed `NINJA_DATABASE_URL`, the classroom mode on SQLite).
+app.config` (__main__.py) checks the environment, Streamlit's secrets and the database URL
+before the server starts (scripts/run runs it first): one line and exit status 2 for a
+configuration the app would refuse (an unknown or malformed `NINJA_DATABASE_URL`, the
+classroom mode on SQLite).
 
     >>> from_env({"NINJA_DATA_DIR": "/tmp/ninja"}).database_url
     'sqlite:////tmp/ninja/progress.sqlite3'
@@ -18,17 +19,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-from app.dburl import POSTGRESQL, StorageError
-from app.dburl import kind as url_kind
+from app.config.dburl import POSTGRESQL, StorageError
+from app.config.dburl import kind as url_kind
 
 PREFIX = "NINJA_"
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 EDITORS = ("ace", "plain")
 MODES = ("local", "classroom")  # local: one person, no sign-in; classroom: sign-in required
 AUTH_KEYS = ("redirect_uri", "cookie_secret", "client_id", "client_secret", "server_metadata_url")
 CALLBACK = "/oauth2callback"  # the path Streamlit's sign-in answers on (redirect_uri ends with it)
 SECRETS_FILE = ".streamlit/secrets.toml"
 MAX_TIME_LIMIT = 300.0  # seconds: a grading that holds a slot longer starves the class
+MAX_WORKER_CONCURRENCY = 2  # training runs per worker process (the grader's own cap)
 
 
 class ConfigError(ValueError):
@@ -61,6 +63,11 @@ class AppConfig:
     # the app is; a server for learners sets NINJA_INSTRUCTOR=0 (they see only that some
     # exercises are withdrawn).
     instructor: bool = True
+    # Classroom training workers (`python -m app.training`): runs at once per worker process, and
+    # the seconds a worker may go without a heartbeat before its runs count as interrupted
+    # (the replicas read it too, to say so).
+    worker_concurrency: int = 1
+    worker_stale: float = 30.0
 
     @property
     def cache_dir(self) -> Path:
@@ -172,6 +179,10 @@ def _convert(name: str, raw: str):
         return _flag(name, raw)
     if name == "reveal_after":
         return _count(name, raw)
+    if name == "worker_concurrency":
+        return _concurrency(name, raw)
+    if name == "worker_stale":
+        return _stale(name, raw)
     if name == "grade_delay":
         return _seconds(name, raw)
     if name == "time_limit":
@@ -226,6 +237,24 @@ def _seconds(name: str, raw: str) -> float:
         value = -1.0
     if not value >= 0:
         raise ConfigError(f"`{PREFIX}{name.upper()}` must be a number of seconds: got {raw!r}.")
+    return value
+
+
+def _concurrency(name: str, raw: str) -> int:
+    """Return how many training runs a worker takes at once: 1 to MAX_WORKER_CONCURRENCY."""
+    value = _count(name, raw)
+    if not 1 <= value <= MAX_WORKER_CONCURRENCY:
+        raise ConfigError(
+            f"`{PREFIX}{name.upper()}` must be 1 to {MAX_WORKER_CONCURRENCY}: got {raw!r}."
+        )
+    return value
+
+
+def _stale(name: str, raw: str) -> float:
+    """Return the seconds without a heartbeat after which a worker counts as gone (above 0)."""
+    value = _seconds(name, raw)
+    if not value > 0:
+        raise ConfigError(f"`{PREFIX}{name.upper()}` must be more than 0 seconds: got {raw!r}.")
     return value
 
 
@@ -293,7 +322,3 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Not starting: {err}", file=sys.stderr)
         return 2
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from app import services, session, wordlists
+from app import services, session
+from app.storage import wordlists
+
+if TYPE_CHECKING:
+    from streamlit.runtime.uploaded_file_manager import UploadedFile
+
+    from data import Preview, Upload
 
 CHOICES = {
     services.DEFAULT_SOURCE: "Embedded default (US baby names, works offline)",
@@ -120,7 +127,7 @@ def _upload() -> None:
         st.rerun()
 
 
-def _read(upload, column: str | None):
+def _read(upload: UploadedFile, column: str | None) -> Upload | str:
     """Return the upload read (data.Upload) or why not (str), read once per file and column."""
     import data
 
@@ -142,7 +149,7 @@ def _save(text: str, filename: str) -> Path:
     return wordlists.save(services.store(), services.config().uploads_dir, text, filename)
 
 
-def preview(shown) -> None:
+def preview(shown: Preview) -> None:
     """Show a word list's preview (data.Preview): counts, word lengths, the changes made."""
     import pandas as pd  # imported here: Home's first render should not wait for it
 

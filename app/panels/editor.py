@@ -200,7 +200,8 @@ def _ace_component():
     """
     from streamlit.components.v1 import declare_component
 
-    from app import offline, services
+    from app import services
+    from app.panels import offline
 
     build = offline.editor_build(services.config().data_dir / "components")
     return declare_component("code_editor", path=str(build))

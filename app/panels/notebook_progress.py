@@ -3,14 +3,20 @@ statuses (the sidebar, Progress, Home's map) follow the learner who did the lect
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from app import links, services, session
 from app.storage import NOTEBOOK, Attempt, facts_of
 from grader import PassResult, Result
 
+if TYPE_CHECKING:
+    from grader import notebook
+    from grader.training import GradCheck
+
 TRAINING_KEY = "training"  # app/screens/training.py records Exercise 4 under this id
 
 
-def record(found, report) -> list[str]:
+def record(found: notebook.Found, report) -> list[str]:
     """Record every solved part of a graded notebook (and, for a solved whole pass, each step
     exercise with the learner's own lines); return the ids recorded."""
     codes = {part.number: part.code for part in found.parts}
@@ -22,7 +28,7 @@ def record(found, report) -> list[str]:
         attempts += _attempts(part, code, report.scenario)
     store, profile = services.store(), session.profile()
     for attempt in attempts:
-        store.record_attempt(profile, attempt)
+        store.work.record_attempt(profile, attempt)
     return [a.exercise_id for a in attempts]
 
 
@@ -47,7 +53,7 @@ def _steps(result: PassResult, slug: str):
             yield exercise, lines
 
 
-def _attempt(key: str, code: str, summary: str, result) -> Attempt:
+def _attempt(key: str, code: str, summary: str, result: Result | PassResult | GradCheck) -> Attempt:
     """Return a solved attempt from the notebook (no time spent in the app's editor)."""
     dataset = session.dataset_source()
     version = services.exercise_version(key)

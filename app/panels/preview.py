@@ -9,10 +9,15 @@ is recorded: the instructor's progress stays as it was.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import streamlit as st
 
 from app import classroom, services, session
 from app.views import results
+
+if TYPE_CHECKING:
+    from grader import ExerciseView
 
 SWITCH = "Preview as solved (instructor)"
 SWITCH_HELP = "See this exercise as a learner sees it once solved, without solving it."
@@ -23,7 +28,7 @@ MARK = (
 NO_SOLUTION = "This exercise has no reference solution file, so there is nothing to preview."
 
 
-def offer(view) -> None:
+def offer(view: ExerciseView) -> None:
     """Offer the instructor the preview of an exercise, and show it while switched on."""
     if not classroom.is_instructor():
         return

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
 BURST, RATE = 5, 1.0
@@ -31,7 +31,9 @@ class Bucket:
 class RateLimiter:
     """Token buckets keyed by profile; thread-safe (one limiter serves every session)."""
 
-    def __init__(self, burst: int = BURST, rate: float = RATE, clock=time.monotonic):
+    def __init__(
+        self, burst: int = BURST, rate: float = RATE, clock: Callable[[], float] = time.monotonic
+    ):
         if burst < 1 or rate <= 0:
             raise ValueError("need a burst of at least 1 and a positive rate")
         self.burst, self.rate, self.clock = burst, rate, clock

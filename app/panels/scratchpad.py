@@ -9,7 +9,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from app import editor, services, session
+from app import services, session
+from app.panels import editor
 from app.views import results
 
 TITLE = "Scratchpad: try code on the {batch} (not graded)"
@@ -36,14 +37,14 @@ def show(exercise_id: str, lecture_url: str = "") -> None:
         return
     store, profile = services.store(), session.profile()
     if f"{key}:initial" not in st.session_state:  # the editor opens on it once per session
-        st.session_state[f"{key}:initial"] = store.draft(profile, key) or ""
+        st.session_state[f"{key}:initial"] = store.work.draft(profile, key) or ""
     with st.container(border=True, key=f"{key.replace(':', '-')}-box"):
         st.caption(HELP)
         kind = services.config().editor
         initial = st.session_state[f"{key}:initial"]
         event = editor.code_input(f"{key}:code", initial, kind=kind, lines=5, label=RUN_LABEL)
         if event is not None:  # a page that grows above it redraws it: it reopens on this
-            store.save_draft(profile, key, event.code)
+            store.work.save_draft(profile, key, event.code)
             st.session_state[f"{key}:initial"] = event.code
         if event is not None and event.submitted is not None:
             editor.taken(event)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app import classroom, identity, session
+from app import classroom, session
+from app.config import identity
 from app.storage import StorageError
 
 PICK_KEY = "sidebar:profile"

@@ -3,13 +3,18 @@ derivation opened one step at a time. Renders the exercise's own Markdown; no ma
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import streamlit as st
 
 from app import services, session
 from app.storage import SOLVED
 
+if TYPE_CHECKING:
+    from grader import ExerciseView
 
-def lecture_link(view) -> None:
+
+def lecture_link(view: ExerciseView) -> None:
     """Show a plain link to the chapter of the lecture video where this exercise is taught."""
     if view.lecture_url:
         chapter_link(view.lecture_url, view.lecture_label)
@@ -20,11 +25,11 @@ def chapter_link(url: str, label: str) -> None:
     st.markdown(f":material/smart_display: Taught in the lecture video at [{label}]({url})")
 
 
-def show(view) -> None:
+def show(view: ExerciseView) -> None:
     """Show the why card once this profile has solved the exercise, and say so before."""
     if not view.explain:
         return
-    solved = services.store().statuses(session.profile()).get(view.id) == SOLVED
+    solved = services.store().work.statuses(session.profile()).get(view.id) == SOLVED
     if not solved:
         st.caption("Solve it to open its why card: why the answer is what it is.")
         return
@@ -33,7 +38,7 @@ def show(view) -> None:
         st.markdown(view.explain)
 
 
-def derivation(view) -> None:
+def derivation(view: ExerciseView) -> None:
     """Offer the derivation step by step: each press of the button opens the next line."""
     steps = view.derivation
     if not steps:

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from app import editor, ratelimit, services, session, visits
+from app import services, session
+from app.panels import editor, ratelimit, visits
 from app.storage import Attempt, Facts
 
 SERVER = uuid.uuid4().hex  # this server process; a submission left by another was cut off
@@ -36,14 +37,14 @@ def editor_event(key: str, starter: str, lines: int = 8) -> editor.EditorEvent |
         st.session_state.pop(f"initial:{key}", None)
         st.session_state[f"version:{key}"] = st.session_state.get(f"version:{key}", 0) + 1
     if f"initial:{key}" not in st.session_state:
-        draft = services.store().draft(session.profile(), key)
+        draft = services.store().work.draft(session.profile(), key)
         st.session_state[f"initial:{key}"] = starter if draft is None else draft
     notice = st.empty()  # above the editor, filled once the editor's event is known
     widget = f"editor:{key}:{st.session_state.get(f'version:{key}', 0)}"
     kind = services.config().editor
     event = editor.code_input(widget, st.session_state[f"initial:{key}"], kind=kind, lines=lines)
     if event is not None and event.submitted is None:
-        services.store().save_draft(session.profile(), key, event.code)
+        services.store().work.save_draft(session.profile(), key, event.code)
     if event is None or event.submitted is None:  # a new submission takes the old one's place
         with notice.container():
             _not_graded(key)
@@ -54,7 +55,7 @@ def _not_graded(key: str) -> None:
     """Say which submissions a stopped server never graded; their code is kept."""
     queued = {s.ticket for s in st.session_state.get(f"pending:{key}", [])}
     now = time.time()
-    for left in services.store().pending(session.profile(), key):
+    for left in services.store().submissions.pending(session.profile(), key):
         if left.ticket in queued or (left.server == SERVER and now - left.created_at < GRACE):
             continue
         when = time.strftime("%H:%M", time.localtime(left.created_at))
@@ -69,7 +70,7 @@ def _not_graded(key: str) -> None:
 
 def replace(key: str, code: str) -> None:
     """Open the editor for key on code from now on (it becomes the draft); use as a callback."""
-    services.store().save_draft(session.profile(), key, code)
+    services.store().work.save_draft(session.profile(), key, code)
     st.session_state.pop(f"initial:{key}", None)
     st.session_state[f"version:{key}"] = st.session_state.get(f"version:{key}", 0) + 1
 
@@ -86,10 +87,12 @@ def _take(key: str, event: editor.EditorEvent) -> None:
     """Record a submission and the draft before grading, and queue it; or say to wait."""
     store, profile = services.store(), session.profile()
     if not admitted():
-        store.save_draft(profile, key, event.code)
+        store.work.save_draft(profile, key, event.code)
         editor.taken(event)
         return
-    if store.begin_submission(profile, key, event.ticket, event.submitted, event.code, SERVER):
+    if store.submissions.begin_submission(
+        profile, key, event.ticket, event.submitted, event.code, SERVER
+    ):
         queue = st.session_state.setdefault(f"pending:{key}", [])
         queue.append(Submission(event.ticket, event.submitted))
     editor.taken(event)
@@ -134,7 +137,7 @@ def record(
         attempt = Attempt(key, code, solved, summary, elapsed, spent, dataset, 0.0, facts, version)
     queue = st.session_state.get(f"pending:{key}") or []
     if queue and queue[0].code == code:  # leaves the queue once recorded (the database may be down)
-        store.finish_submission(profile, queue[0].ticket, attempt)
+        store.submissions.finish_submission(profile, queue[0].ticket, attempt)
         queue.pop(0)
     elif attempt is not None:
-        store.record_attempt(profile, attempt)
+        store.work.record_attempt(profile, attempt)

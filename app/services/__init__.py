@@ -1,8 +1,15 @@
-"""The app's one door to grader/, data/ and storage: shared, cached objects per server process.
+"""The shared services: the app's one door to grader/, data/ and storage, as cached objects
+per server process.
 
 Pages call these functions and never build a Grader, a Dataset or a Store themselves, so tests
-can patch one function here. A Grader caches references per dataset, so there is one per
-dataset fingerprint (and per version of the exercise files).
+can patch one function here (this face is the door: its functions are what the room offers).
+A Grader caches references per dataset, so there is one per dataset fingerprint (and per
+version of the exercise files). background.py holds the work started once, in threads (the
+scenarios' first run, the sandbox).
+
+    >>> from app import services
+    >>> services.store().work.statuses(profile)
+    >>> services.grader("default").grade("dlogprobs", code)
 """
 
 from __future__ import annotations
@@ -17,10 +24,11 @@ from typing import TYPE_CHECKING, TypeVar
 import streamlit as st
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
-from app import wordlists
-from app.background import LayerProbe, ScenarioRuns
+import grader as grader_lib  # the grader's faces: their names load on first use (no torch here)
 from app.config import AppConfig, from_env
-from app.storage import Store, open_store
+from app.services.background import LayerProbe, ScenarioRuns
+from app.storage import Store, open_store, wordlists
+from grader import proving, training
 
 if TYPE_CHECKING:
     from data import Dataset
@@ -88,20 +96,9 @@ def identity_secret() -> bytes:
 @st.cache_resource(show_spinner=False)
 def _identity_secret(data_dir: str) -> bytes:
     """Read (or draw) the secret once per data directory."""
-    from app.identity import KEY_FILE, load_secret
+    from app.config.identity import KEY_FILE, load_secret
 
     return load_secret(Path(data_dir) / KEY_FILE)
-
-
-def training_jobs() -> dict:
-    """Return the server's running training jobs by profile id, for the configured store."""
-    return _training_jobs(config().database_url)
-
-
-@st.cache_resource(show_spinner=False)
-def _training_jobs(url: str) -> dict:
-    """One registry per store URL (profile ids are per store)."""
-    return {}
 
 
 def catalog() -> Catalog:
@@ -121,9 +118,7 @@ def catalog() -> Catalog:
     failed, pending = proofs_failed(), proofs_pending()
     if not failed and not pending:
         return full
-    from grader import SchemaError
-
-    found = tuple(SchemaError(f.where, f.problem) for fs in failed.values() for f in fs)
+    found = tuple(grader_lib.SchemaError(f.where, f.problem) for fs in failed.values() for f in fs)
     return full.withdraw(found, exercises=(*failed, *pending))
 
 
@@ -166,17 +161,13 @@ def training_available(served: Catalog) -> bool:
     ids = {e.id for e in served.exercises if e.scenario.uses_dataset}
     if not (served.course.training and ids):  # no torch import while nothing is served
         return False
-    from grader.training import PARTS
-
-    return all(part in ids for part, _ in PARTS)
+    return all(part in ids for part, _ in training.PARTS)
 
 
 @st.cache_resource(show_spinner=False)
-def _proofs(root: str, signature: str, cache_dir: str):
+def _proofs(root: str, signature: str, cache_dir: str) -> proving.Proofs:
     """Start proving the catalog once per version of the files, in a thread."""
-    from grader.proving import Proofs
-
-    proofs = Proofs(
+    proofs = proving.Proofs(
         _catalog(root, signature), grader(DEFAULT_SOURCE), Path(cache_dir) / "proofs.json"
     )
     proofs.recall()  # those proven before are served at once, even by this first page
@@ -193,9 +184,7 @@ def _version() -> tuple[str, str]:
 
 def exercises_root() -> Path:
     """Return the exercises folder: the configured one, or the grader's default."""
-    from grader import EXERCISES_DIR
-
-    return config().exercises_dir or EXERCISES_DIR
+    return config().exercises_dir or grader_lib.EXERCISES_DIR
 
 
 def _signature(root: Path) -> str:
@@ -214,9 +203,7 @@ def _catalog(root: str, signature: str) -> Catalog:
 @st.cache_resource(max_entries=2, show_spinner=False)
 def _declared(root: str, signature: str) -> Catalog:
     """Discover the exercises once per version of the folder (files read, nothing run)."""
-    from grader import discover
-
-    return discover(Path(root))
+    return grader_lib.discover(Path(root))
 
 
 @st.cache_resource(max_entries=2, show_spinner=False)
@@ -233,14 +220,7 @@ def dataset(source: str) -> Dataset:
 @st.cache_resource(max_entries=4, show_spinner=False)
 def _dataset(source: str, cache_dir: str) -> Dataset:
     """Build a dataset once per source."""
-    import data
-
-    if source.startswith(UPLOAD_PREFIX):
-        uploads = config().uploads_dir
-        return data.load_dataset(
-            str(wordlists.readable(store(), uploads, source[len(UPLOAD_PREFIX) :]))
-        )
-    return data.load_dataset(source, cache_dir=cache_dir)
+    return wordlists.load_dataset(source, Path(cache_dir), config().uploads_dir, store())
 
 
 def grader(source: str) -> Grader:
@@ -252,9 +232,7 @@ def grader(source: str) -> Grader:
 @st.cache_resource(max_entries=4, show_spinner=False)
 def _grader(fingerprint: str, root: str, signature: str, *, _dataset: Dataset) -> Grader:
     """Build a grader once per dataset fingerprint and version of the exercise files."""
-    from grader import Grader
-
-    return Grader(_dataset, _catalog(root, signature))
+    return grader_lib.Grader(_dataset, _catalog(root, signature))
 
 
 def trainer(source: str) -> Trainer:
@@ -264,11 +242,11 @@ def trainer(source: str) -> Trainer:
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
-def _trainer(fingerprint: str, root: str, signature: str, data_dir: str, *, _dataset) -> Trainer:
+def _trainer(
+    fingerprint: str, root: str, signature: str, data_dir: str, *, _dataset: Dataset
+) -> Trainer:
     """Build a trainer once per dataset; its autograd references are kept under the data dir."""
-    from grader.training import Trainer
-
-    return Trainer(_dataset, Path(data_dir) / "training", _catalog(root, signature))
+    return training.Trainer(_dataset, Path(data_dir) / "training", _catalog(root, signature))
 
 
 def missing_layers() -> dict[str, str] | None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING
 
+from grader import proving, sandbox
+
 if TYPE_CHECKING:
     from grader import Catalog
 
@@ -36,10 +38,8 @@ class ScenarioRuns(Once):
         self.error: Exception | None = None
 
     def run(self) -> None:
-        from grader.proving import runnable
-
         try:
-            self.catalog = runnable(self.declared)
+            self.catalog = proving.runnable(self.declared)
         except Exception as e:  # raised again on the page that waits for the catalog
             self.error = e
         finally:
@@ -65,11 +65,9 @@ class LayerProbe(Once):
         self.error: Exception | None = None
 
     def run(self) -> None:
-        from grader.sandbox import Limits, default_sandbox
-
-        limits = Limits(cpu_seconds=self.time_limit, wall_seconds=2 * self.time_limit)
+        limits = sandbox.Limits(cpu_seconds=self.time_limit, wall_seconds=2 * self.time_limit)
         try:
-            self.missing = default_sandbox(self.require_all, limits).missing_layers()
+            self.missing = sandbox.default_sandbox(self.require_all, limits).missing_layers()
         except Exception as e:  # MissingLayers, or a sandbox that cannot start at all
             self.error = e
             self.missing = {"sandbox": str(e)}

@@ -4,10 +4,12 @@ The app cleans an upload, writes the words under its uploads folder (`<digest>/<
 digest being the words' sha256) and keeps them in the database too. A learner's dataset choice
 names the file (`upload:<path>`). Another replica, a training worker on another machine or the
 regrade command finds the path missing on its own disk: it reads the words from the database by
-the digest in the path, checks them against it, and writes its own copy.
+the digest in the path, checks them against it, and writes its own copy. `load_dataset` is the
+dataset a source names, as every process loads it (the pages, the worker, the regrade command).
 
     >>> path = save(store, uploads, "rex\\nfido\\n", "pets.csv")   # .../<digest>/pets.txt
     >>> readable(store, other_uploads, str(path))                  # other_uploads/<digest>/pets.txt
+    >>> store.word_lists.words(digest_of("rex\\nfido\\n"))         # ('pets.txt', 'rex\\nfido\\n')
 """
 
 from __future__ import annotations
@@ -15,7 +17,15 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from app.storage.engine import Part
+
+if TYPE_CHECKING:
+    from app.storage.store import Store
+    from data import Dataset
 
 PREFIX = "upload:"  # a dataset source naming an uploaded word list
 
@@ -25,16 +35,16 @@ def digest_of(words: str) -> str:
     return hashlib.sha256(words.encode("utf-8")).hexdigest()[:12]
 
 
-def save(store, uploads_dir: Path, words: str, filename: str) -> Path:
+def save(store: Store, uploads_dir: Path, words: str, filename: str) -> Path:
     """Write cleaned words under the uploads folder and keep them in the store; return the path."""
     digest = digest_of(words)
     path = uploads_dir / digest / f"{Path(filename).stem or 'words'}.txt"
     _write(path, words)
-    store.keep_words(digest, path.name, words)
+    store.word_lists.keep_words(digest, path.name, words)
     return path
 
 
-def readable(store, uploads_dir: Path, named: str) -> Path:
+def readable(store: Store, uploads_dir: Path, named: str) -> Path:
     """Return a path on this machine holding the word list a source names: the named file if
     it is here, else this process's copy, written from the store when missing. A list the store
     does not have (or whose words do not match their digest) returns the named path, whose
@@ -46,7 +56,7 @@ def readable(store, uploads_dir: Path, named: str) -> Path:
     mine = uploads_dir / digest / given.name
     if mine.is_file():
         return mine
-    kept = store.words(digest) if digest else None
+    kept = store.word_lists.words(digest) if digest else None
     if kept is None or digest_of(kept[1]) != digest:
         return given
     mine = uploads_dir / digest / Path(kept[0]).name
@@ -65,3 +75,38 @@ def _write(path: Path, words: str) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def load_dataset(
+    source: str, cache_dir: Path, uploads_dir: Path | None = None, store: Store | None = None
+) -> Dataset:
+    """Return the dataset a source names: "default", "names" or "upload:<path>" (read from the
+    store when this machine lacks the file, given the store and this process's uploads folder)."""
+    import data
+
+    if source.startswith(PREFIX):
+        named = source.removeprefix(PREFIX)
+        found = readable(store, uploads_dir, named) if store and uploads_dir else named
+        return data.load_dataset(str(found))
+    return data.load_dataset(source, cache_dir=cache_dir)
+
+
+class WordLists(Part):
+    """The store's word lists, kept once under the digest of their words."""
+
+    def keep_words(self, digest: str, name: str, words: str) -> None:
+        """Keep a cleaned word list under its digest (kept once: the digest names the words)."""
+        with self._db() as db:
+            db.execute(
+                "INSERT INTO word_lists (digest, name, words, created_at)"
+                " VALUES (:d, :n, :w, :t) ON CONFLICT (digest) DO NOTHING",
+                {"d": digest, "n": name, "w": words, "t": time.time()},
+            )
+
+    def words(self, digest: str) -> tuple[str, str] | None:
+        """Return the file name and the words kept under a digest, or None."""
+        with self._db() as db:
+            row = db.execute(
+                "SELECT name, words FROM word_lists WHERE digest = :d", {"d": digest}
+            ).fetchone()
+        return (row[0], row[1]) if row else None

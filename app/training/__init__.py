@@ -1,27 +1,17 @@
-"""The classroom mode's training on a task queue: replicas queue runs, workers train them.
+"""Exercise 4's training runs: where they train, chosen once by the mode, and the classroom's
+training worker.
 
-    >>> from app.worker import defer, status_of
-    >>> run_id = store.queue_run(me, code, asdict(settings), "default"); defer(url, run_id)
-    >>> status_of(store.latest_run(me))     # the TrainingStatus the page draws, from the row
+    >>> from app.training import runs
+    >>> checked = runs.start(trainer, code, settings)   # gradients checked, then a run
+    >>> runs.current().status()                          # the same protocol in either mode
 
-tasks.py is procrastinate (the queue, in the class's PostgreSQL); runner.py the job's body in
-the worker (`python -m app.worker`, __main__.py): it trains in the grader's sandbox and streams
-progress into the row; wire.py turns a row into what the training page draws. Light to import:
-procrastinate and torch load on first use.
+runs.py is what a page uses: the `Run` protocol (status, stop, wait, position), runs in this
+process (the local mode) or on the task queue (the classroom). queue.py keeps a classroom run's
+row beside its procrastinate job (tasks.py), the job being the run's state; wire.py turns the
+grader's report into fields and a row into what the page draws. The worker, `python -m
+app.training` (__main__.py, runner.py), trains queued runs through the grader's one door to a
+run (`Trainer.start`, as the local mode does). Only the pages import runs.py (and Streamlit);
+the worker imports none of it.
 """
 
-from app.worker.tasks import QUEUE, TASK, defer, stale_seconds
-from app.worker.wire import INTERRUPTED, QUEUED, record_of, report_fields, report_of, status_of
-
-__all__ = [
-    "INTERRUPTED",
-    "QUEUE",
-    "QUEUED",
-    "TASK",
-    "defer",
-    "record_of",
-    "report_fields",
-    "report_of",
-    "stale_seconds",
-    "status_of",
-]
+__all__ = ["queue", "runner", "runs", "tasks", "wire"]

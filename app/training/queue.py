@@ -1,13 +1,20 @@
-"""Training runs on the task queue (the classroom mode): one row per run, from queued to ended.
+"""The classroom's training runs on the task queue: a row per run, and its procrastinate job.
 
-Mixed into storage.Store. A replica queues a run and reads it back; a worker claims it, streams
-its progress into it (each write is the worker's heartbeat and returns the Stop flag) and ends
-it. A row still "running" whose heartbeat is older than `stale` seconds belongs to a worker
-that died: `reap_runs` marks it "interrupted", and the learner may start again. At most one
-queued or running row per profile (a unique index): `queue_run` returns None for a second.
+A part of the store (app/storage's `Part`). The job is the run's one state machine: `todo`
+while it waits, `doing` on a worker, then ended; Stop is procrastinate's cancel (a waiting
+job) or abort (a running one: its worker stops the trainer), and a worker that stopped
+answering is found by procrastinate's own heartbeats (its `procrastinate_workers` rows). The
+row keeps what the job does not: the run's settings and code, the progress its worker writes
+every second, and the report it ends with. A run reads as the report says once there is one,
+else as its job stands (tasks.py names the states).
 
-    >>> run_id = store.queue_run(me, code, {"steps": 20000}, "default")
-    >>> store.queue_position(run_id), store.latest_run(me).state   # 1, "queued"
+    >>> queue = Queue(store, stale=30.0)
+    >>> run_id = queue.enqueue(me, code, {"steps": 20000}, "default")   # row and job, at once
+    >>> queue.latest(me).state, queue.position(queue.latest(me))        # "queued", 1
+
+At most one queued or running run per learner: `enqueue` returns None for a second (the
+learner's rows are locked meanwhile, so two tabs pressing Start at once queue one run).
+Only PostgreSQL carries the queue (the classroom mode); the local mode trains in its process.
 """
 
 from __future__ import annotations
@@ -15,148 +22,141 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from sqlalchemy.exc import IntegrityError
+from app.storage import Db, Part
+from app.training import tasks
 
-ACTIVE = ("queued", "running")
-COLUMNS = (
-    "id, profile_id, state, settings, code, dataset, step, elapsed, curve, report, stop, worker,"
-    " heartbeat, created_at, started_at, ended_at"
-)
+if TYPE_CHECKING:
+    from sqlalchemy import Row
+
+    from app.storage import Profile, Store
+
+LOCK = 7033  # the advisory lock class of "a learner's training runs" (with the profile's id)
+READ = """
+SELECT q.id, q.profile_id, q.job_id, q.settings, q.code, q.dataset, q.step, q.elapsed, q.curve,
+    q.report, q.created_at, j.status AS job,
+    (j.worker_id IS NULL OR w.last_heartbeat < NOW() - make_interval(secs => :stale)) AS stalled
+FROM training_queue q
+LEFT JOIN procrastinate_jobs j ON j.id = q.job_id
+LEFT JOIN procrastinate_workers w ON w.id = j.worker_id
+"""
 
 
 @dataclass(frozen=True)
 class QueuedRun:
-    """A training run on the queue, as its row stands."""
+    """A run on the queue, as its row and its job stood when read."""
 
     id: int
     profile_id: int
-    state: str  # queued, running, finished, stopped, failed or interrupted
+    job_id: int | None
+    state: str  # tasks.STATES: queued, running, interrupted, stopped; or the report's state
     settings: dict
     code: str
     dataset: str
     step: int
     elapsed: float
     curve: tuple[float, ...]
-    report: dict | None  # the worker's report, once it ended (app/worker/wire.py)
-    stop: bool
-    worker: str
-    heartbeat: float | None
+    report: dict | None  # the worker's report, once it ended (app/training/wire.py)
     created_at: float
-    started_at: float | None
-    ended_at: float | None
 
     @property
     def active(self) -> bool:
-        """Return whether the run is queued or running."""
-        return self.state in ACTIVE
+        """Return whether the run is waiting for a worker or training on one."""
+        return self.state in tasks.ACTIVE
 
 
-class QueuedRuns:
-    """The store's calls for training runs on the queue."""
+class Queue(Part):
+    """The store's calls for training runs on the task queue; a job whose worker has sent no
+    heartbeat for `stale` seconds (the `worker_stale` setting) reads as interrupted."""
 
-    def queue_run(self, profile, code: str, settings: dict, dataset: str) -> int | None:
-        """Queue a run for the profile; return its id, or None if it has one queued or running."""
-        values = {"p": profile.id, "s": json.dumps(settings), "c": code, "d": dataset}
-        try:
-            with self._db() as db:
-                return db.execute(
-                    "INSERT INTO training_queue (profile_id, state, settings, code, dataset,"
-                    " created_at) VALUES (:p, 'queued', :s, :c, :d, :now) RETURNING id",
-                    values | {"now": time.time()},
-                ).scalar_one()
-        except IntegrityError:
-            return None
+    def __init__(self, store: Store, stale: float):
+        super().__init__(store)
+        self.stale = stale
 
-    def latest_run(self, profile) -> QueuedRun | None:
-        """Return the profile's newest run on the queue, whatever its state."""
-        return self._one("profile_id = :p ORDER BY id DESC LIMIT 1", {"p": profile.id})
+    def enqueue(self, profile: Profile, code: str, settings: dict, dataset: str) -> int | None:
+        """Queue a run and its job in one transaction; return the run's id, or None if the
+        learner has a run queued or running already."""
+        with self._db() as db:
+            db.execute("SELECT pg_advisory_xact_lock(:lock, :p)", {"lock": LOCK, "p": profile.id})
+            latest = self._one(
+                db, "q.profile_id = :p ORDER BY q.id DESC LIMIT 1", {"p": profile.id}
+            )
+            if latest is not None and latest.active:
+                return None
+            run_id = db.execute(
+                "INSERT INTO training_queue (profile_id, settings, code, dataset, created_at)"
+                " VALUES (:p, :s, :c, :d, :now) RETURNING id",
+                {"p": profile.id, "s": json.dumps(settings), "c": code, "d": dataset}
+                | {"now": time.time()},
+            ).scalar_one()
+            job_id = tasks.defer(db.driver, run_id)
+            db.execute(
+                "UPDATE training_queue SET job_id = :j WHERE id = :i", {"j": job_id, "i": run_id}
+            )
+        return run_id
 
-    def queued_run(self, run_id: int) -> QueuedRun | None:
-        """Return one run by id."""
-        return self._one("id = :i", {"i": run_id})
+    def latest(self, profile: Profile) -> QueuedRun | None:
+        """Return the learner's newest run, read with its job."""
+        with self._db() as db:
+            return self._one(db, "q.profile_id = :p ORDER BY q.id DESC LIMIT 1", {"p": profile.id})
 
-    def queue_position(self, run_id: int) -> int:
-        """Return a queued run's place in the queue (1: next to start), 0 once it left it."""
+    def run(self, run_id: int) -> QueuedRun | None:
+        """Return one run by id, read with its job."""
+        with self._db() as db:
+            return self._one(db, "q.id = :i", {"i": run_id})
+
+    def position(self, run: QueuedRun) -> int:
+        """Return a waiting run's place in the queue (1: next to start), 0 for any other."""
+        if run.state != tasks.QUEUED:
+            return 0
         with self._db() as db:
             return db.execute(
-                "SELECT COUNT(*) FROM training_queue WHERE state = 'queued' AND id <= :i"
-                " AND EXISTS (SELECT 1 FROM training_queue WHERE id = :i AND state = 'queued')",
-                {"i": run_id},
+                "SELECT COUNT(*) FROM procrastinate_jobs WHERE queue_name = :q"
+                " AND status = 'todo' AND id <= :j",
+                {"q": tasks.QUEUE, "j": run.job_id},
             ).scalar_one()
 
-    def request_stop(self, profile) -> None:
-        """Ask the profile's run to stop: a queued one ends now, a running one at its worker's
-        next progress write."""
+    def stop(self, run: QueuedRun) -> None:
+        """Stop a run: its job is cancelled if it waits, else its worker is asked to abort it
+        (and stops the trainer within a second or two)."""
+        if run.job_id is not None:
+            with self._db() as db:
+                tasks.cancel(db.driver, run.job_id)
+
+    def progress(self, run_id: int, step: int, elapsed: float, curve: tuple[float, ...]) -> None:
+        """Record a running run's progress (its worker, every second)."""
         with self._db() as db:
             db.execute(
-                "UPDATE training_queue SET state = 'stopped', stop = 1, ended_at = :now"
-                " WHERE profile_id = :p AND state = 'queued'",
-                {"p": profile.id, "now": time.time()},
-            )
-            db.execute(
-                "UPDATE training_queue SET stop = 1 WHERE profile_id = :p AND state = 'running'",
-                {"p": profile.id},
+                "UPDATE training_queue SET step = :s, elapsed = :e, curve = :c"
+                " WHERE id = :i AND report IS NULL",
+                {"i": run_id, "s": step, "e": elapsed, "c": json.dumps(list(curve))},
             )
 
-    def claim_run(self, run_id: int, worker: str) -> QueuedRun | None:
-        """Mark a queued run as running on this worker; None if it is no longer queued."""
-        with self._db() as db:
-            claimed = db.execute(
-                "UPDATE training_queue SET state = 'running', worker = :w, heartbeat = :now,"
-                " started_at = :now"
-                " WHERE id = :i AND state = 'queued'",
-                {"i": run_id, "w": worker, "now": time.time()},
-            ).rowcount
-        return self.queued_run(run_id) if claimed else None
-
-    def run_progress(self, run_id: int, step: int, elapsed: float, curve) -> bool:
-        """Record a running run's progress (the worker's heartbeat); return whether it must
-        stop: asked to, or no longer running (reaped as interrupted)."""
-        with self._db() as db:
-            stop = db.execute(
-                "UPDATE training_queue SET step = :s, elapsed = :e, curve = :c, heartbeat = :now"
-                " WHERE id = :i AND state = 'running' RETURNING stop",
-                {"i": run_id, "s": step, "e": elapsed, "c": json.dumps(list(curve))}
-                | {"now": time.time()},
-            ).scalar_one_or_none()
-        return stop is None or bool(stop)
-
-    def end_run(self, run_id: int, state: str, report: dict) -> bool:
-        """Record how a running run ended; False if it was no longer running (reaped)."""
+    def end(self, run_id: int, report: dict) -> bool:
+        """Record the report a run ended with; False if it had one already."""
         with self._db() as db:
             return bool(
                 db.execute(
-                    "UPDATE training_queue SET state = :st, report = :r, step = :s, elapsed = :e,"
-                    " curve = :c, ended_at = :now WHERE id = :i AND state = 'running'",
-                    {"i": run_id, "st": state, "r": json.dumps(report), "now": time.time()}
-                    | {"s": report["steps_done"], "e": report["elapsed"]}
-                    | {"c": json.dumps(list(report["curve"]))},
+                    "UPDATE training_queue SET report = :r, step = :s, elapsed = :e, curve = :c"
+                    " WHERE id = :i AND report IS NULL",
+                    {"i": run_id, "r": json.dumps(report), "s": report["steps_done"]}
+                    | {"e": report["elapsed"], "c": json.dumps(list(report["curve"]))},
                 ).rowcount
             )
 
-    def reap_runs(self, stale: float) -> int:
-        """Mark "interrupted" every running run whose heartbeat is older than `stale` seconds;
-        return how many."""
-        with self._db() as db:
-            return db.execute(
-                "UPDATE training_queue SET state = 'interrupted', ended_at = :now"
-                " WHERE state = 'running' AND heartbeat < :since",
-                {"now": time.time(), "since": time.time() - stale},
-            ).rowcount
-
-    def _one(self, where: str, params: dict) -> QueuedRun | None:
-        """Return the first row matching a WHERE clause, as a QueuedRun."""
-        with self._db() as db:
-            row = db.execute(f"SELECT {COLUMNS} FROM training_queue WHERE {where}", params).first()
+    def _one(self, db: Db, where: str, params: dict) -> QueuedRun | None:
+        """Return the first run matching a WHERE clause, with its job's state."""
+        row = db.execute(f"{READ} WHERE {where}", {"stale": self.stale} | params).first()
         return None if row is None else _queued(row)
 
 
-def _queued(row) -> QueuedRun:
-    """Rebuild a run from its row, its JSON columns decoded."""
+def _queued(row: Row) -> QueuedRun:
+    """Rebuild a run from its row, its JSON columns decoded and its state decided."""
     values = dict(row._mapping)
+    job, stalled = values.pop("job"), values.pop("stalled")
     values["settings"] = json.loads(values["settings"])
     values["curve"] = tuple(json.loads(values["curve"]))
     values["report"] = json.loads(values["report"]) if values["report"] else None
-    values["stop"] = bool(values["stop"])
+    values["state"] = tasks.state_of(values["report"], job, bool(stalled))
     return QueuedRun(**values)

@@ -1,13 +1,14 @@
-"""The body of a training job, in the worker process: claim the row, train in the grader's
-sandbox, stream the progress into the row, end it with the report.
+"""The body of a training job, in the worker process: read the run's row, start the run through
+the grader's one door (`Trainer.start`, as the local mode does), write its progress into the
+row, end it with the report.
 
 The learner's code runs only in the grader's confined training process (grader/training/job.py,
 grader/sandbox/training/), never in the worker's own. A thread per run (Beat) writes its
-progress every second from the claim on, even while the trainer starts: each write is the
-run's heartbeat and brings back the Stop flag that any replica may raise.
+progress every second and stops the trainer when procrastinate says the job must abort (Stop on
+any replica, or the worker shutting down).
 
-    >>> runner = Runner(store, Trainers(config, store), name="host:pid")
-    >>> runner.run(run_id=7)      # returns once the run has ended and been recorded
+    >>> runner = Runner(store, Trainers(config, store), stale=30.0)
+    >>> runner.run(context, run_id=7)   # returns once the run has ended and been recorded
 """
 
 from __future__ import annotations
@@ -15,12 +16,26 @@ from __future__ import annotations
 import logging
 import threading
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from app import wordlists
-from app.worker.wire import record_of, report_fields
+from procrastinate.exceptions import JobAborted
+from procrastinate.job_context import AbortReason
 
-log = logging.getLogger("app.worker")
-PROGRESS = 1.0  # seconds between progress writes (the heartbeat)
+import grader as grader_lib
+from app.storage import wordlists
+from app.training.queue import Queue
+from app.training.wire import record_of, report_fields
+from grader import feedback, training
+
+if TYPE_CHECKING:
+    from procrastinate import JobContext
+
+    from app.config import AppConfig
+    from app.storage import Store
+    from app.training.queue import QueuedRun
+
+log = logging.getLogger("app.training")
+PROGRESS = 1.0  # seconds between progress writes
 
 
 @dataclass(frozen=True)
@@ -33,73 +48,62 @@ class Owner:
 class Trainers:
     """Exercise 4's trainers of this worker, one per dataset source, built on first use."""
 
-    def __init__(self, config, store=None):
-        self.config = config  # the app's configuration (app/config.py): where data is kept
+    def __init__(self, config: AppConfig, store: Store | None = None):
+        self.config = config  # the app's configuration (app/config/): where data is kept
         self.store = store  # where an uploaded word list is read when this machine lacks it
-        self._built: dict[str, object] = {}
+        self._built: dict[str, training.Trainer] = {}
         self._lock = threading.Lock()
 
-    def get(self, source: str):
+    def get(self, source: str) -> training.Trainer:
         """Return the trainer for a dataset source ("default", "names" or "upload:<path>")."""
         with self._lock:
             if source not in self._built:
                 self._built[source] = self._build(source)
             return self._built[source]
 
-    def _build(self, source: str):
+    def _build(self, source: str) -> training.Trainer:
         """Load the dataset and the course, and make their trainer."""
-        import data
-        from grader import EXERCISES_DIR, discover
-        from grader.training import Trainer
-
         config = self.config
-        if source.startswith(wordlists.PREFIX):
-            found = source.removeprefix(wordlists.PREFIX)
-            if self.store is not None:
-                found = wordlists.readable(self.store, config.uploads_dir, found)
-            dataset = data.load_dataset(str(found))
-        else:
-            dataset = data.load_dataset(source, cache_dir=str(config.cache_dir))
-        catalog = discover(config.exercises_dir or EXERCISES_DIR)
-        return Trainer(dataset, config.data_dir / "training", catalog)
+        dataset = wordlists.load_dataset(source, config.cache_dir, config.uploads_dir, self.store)
+        catalog = grader_lib.discover(config.exercises_dir or grader_lib.EXERCISES_DIR)
+        return training.Trainer(dataset, config.data_dir / "training", catalog)
 
 
 class Beat(threading.Thread):
-    """The run's heartbeat, from claim to end: every PROGRESS seconds it writes the job's
-    progress (step 0 while the trainer starts) and stops the job when the row says so."""
+    """The run's progress, from start to end: every PROGRESS seconds it writes the job's
+    progress (step 0 while the trainer starts) and stops the job when it must abort."""
 
-    def __init__(self, store, run_id: int):
+    def __init__(self, queue: Queue, run_id: int, context: JobContext):
         super().__init__(name=f"beat-{run_id}", daemon=True)
-        self.store, self.run_id = store, run_id
-        self.job, self.stopping = None, False
+        self.queue, self.run_id, self.context = queue, run_id, context
+        self.job: training.TrainingJob | None = None
+        self.aborted: AbortReason | None = None
         self._ended = threading.Event()
 
-    def attach(self, job) -> None:
+    def attach(self, job: training.TrainingJob) -> None:
         """Follow the job once it has started; stop it at once if Stop came first."""
         self.job = job
-        if self.stopping:
+        if self.aborted is not None:
             job.stop()
 
     def run(self) -> None:
         while not self._ended.wait(PROGRESS):
             job = self.job
-            status = job.status() if job is not None else None
             try:
-                stop = self._write(status)
-            except Exception:  # the database is away for a moment: beat again later
+                self._write(job.status() if job is not None else None)
+            except Exception:  # the database is away for a moment: write again later
                 log.exception("run %s: progress not written", self.run_id)
-                continue
-            if stop and not self.stopping:
-                self.stopping = True
+            if self.aborted is None and self.context.should_abort():
+                self.aborted = self.context.abort_reason()
                 if self.job is not None:
                     self.job.stop()
 
-    def _write(self, status) -> bool:
-        """Write the progress so far; return whether the run must stop."""
+    def _write(self, status: training.TrainingStatus | None) -> None:
+        """Write the progress so far."""
         if status is None:
-            return self.store.run_progress(self.run_id, 0, 0.0, ())
+            return self.queue.progress(self.run_id, 0, 0.0, ())
         elapsed = status.step / status.steps_per_s if status.steps_per_s else 0.0
-        return self.store.run_progress(self.run_id, status.step, elapsed, status.curve)
+        return self.queue.progress(self.run_id, status.step, elapsed, status.curve)
 
     def end(self) -> None:
         """Stop beating (the run has ended)."""
@@ -110,17 +114,20 @@ class Beat(threading.Thread):
 class Runner:
     """Runs training jobs: one call per job, any number of calls at once (one per thread)."""
 
-    def __init__(self, store, trainers: Trainers, name: str):
-        self.store, self.trainers, self.name = store, trainers, name
+    def __init__(self, store: Store, trainers: Trainers, stale: float):
+        self.store, self.trainers = store, trainers
+        self.queue = Queue(store, stale)
 
-    def run(self, run_id: int) -> None:
-        """Run one queued run to its end; a run no longer queued (stopped) is left alone."""
-        run = self.store.claim_run(run_id, self.name)
-        if run is None:
-            log.info("run %s is no longer queued", run_id)
+    def run(self, context: JobContext, run_id: int) -> None:
+        """Run one queued run to its end; raise JobAborted when it was stopped (procrastinate
+        then records its job as aborted). A worker stopping under a run leaves no report: the
+        run reads as interrupted."""
+        run = self.queue.run(run_id)
+        if run is None or run.job_id != context.job.id or run.report is not None:
+            log.info("run %s is not this job's to train (job %s)", run_id, context.job.id)
             return
         log.info("run %s of profile %s started", run_id, run.profile_id)
-        beat = Beat(self.store, run_id)
+        beat = Beat(self.queue, run_id, context)
         beat.start()
         try:
             report = self._train(run, beat)
@@ -129,28 +136,34 @@ class Runner:
             report = self._fault(run, err)
         finally:
             beat.end()
-        if not self.store.end_run(run_id, report.state, report_fields(report)):
-            log.warning("run %s had been marked interrupted before it ended", run_id)
-        elif report.state == "finished":
-            self.store.record_run(Owner(run.profile_id), record_of(report, run.code, run.dataset))
-        log.info("run %s ended: %s", run_id, report.state)
+        if beat.aborted == AbortReason.SHUTDOWN:
+            raise JobAborted(f"run {run_id}: the worker is stopping")
+        self._end(run, report)
+        if beat.aborted is not None:
+            raise JobAborted(f"run {run_id} was stopped")
 
-    def _train(self, run, beat: Beat):
+    def _train(self, run: QueuedRun, beat: Beat) -> training.TrainingReport:
         """Train in the sandbox until the run ends (its beat writes the progress and stops it
         when asked); return its report."""
-        from grader.training import TrainingJob, TrainSettings
-
         trainer = self.trainers.get(run.dataset)
-        settings = TrainSettings(**run.settings)
-        job = TrainingJob(run.code, settings, trainer.dataset, model=trainer.model)
+        job = trainer.start(run.code, training.TrainSettings(**run.settings))
         beat.attach(job)
         return job.wait().report
 
-    def _fault(self, run, err: Exception):
-        """Return the report of a run the worker itself failed to carry out."""
-        from grader import feedback
-        from grader.training import TrainingReport, TrainSettings
+    def _end(self, run: QueuedRun, report: training.TrainingReport) -> None:
+        """Record the report in the run's row and, when it finished, the learner's run."""
+        if not self.queue.end(run.id, report_fields(report)):
+            log.warning("run %s had a report already", run.id)
+        elif report.state == "finished":
+            self.store.runs.record_run(
+                Owner(run.profile_id), record_of(report, run.code, run.dataset)
+            )
+        log.info("run %s ended: %s", run.id, report.state)
 
+    def _fault(self, run: QueuedRun, err: Exception) -> training.TrainingReport:
+        """Return the report of a run the worker itself failed to carry out."""
         log.error("run %s: %r", run.id, err)
-        settings = TrainSettings(**run.settings)
-        return TrainingReport(settings, "failed", feedback.GRADER_FAULT, run.step, 0.0, 0.0, ())
+        settings = training.TrainSettings(**run.settings)
+        return training.TrainingReport(
+            settings, "failed", feedback.GRADER_FAULT, run.step, 0.0, 0.0, ()
+        )

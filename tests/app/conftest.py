@@ -10,7 +10,8 @@ import shutil
 
 import pytest
 
-from app import identity, services
+from app import services
+from app.config import identity
 from grader.course.exercises import EXERCISES_DIR
 
 from .app_helpers import BROWSER, FakeGrader

@@ -10,7 +10,7 @@ import sqlite3
 
 import pytest
 
-from app import preview
+from app.panels import preview
 
 from .e2e_helpers import OUTPUT, open_page
 

@@ -9,7 +9,7 @@ import pytest
 from app import services
 from app.storage import open_store
 
-from .app_helpers import main_test, texts
+from ..app_helpers import main_test, texts
 
 ISSUER = "https://id.uni.test"
 ADA = {"is_logged_in": True, "iss": ISSUER, "sub": "ada-1", "name": "Ada", "email": "ada@uni.test"}
@@ -31,7 +31,7 @@ def signed_in(user: dict | None):
 
 
 def owners() -> set[str]:
-    return {p.owner for p in services.store().profiles()}
+    return {p.owner for p in services.store().learners.profiles()}
 
 
 def test_a_visitor_who_has_not_signed_in_gets_the_sign_in_page_only(classroom):
@@ -61,9 +61,9 @@ def test_an_instructor_is_named_as_one(classroom):
 
 def test_progress_from_before_identities_is_not_handed_to_a_signed_in_person(classroom):
     store = open_store(services.config().database_url)
-    store.add_profile("learner", owner="")
+    store.learners.add_profile("learner", owner="")
     signed_in(ADA)
-    assert {p.owner for p in services.store().profiles()} == {"", f"{ISSUER} ada-1"}
+    assert {p.owner for p in services.store().learners.profiles()} == {"", f"{ISSUER} ada-1"}
 
 
 def test_the_local_mode_never_asks_anyone_to_sign_in(app_env, fake):

@@ -161,7 +161,7 @@ def test_the_check_reads_the_secrets_file_named_on_the_command_line(tmp_path, fo
     assert refused.returncode == 2 and "needs an [auth] section" in refused.stderr
 
 
-RUN = Path(__file__).resolve().parents[2] / "scripts" / "run"
+RUN = Path(__file__).resolve().parents[3] / "scripts" / "run"
 
 
 def test_scripts_run_checks_the_configuration_before_it_serves():

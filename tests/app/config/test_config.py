@@ -12,7 +12,7 @@ from app.config import AppConfig, ConfigError, from_env
 
 def test_defaults_keep_progress_under_the_projects_var():
     config = from_env({})
-    var = Path(__file__).resolve().parents[2] / "var"
+    var = Path(__file__).resolve().parents[3] / "var"
     assert config.data_dir == var and config.editor == "ace"
     assert config.database_url == f"sqlite:///{var}/progress.sqlite3"
     assert config.cache_dir == var / "cache"

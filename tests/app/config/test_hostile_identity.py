@@ -12,10 +12,11 @@ import stat
 
 import pytest
 
-from app import identity, services
+from app import services
+from app.config import identity
 from app.storage import open_store
 
-from .app_helpers import BROWSER, main_test
+from ..app_helpers import BROWSER, main_test
 
 KEY = bytes(range(32))
 SIGNED = identity.sign("a1b2", KEY)
@@ -59,7 +60,7 @@ def test_a_non_ascii_cookie_gets_a_new_identity_and_the_page_renders(fake, brows
 def test_the_data_directory_and_database_are_private(fake, app_env):
     main_test().run()
     store = services.store()
-    store.add_profile("ada", BROWSER)
+    store.learners.add_profile("ada", BROWSER)
     assert _mode(app_env) == 0o700
     files = sorted(p for p in app_env.iterdir() if p.name.startswith("progress.sqlite3"))
     assert files, list(app_env.iterdir())
@@ -70,7 +71,7 @@ def test_the_data_directory_and_database_are_private(fake, app_env):
 def test_a_new_store_creates_its_folder_0700_and_its_files_0600(tmp_path):
     folder = tmp_path / "new" / "var"
     store = open_store(f"sqlite:///{folder}/progress.sqlite3")
-    store.add_profile("ada")
+    store.learners.add_profile("ada")
     assert _mode(folder) == 0o700
     wal = folder / "progress.sqlite3-wal"
     assert _mode(folder / "progress.sqlite3") == 0o600 and (not wal.exists() or _mode(wal) == 0o600)
@@ -80,7 +81,7 @@ def test_an_old_readable_database_is_narrowed_and_its_folder_left_alone(tmp_path
     folder = tmp_path / "shared"
     folder.mkdir()
     folder.chmod(0o755)  # a folder the app did not make: e.g. one a database URL names
-    open_store(f"sqlite:///{folder}/progress.sqlite3").add_profile("ada")
+    open_store(f"sqlite:///{folder}/progress.sqlite3").learners.add_profile("ada")
     for name in ("progress.sqlite3", "progress.sqlite3-wal", "progress.sqlite3-shm"):
         if (folder / name).exists():
             (folder / name).chmod(0o644)

@@ -6,7 +6,7 @@ import stat
 
 import pytest
 
-from app.identity import load_secret, sign, verify
+from app.config.identity import load_secret, sign, verify
 
 KEY = bytes(range(32))
 

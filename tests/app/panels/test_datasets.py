@@ -10,7 +10,7 @@ import pytest
 import data
 from app import services, session
 
-from .app_helpers import ROOT, page_test, texts
+from ..app_helpers import ROOT, page_test, texts
 
 NAMES = ROOT.parent / "shared" / "data" / "names.txt"
 BIRDS = b"Name,Family\nBlack-capped Chickadee,Paridae\nBlue Jay,Corvidae\n" + b"".join(
@@ -27,7 +27,7 @@ def _home():
 
 def _source() -> str:
     store = services.store()
-    return store.setting(store.profiles()[0], session.DATASET_SETTING, "default")
+    return store.learners.setting(store.learners.profiles()[0], session.DATASET_SETTING, "default")
 
 
 def _choose(at, kind: str):
@@ -128,7 +128,9 @@ def test_the_cached_names_are_previewed_then_used(fake, app_env):
 def test_a_dataset_that_no_longer_loads_falls_back_to_the_default(app_env, monkeypatch):
     page = page_test("01_mlp", page="whole_pass")
     store = services.store()
-    store.set_setting(store.add_profile("learner"), session.DATASET_SETTING, "upload:/gone.txt")
+    store.learners.set_setting(
+        store.learners.add_profile("learner"), session.DATASET_SETTING, "upload:/gone.txt"
+    )
     calls = []
 
     def grader(source):

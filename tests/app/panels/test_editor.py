@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app.editor import ACE_PROPS, SUBMIT_LABEL, as_text
+from app.panels.editor import ACE_PROPS, SUBMIT_LABEL, as_text
 
 
 def _script(kind: str) -> None:
     import streamlit as st
 
-    from app.editor import code_input
+    from app.panels.editor import code_input
 
     event = code_input("ed", "x = 1\n", kind=kind)
     if event is not None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import code_editor
 
-from app import offline
+from app.panels import offline
 
 ORIGINAL = Path(code_editor.__file__).parent / "frontend" / "build"
 

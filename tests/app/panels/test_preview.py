@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from app import preview, services
+from app import services
+from app.panels import preview
 from grader import discover
 
-from .app_helpers import page_test, texts
+from ..app_helpers import page_test, texts
 
 EXERCISE = "dbndiff2"
 
@@ -20,7 +21,9 @@ def _switch(at):
 
 def _progress() -> tuple:
     store = services.store()
-    return tuple((store.attempts(p), store.statuses(p)) for p in store.profiles())
+    return tuple(
+        (store.work.attempts(p), store.work.statuses(p)) for p in store.learners.profiles()
+    )
 
 
 def test_the_instructor_sees_the_exercise_as_solved_once_switched_on(fake):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.ratelimit import RateLimiter, too_fast
+from app.panels.ratelimit import RateLimiter, too_fast
 
 
 def test_a_burst_passes_then_the_next_waits_for_a_token():

@@ -8,7 +8,7 @@ from app import services
 from app.config import ConfigError, from_env
 from grader.sandbox.layers import MissingLayers
 
-from .app_helpers import main_test, texts
+from ..app_helpers import main_test, texts
 
 REAL_START_SANDBOX = services.start_sandbox  # the autouse fixture replaces it during tests
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from app import scratchpad
+from app.panels import scratchpad
 
-from .app_helpers import SOLVED, page_test, submit
+from ..app_helpers import SOLVED, page_test, submit
 
 KEY = "scratch:dcounts_sum_inv"
 
@@ -56,7 +56,7 @@ def test_the_scratchpad_is_closed_at_first_and_stays_open_across_a_graded_submis
     assert at.button(key=f"{KEY}:code:submit").label == scratchpad.RUN_LABEL
 
 
-LANGUAGE = Path(__file__).parents[1] / "grader" / "fixtures" / "language" / "exercises"
+LANGUAGE = Path(__file__).parents[2] / "grader" / "fixtures" / "language" / "exercises"
 
 
 def test_the_lecture_names_its_lecture_batch(fake):

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from app import identity, services
+from app import services
+from app.config import identity
 
-from .app_helpers import BROWSER, main_test
+from ..app_helpers import BROWSER, main_test
 
 
 def _cookie_scripts(at) -> list[str]:
@@ -20,18 +21,18 @@ def test_the_first_visit_creates_a_profile(fake):
 def test_picking_a_profile_switches_and_is_remembered(fake):
     main_test().run()
     store = services.store()
-    store.add_profile("grace", BROWSER)
+    store.learners.add_profile("grace", BROWSER)
     at = main_test().run()
     at.selectbox(key="sidebar:profile").select("grace").run()
     assert not at.exception
-    assert store.last_profile(BROWSER).name == "grace"
+    assert store.learners.last_profile(BROWSER).name == "grace"
     assert main_test().run().selectbox(key="sidebar:profile").value == "grace"
 
 
 def test_another_browser_lists_only_its_own_profiles_and_never_switches_ours(fake, browser):
     store = services.store()
     main_test().run()
-    store.use_profile(store.add_profile("grace", BROWSER))
+    store.learners.use_profile(store.learners.add_profile("grace", BROWSER))
     ours = browser["cookie"]
     browser["cookie"] = identity.sign("e5f6a7b8", services.identity_secret())
     theirs = main_test().run()
@@ -48,7 +49,7 @@ def test_another_browser_lists_only_its_own_profiles_and_never_switches_ours(fak
 def test_a_tampered_cookie_is_refused_and_a_new_identity_is_saved(fake, browser):
     store = services.store()
     main_test().run()
-    store.use_profile(store.add_profile("grace", BROWSER))
+    store.learners.use_profile(store.learners.add_profile("grace", BROWSER))
     signature = browser["cookie"].rpartition(".")[2]
     forged = "0" * len(signature) if signature[0] != "0" else "1" * len(signature)
     browser["cookie"] = f"{BROWSER}.{forged}"

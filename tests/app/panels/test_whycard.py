@@ -7,7 +7,7 @@ import pytest
 
 from grader.course.lecture import VIDEO
 
-from .app_helpers import SOLVED, VALUES, page_test, submit, texts
+from ..app_helpers import SOLVED, VALUES, page_test, submit, texts
 
 HEADING = "## :material/school: Why it is so"
 
@@ -86,7 +86,7 @@ def test_step_by_step_exercises_only(fake):
 def test_the_training_page_links_the_chapter_of_exercise_4(app_env, monkeypatch):
     from app import services
 
-    from .training_helpers import FakeTrainer
+    from ..training_helpers import FakeTrainer
 
     monkeypatch.setattr(services, "trainer", lambda source: FakeTrainer())
     at = page_test(page="training").run()

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from app import services, workbench
-from app.ratelimit import RateLimiter
+from app import services
+from app.panels import workbench
+from app.panels.ratelimit import RateLimiter
 from grader import Grader
 from grader.sandbox import Limits, Sandbox
 
-from ..grader.order_helpers import slot_held
-from .app_helpers import SOLVED, page_test, submit, texts
+from ...grader.order_helpers import slot_held
+from ..app_helpers import SOLVED, page_test, submit, texts
 
 ANSWER = "dlogprobs = torch.zeros_like(logprobs)\ndlogprobs[range(n), Yb] = -1.0 / n\n"
 BUSY = "The grader is busy; try again in a moment."
@@ -18,7 +19,7 @@ BUSY = "The grader is busy; try again in a moment."
 
 def _attempts(exercise_id: str) -> list:
     store = services.store()
-    return store.attempts(store.profiles()[0], exercise_id)
+    return store.work.attempts(store.learners.profiles()[0], exercise_id)
 
 
 @pytest.fixture
@@ -97,4 +98,4 @@ def test_a_busy_grader_is_no_attempt_at_the_whole_pass(lonely):
         at = submit(at, ANSWER)
     assert at.warning[0].value.startswith(BUSY) and not at.error
     store = services.store()
-    assert store.statuses(store.profiles()[0]) == {}
+    assert store.work.statuses(store.learners.profiles()[0]) == {}

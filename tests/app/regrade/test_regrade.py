@@ -24,9 +24,9 @@ from app import regrade
 from app.storage import EDITOR, NOTEBOOK, Attempt, Facts, open_store
 from grader import discover
 
-from ..grader.cli_helpers import in_process  # grade-batch's main, here, on the shared sandbox
+from ...grader.cli_helpers import in_process  # grade-batch's main, here, on the shared sandbox
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 COURSE_ID = "ln-regrade"
 LOOSE = 'target = "xhat"\natol = 1e-2\nrtol = 1e-2\n'  # version 1: a slip of 1% passes
 ANSWERS = {  # learner: their answer to dxhat
@@ -94,12 +94,12 @@ def _record(url: str, rows: dict) -> None:
             "dxhat", ANSWERS[learner], row["solved"], row["summary"], 0.1, 30.0, "default",
             1_700_000_000.0 + at, facts, row["version"],
         )  # fmt: skip
-        store.record_attempt(store.add_profile(learner, owner="browser"), attempt)
+        store.work.record_attempt(store.learners.add_profile(learner, owner="browser"), attempt)
 
 
 def _attempts(url: str) -> dict[str, list[Attempt]]:
     store = open_store(url, COURSE_ID)
-    return {p.name: store.attempts(p) for p in store.profiles()}
+    return {p.name: store.work.attempts(p) for p in store.learners.profiles()}
 
 
 def _regrade(course: Path, url: str, tmp_path: Path, *flags) -> subprocess.CompletedProcess:
@@ -179,18 +179,18 @@ def test_only_stale_attempts_typed_in_the_editor_are_regraded(tmp_path, course, 
     catalog = discover(course)
     current = catalog.get("dxhat").version
     store = open_store(url, COURSE_ID)
-    ada = store.add_profile("ada")
+    ada = store.learners.add_profile("ada")
     for version, origin in (("old", EDITOR), (current, EDITOR), ("old", NOTEBOOK), ("", EDITOR)):
         code = f"dxhat = gamma * dy  # {version} {origin}\n"
         attempt = Attempt("dxhat", code, True, "", 0.1, 1.0, "default", 5.0, Facts(), version)
-        store.record_attempt(ada, replace(attempt, origin=origin))
+        store.work.record_attempt(ada, replace(attempt, origin=origin))
     chosen = {e.id: e for e in catalog.exercises}
     stale = regrade.stale_attempts(store, chosen, every=False)
     assert [(s.attempt.version, s.attempt.origin) for s in stale] == [("old", EDITOR), ("", EDITOR)]
     every = regrade.stale_attempts(store, chosen, every=True)
     assert [s.attempt.version for s in every] == ["old", current, ""]
     done = replace(stale[0].attempt, version=current, origin=regrade.REGRADE)
-    store.record_attempt(ada, done)  # the first one, re-graded already
+    store.work.record_attempt(ada, done)  # the first one, re-graded already
     assert [s.attempt.version for s in regrade.stale_attempts(store, chosen, False)] == [""]
 
 
@@ -216,7 +216,9 @@ def test_an_exercise_that_is_not_sound_is_never_regraded(tmp_path, course, url, 
     _fix(course)
     store = open_store(url, COURSE_ID)
     attempt = Attempt("dxhat", ANSWERS["grace"], True, "", 0.1, 1.0, "default", 5.0, Facts())
-    store.record_attempt(store.add_profile("grace"), replace(attempt, version="earlier"))
+    store.work.record_attempt(
+        store.learners.add_profile("grace"), replace(attempt, version="earlier")
+    )
     answer = course / "solutions" / "02_layernorm" / "dxhat.py"
     answer.write_text("dxhat = dy * 2\n")  # a "fix" that is itself wrong: its proof fails
     refused = here(course, url, "--apply")

@@ -10,7 +10,7 @@ from app import links, nav, services
 from app.screens import checking
 from grader.course.exercises import EXERCISES_DIR
 
-from .app_helpers import main_test, nav_sections, page_test, texts
+from ..app_helpers import main_test, nav_sections, page_test, texts
 
 REAL_PROOFS_PENDING = services.proofs_pending  # the autouse fixture replaces it during tests
 REAL_RAN_CATALOG = services.ran_catalog  # and this one

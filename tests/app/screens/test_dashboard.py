@@ -10,10 +10,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from app import services
+from app.classroom import ClassView
 from app.screens.instructor import LEARNERS, MARKS, NOBODY, TABS
 from app.storage import ATTEMPTED, SOLVED, Attempt, Facts
 
-from .app_helpers import ROOT, TIMEOUT, page_test, texts
+from ..app_helpers import ROOT, TIMEOUT, page_test, texts
 
 ISSUER = "https://id.uni.test"
 ADA = {"is_logged_in": True, "iss": ISSUER, "sub": "ada-1", "name": "Ada", "email": "ada@uni.test"}
@@ -38,13 +39,15 @@ def _class():
     store = services.store()
     for sub, name, group in (("ada-1", "Ada", "A"), ("bob-2", "Bob", "B")):
         owner = f"{ISSUER} {sub}"
-        store.add_profile("learner", owner=owner)
-        store.note_person(owner, name, f"{sub[:3]}@uni.test", (group,), "learner")
-    ada, bob = store.profiles()
-    store.record_attempt(ada, _attempt("dlogprobs", False, "sign_flipped", "dlogprobs = -oops"))
-    store.record_attempt(ada, _attempt("dlogprobs", True))
-    store.record_attempt(bob, _attempt("dprobs", False))
-    store.record_event(bob, "dprobs", "hint")
+        store.learners.add_profile("learner", owner=owner)
+        ClassView(store).note_person(owner, name, f"{sub[:3]}@uni.test", (group,), "learner")
+    ada, bob = store.learners.profiles()
+    store.work.record_attempt(
+        ada, _attempt("dlogprobs", False, "sign_flipped", "dlogprobs = -oops")
+    )
+    store.work.record_attempt(ada, _attempt("dlogprobs", True))
+    store.work.record_attempt(bob, _attempt("dprobs", False))
+    store.work.record_event(bob, "dprobs", "hint")
 
 
 def dashboard(user: dict | None = None) -> AppTest:
@@ -155,11 +158,13 @@ def test_the_gradebook_download_validates_against_the_schema(classroom):
         "Download gradebook.wide.csv",
         "Download gradebook.json",
     ]
-    from app import classbook
+    from app.classroom import classbook
 
     store, catalog = services.store(), services.declared()
-    names = classbook.gradebook_names(store.class_learners())
-    book = json.loads(classbook.gradebook_files(store.class_standing(), names, catalog)["json"])
+    names = classbook.gradebook_names(ClassView(store).class_learners())
+    book = json.loads(
+        classbook.gradebook_files(ClassView(store).class_standing(), names, catalog)["json"]
+    )
     schema = json.loads((ROOT / "docs" / "gradebook.schema.json").read_text())
     jsonschema.Draft202012Validator(schema).validate(book)
     assert [(e["learner"], e["solved"]) for e in book["learners"]] == [

@@ -8,15 +8,15 @@ import pytest
 import streamlit as st
 
 from app import services
+from app.panels.workbench import Submission
 from app.screens.exercise import GRADED_AGAIN
 from app.storage import Profile
-from app.workbench import Submission
 
-from .app_helpers import RAISES, RANDOM_ONLY, SHAPE, SOLVED, VALUES, page_test, submit, texts
+from ..app_helpers import RAISES, RANDOM_ONLY, SHAPE, SOLVED, VALUES, page_test, submit, texts
 
 
 def _profile() -> Profile:
-    return services.store().profiles()[0]
+    return services.store().learners.profiles()[0]
 
 
 def test_shows_prompt_forward_line_tensors_and_starter(fake):
@@ -36,7 +36,7 @@ def test_a_correct_submission_is_solved_and_recorded(fake, exercise):
     at = submit(at, f"{SOLVED}\nanswer = 1\n")
     assert not at.exception
     assert at.success[0].value.startswith("**Solved.**")
-    assert [a.solved for a in services.store().attempts(_profile(), exercise)] == [True]
+    assert [a.solved for a in services.store().work.attempts(_profile(), exercise)] == [True]
     assert fake.graded == [(exercise, f"{SOLVED}\nanswer = 1\n")]
 
 
@@ -53,7 +53,7 @@ def test_an_incorrect_submission_says_why(fake, exercise, marker, expected):
     assert not at.exception
     assert expected in at.error[0].value
     assert at.error[0].value.startswith("**Not yet.**")
-    attempt = services.store().attempts(_profile(), exercise)[0]
+    attempt = services.store().work.attempts(_profile(), exercise)[0]
     assert not attempt.solved and expected in attempt.summary
 
 
@@ -84,7 +84,7 @@ def test_submitting_unchanged_code_grades_it_again_and_says_so(fake):
     assert at.error[0].value.startswith("**Not yet.**")
     assert GRADED_AGAIN in texts(at)
     assert fake.graded == [("dcounts", f"{VALUES}\n")] * 2
-    assert len(services.store().attempts(_profile(), "dcounts")) == 2
+    assert len(services.store().work.attempts(_profile(), "dcounts")) == 2
     at = submit(at, f"{VALUES}\n# changed\n")
     assert GRADED_AGAIN not in texts(at), "changed code is not graded 'again'"
 
@@ -129,7 +129,9 @@ def test_hints_are_revealed_one_at_a_time_and_remembered(fake):
 
 def _revealed() -> list[bool]:
     return [
-        p.revealed for p in services.store().progress(_profile()) if p.exercise_id == "dlogprobs"
+        p.revealed
+        for p in services.store().work.progress(_profile())
+        if p.exercise_id == "dlogprobs"
     ]
 
 
@@ -168,7 +170,7 @@ def test_an_attempt_that_is_not_real_does_not_unlock_the_solution(fake, case, co
     starter = at.text_area[0].value
     assert not _reveal_offered(at) and "after one attempt of your own" in texts(at)
     at = submit(at, starter if code is None else code.format(starter=starter))
-    assert services.store().attempts(_profile(), "dlogprobs"), "it was graded and recorded"
+    assert services.store().work.attempts(_profile(), "dlogprobs"), "it was graded and recorded"
     assert not _reveal_offered(at) and "0 so far" in texts(at)
 
 
@@ -197,7 +199,7 @@ def test_a_solved_exercise_stays_solved_in_a_new_session(fake):
     submit(page_test("dlogprobs").run(), f"{SOLVED}\n")
     again = page_test("dlogprobs").run()
     assert "Your last attempt (1 so far): solved." in texts(again)
-    assert services.store().statuses(_profile()) == {"dlogprobs": "solved"}
+    assert services.store().work.statuses(_profile()) == {"dlogprobs": "solved"}
 
 
 def test_an_interrupted_submission_is_graded_on_the_next_run(fake):
@@ -215,29 +217,33 @@ def test_a_submission_is_recorded_before_it_is_graded(fake, monkeypatch):
     grade = fake.grade
 
     def watched(exercise_id, code):
-        seen.append([p.code for p in services.store().pending(_profile(), exercise_id)])
-        seen.append(services.store().draft(_profile(), exercise_id))
+        seen.append([p.code for p in services.store().submissions.pending(_profile(), exercise_id)])
+        seen.append(services.store().work.draft(_profile(), exercise_id))
         return grade(exercise_id, code)
 
     monkeypatch.setattr(fake, "grade", watched)
     at = submit(at, f"{VALUES}\nx = 1\n")
     assert seen == [[f"{VALUES}\nx = 1\n"], f"{VALUES}\nx = 1\n"]
-    assert services.store().pending(_profile(), "dlogprobs") == [], "its attempt replaced it"
-    assert len(services.store().attempts(_profile(), "dlogprobs")) == 1
+    assert services.store().submissions.pending(_profile(), "dlogprobs") == [], (
+        "its attempt replaced it"
+    )
+    assert len(services.store().work.attempts(_profile(), "dlogprobs")) == 1
 
 
 def test_a_submission_a_stopped_server_left_is_shown_not_graded(fake):
     at = page_test("dlogprobs").run()
     left = f"{SOLVED}\n# submitted before the crash\n"
-    services.store().begin_submission(_profile(), "dlogprobs", "old:1", left, left, "gone")
+    services.store().submissions.begin_submission(
+        _profile(), "dlogprobs", "old:1", left, left, "gone"
+    )
     at = page_test("dlogprobs").run()
     assert "was not graded: the app stopped before it finished" in at.warning[0].value
     assert any(c.value == left.strip() for c in at.code), "its code is shown"
     assert at.text_area[0].value == left, "and the editor opens on it"
-    assert services.store().attempts(_profile(), "dlogprobs") == [] and fake.graded == []
+    assert services.store().work.attempts(_profile(), "dlogprobs") == [] and fake.graded == []
     at = submit(at, left)
     assert at.success and not at.warning, "submitting again grades it and clears the notice"
-    assert services.store().pending(_profile(), "dlogprobs") == []
+    assert services.store().submissions.pending(_profile(), "dlogprobs") == []
 
 
 # With the real grader: learner code runs in the sandbox.

@@ -10,7 +10,7 @@ from app.screens.exercise import EARLIER_VERSION
 from app.storage import Attempt
 from grader.course.exercises import EXERCISES_DIR
 
-from .app_helpers import SOLVED, page_test, submit
+from ..app_helpers import SOLVED, page_test, submit
 
 
 def _captions(at) -> list[str]:
@@ -21,7 +21,7 @@ def test_a_submission_records_the_served_course_and_exercise_version(fake):
     at = submit(page_test("dlogprobs").run(), f"{SOLVED}\n")
     assert not at.exception
     store = services.store()
-    (attempt,) = store.attempts(store.profiles()[0], "dlogprobs")
+    (attempt,) = store.work.attempts(store.learners.profiles()[0], "dlogprobs")
     expected = services.catalog().get("dlogprobs").version
     assert attempt.version == expected and len(expected) == 12
     assert store.course == "default"
@@ -40,12 +40,16 @@ def test_the_page_says_the_last_attempt_answered_an_earlier_version(fake, tmp_pa
 
 def test_a_course_of_its_own_keeps_its_own_progress(fake, tmp_path, monkeypatch):
     store = services.store()
-    me = store.profiles()[0] if store.profiles() else store.add_profile("ada")
-    store.record_attempt(me, Attempt("dlogprobs", "x", True, "ok", 0.1, 1.0, "default"))
+    me = (
+        store.learners.profiles()[0]
+        if store.learners.profiles()
+        else store.learners.add_profile("ada")
+    )
+    store.work.record_attempt(me, Attempt("dlogprobs", "x", True, "ok", 0.1, 1.0, "default"))
     root = tmp_path / "course"
     shutil.copytree(EXERCISES_DIR, root)
     text = (root / "course.toml").read_text().replace('id = "default"', 'id = "again"')
     (root / "course.toml").write_text(text)
     monkeypatch.setenv("NINJA_EXERCISES_DIR", str(root))
     other = services.store()
-    assert other.course == "again" and other.attempts(me) == []
+    assert other.course == "again" and other.work.attempts(me) == []

@@ -77,28 +77,28 @@ def reworded(monkeypatch):
 def _decisions(grader: Grader, catalog, tmp_path, tag: str) -> tuple[list, dict]:
     """Grade every answer, record it, read it back; return the sentences and the decisions."""
     store = open_store(f"sqlite:///{tmp_path / tag}.sqlite3")
-    me = store.add_profile("ada")
+    me = store.learners.add_profile("ada")
     said, gradebook = [], []
     for i, (exercise, code) in enumerate(ANSWERS):
         result = grader.grade(exercise, code)
         summary = result.summary_with_hint()
         said.append(summary)
         attempt = Attempt(exercise, code, result.solved, summary, 0.0, 1.0, "default")
-        store.record_attempt(me, replace(attempt, facts=facts_of(result)))
+        store.work.record_attempt(me, replace(attempt, facts=facts_of(result)))
         answer = tmp_path / tag / f"{i}" / f"{exercise}.py"
         answer.parent.mkdir(parents=True)
         answer.write_text(code)
         item = batch.Item(f"{i}", "exercise", exercise, tmp_path, (tag, f"{i}", answer.name))
         row = batch.grade_one(grader, item)
         gradebook.append((row.solved, row.status))
-    attempts = store.attempts(me)
+    attempts = store.work.attempts(me)
     known = {e.id for e in catalog.exercises}
     decisions = {
         "reveal": {
             e: real_attempts([a for a in attempts if a.exercise_id == e], catalog.get(e).starter)
             for e, _ in ANSWERS
         },
-        "practice": suggestion(attempts, store.statuses(me), known, catalog.course),
+        "practice": suggestion(attempts, store.work.statuses(me), known, catalog.course),
         "gradebook": gradebook,
         "facts": [a.facts for a in attempts],
     }

@@ -9,7 +9,7 @@ from app.screens.home import next_exercise
 from app.storage import Attempt
 from grader.course.exercises import EXERCISES_DIR
 
-from .app_helpers import (
+from ..app_helpers import (
     SOLVED,
     VALUES,
     every_page_renders,
@@ -22,8 +22,8 @@ from .app_helpers import (
 
 def _attempt(exercise_id: str, solved: bool) -> None:
     store = services.store()
-    profile = store.profiles()[0]
-    store.record_attempt(
+    profile = store.learners.profiles()[0]
+    store.work.record_attempt(
         profile,
         Attempt(exercise_id, SOLVED if solved else VALUES, solved, "", 0.01, 5.0, "default"),
     )
@@ -60,29 +60,29 @@ def test_home_shows_the_dataset_and_model_figures(fake):
 def test_next_exercise_is_the_last_unsolved_one_touched_else_the_next_unsolved(fake):
     catalog = services.catalog()
     page_test(page="home").run()
-    profile = services.store().profiles()[0]
+    profile = services.store().learners.profiles()[0]
     assert next_exercise(catalog, [], {}) == "dlogprobs"
     _attempt("dprobs", True)
     store = services.store()
-    assert next_exercise(catalog, store.progress(profile), store.statuses(profile)) == (
+    assert next_exercise(catalog, store.work.progress(profile), store.work.statuses(profile)) == (
         "dcounts_sum_inv"
     )
     statuses = {e.id: "solved" for e in catalog.exercises}
-    assert next_exercise(catalog, store.progress(profile), statuses) is None
+    assert next_exercise(catalog, store.work.progress(profile), statuses) is None
 
 
 def test_next_exercise_follows_the_lecture_before_another_scenario(fake):
     catalog = services.catalog()
     page_test(page="home").run()
-    profile = services.store().profiles()[0]
+    profile = services.store().learners.profiles()[0]
     lecture = [e.id for e in catalog.exercises if e.scenario.slug == "01_mlp"]
     for exercise_id in lecture[:3] + lecture[-1:]:
         _attempt(exercise_id, True)
     store = services.store()
-    got = next_exercise(catalog, store.progress(profile), store.statuses(profile))
+    got = next_exercise(catalog, store.work.progress(profile), store.work.statuses(profile))
     assert got == lecture[3], "the lecture's first gap, not the next scenario's first step"
     _attempt("dxhat", True)
-    got = next_exercise(catalog, store.progress(profile), store.statuses(profile))
+    got = next_exercise(catalog, store.work.progress(profile), store.work.statuses(profile))
     assert got == "drstd", "within the scenario last worked on, the next step"
 
 
@@ -139,7 +139,7 @@ def test_runs_kept_from_another_course_link_to_no_training_page(fake, tmp_path, 
     page_test(page="progress").run()
     store = services.store()
     run = TrainingRun({"steps": 1000}, 2.41, 2.45, ("emma",), 812.0, 1.3, (3.3, 2.4), "default", "")
-    store.record_run(store.profiles()[0], run)
+    store.runs.record_run(store.learners.profiles()[0], run)
     shown = page_test(page="progress").run()
     assert not shown.exception and any("val loss" in d.value.columns for d in shown.dataframe)
     links = [link.proto.label for link in shown.get("page_link")]

@@ -9,7 +9,7 @@ from app.config import ConfigError, from_env
 from app.screens.home import WITHDRAWN
 from app.screens.problems import LEARNERS
 
-from .app_helpers import main_test, nav_sections, page_test, texts
+from ..app_helpers import main_test, nav_sections, page_test, texts
 
 
 @pytest.fixture

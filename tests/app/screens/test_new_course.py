@@ -8,7 +8,7 @@ from app import services
 from grader import discover
 from grader.cli import main
 
-from .app_helpers import every_page_renders, main_test, nav_sections
+from ..app_helpers import every_page_renders, main_test, nav_sections
 
 
 def test_a_new_course_is_served_as_made(fake, tmp_path, monkeypatch):

@@ -10,7 +10,7 @@ import pytest
 from app import services
 from grader.course.exercises import EXERCISES_DIR
 
-from .app_helpers import every_page_renders, nav_sections, page_test
+from ..app_helpers import every_page_renders, nav_sections, page_test
 
 
 def test_each_unreadable_file_is_listed_with_its_problem(fake, broken_exercises):

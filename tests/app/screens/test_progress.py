@@ -12,16 +12,20 @@ from app.screens.progress import csv_text, progress_table
 from app.storage import Attempt, Facts
 from grader.course import Course, Practice
 
-from .app_helpers import page_test
+from ..app_helpers import page_test
 
 
 def _seed() -> None:
     page_test(page="progress").run()
     store = services.store()
-    profile = store.profiles()[0]
-    store.record_attempt(profile, Attempt("dlogprobs", "x", False, "no", 0.01, 60.0, "default"))
-    store.record_attempt(profile, Attempt("dlogprobs", "y", True, "yes", 0.01, 30.0, "default"))
-    store.record_event(profile, "dlogprobs", "hint")
+    profile = store.learners.profiles()[0]
+    store.work.record_attempt(
+        profile, Attempt("dlogprobs", "x", False, "no", 0.01, 60.0, "default")
+    )
+    store.work.record_attempt(
+        profile, Attempt("dlogprobs", "y", True, "yes", 0.01, 30.0, "default")
+    )
+    store.work.record_event(profile, "dlogprobs", "hint")
 
 
 def test_the_table_has_one_row_per_exercise_with_attempts_and_time(fake):
@@ -44,8 +48,8 @@ def test_the_csv_holds_the_table(fake):
     at = page_test(page="progress").run()
     button = at.get("download_button")[0]
     assert button.proto.label == "Download as CSV"
-    profile = services.store().profiles()[0]
-    table = progress_table(services.catalog(), services.store().progress(profile))
+    profile = services.store().learners.profiles()[0]
+    table = progress_table(services.catalog(), services.store().work.progress(profile))
     frame = pd.read_csv(io.StringIO(csv_text(table)))
     assert list(frame.columns) == [
         "exercise",
@@ -66,10 +70,10 @@ def test_reset_asks_first_then_deletes(fake):
     at.button(key="progress:reset").click().run()
     assert "cannot be undone" in at.warning[0].value
     at.button(key="progress:reset_no").click().run()
-    assert services.store().attempts(services.store().profiles()[0])
+    assert services.store().work.attempts(services.store().learners.profiles()[0])
     at.button(key="progress:reset").click().run()
     at.button(key="progress:reset_yes").click().run()
-    assert not services.store().attempts(services.store().profiles()[0])
+    assert not services.store().work.attempts(services.store().learners.profiles()[0])
     assert at.dataframe[0].value["attempts"].sum() == 0
 
 
@@ -79,10 +83,10 @@ KEEPDIM = Facts(True, "form", "keepdim_lost", "not_solved")  # the sentence says
 def test_two_keepdim_mistakes_suggest_practising_the_broadcast_rule(fake):
     page_test(page="progress").run()
     store = services.store()
-    profile = store.profiles()[0]
+    profile = store.learners.profiles()[0]
     for exercise in ("dbngain", "dbnbias"):
         attempt = Attempt(exercise, "x", False, "said anyhow", 0.01, 5.0, "default", facts=KEEPDIM)
-        store.record_attempt(profile, attempt)
+        store.work.record_attempt(profile, attempt)
     at = page_test(page="progress").run()
     assert not at.exception
     assert any("2 mistakes about a kept dim" in m.value for m in at.markdown)
@@ -158,9 +162,9 @@ def test_finished_training_runs_are_listed(fake):
 
     page_test(page="progress").run()
     store = services.store()
-    profile = store.profiles()[0]
+    profile = store.learners.profiles()[0]
     run = TrainingRun({"steps": 1000}, 2.41, 2.45, ("emma",), 812.0, 1.3, (3.3, 2.4), "default", "")
-    store.record_run(profile, run)
+    store.runs.record_run(profile, run)
     at = page_test(page="progress").run()
     runs = next(d.value for d in at.dataframe if "val loss" in d.value.columns)
     assert runs.iloc[0]["steps"] == 1000 and runs.iloc[0]["val loss"] == 2.45

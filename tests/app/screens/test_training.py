@@ -7,12 +7,13 @@ from dataclasses import replace
 
 import pytest
 
-from app import services, session, training_session
+from app import services, session
 from app.storage import Attempt, TrainingRun
+from app.training import runs
 from grader.feedback.voice import duration
 
-from .app_helpers import page_test, submit, texts
-from .training_helpers import WRONG, FakeTrainer, ended, report
+from ..app_helpers import page_test, submit, texts
+from ..training_helpers import WRONG, FakeTrainer, ended, report
 
 
 @pytest.fixture
@@ -56,8 +57,10 @@ def test_the_section_starts_from_the_learners_solved_answers(trainer):
     store = services.store()
     answer = "dh = dlogits @ W2.T  # my own"
     attempt = Attempt("dh", answer, True, "", 0.01, 5.0, "default")
-    store.record_attempt(store.profiles()[0], attempt)
-    store.record_attempt(store.profiles()[0], Attempt("dW2", "dW2 = 0", False, "", 0.0, 1.0, "x"))
+    store.work.record_attempt(store.learners.profiles()[0], attempt)
+    store.work.record_attempt(
+        store.learners.profiles()[0], Attempt("dW2", "dW2 = 0", False, "", 0.0, 1.0, "x")
+    )
     section = _page().text_area[0].value
     assert answer in section and "dW2 = ..." in section
 
@@ -84,7 +87,7 @@ def test_start_with_a_wrong_section_does_not_train(trainer):
     at = submit(_page(), f"{WRONG}\n")
     at = _start(at)
     assert "`dW2` does not match autograd" in texts(at)
-    assert trainer.started == [] and training_session.JOB_KEY not in at.session_state
+    assert trainer.started == [] and runs.JOB_KEY not in at.session_state
 
 
 def test_start_trains_and_shows_progress_with_a_stop_button(trainer):
@@ -97,10 +100,10 @@ def test_start_trains_and_shows_progress_with_a_stop_button(trainer):
     axes = json.loads(at.get("vega_lite_chart")[0].proto.spec)["layer"][0]["encoding"]
     assert axes["x"]["title"] == "step" and axes["x"]["field"] == "step"
     assert axes["y"]["title"] == "log10 loss (mean of 10 steps)"
-    job = at.session_state[training_session.JOB_KEY]
+    run = at.session_state[runs.JOB_KEY]
     _button(at, "Stop").click()
     at.run()
-    assert job.stopped and "as you asked" in at.success[-1].value
+    assert run.job.stopped and "as you asked" in at.success[-1].value
 
 
 def test_a_finished_run_shows_losses_samples_curves_and_speed(trainer):
@@ -158,7 +161,7 @@ def test_finished_runs_are_listed_from_the_store(trainer):
     store = services.store()
     run = TrainingRun({"steps": 20000, "batch_size": 32, "n_hidden": 200}, 2.2, 2.25,
                       ("emma.",), 1500.0, 13.3, (0.5,), "default", "dC = ...")  # fmt: skip
-    store.record_run(store.profiles()[0], run)
+    store.runs.record_run(store.learners.profiles()[0], run)
     at = _page()
     assert at.header[-1].value == "Your finished runs"
     table = at.dataframe[-1].value
@@ -169,7 +172,7 @@ def test_a_finished_run_is_saved_with_the_profile(trainer):
     at = _start(_page())
     assert not at.exception
     trainer.on_finish(report("finished"))
-    runs = services.store().training_runs(services.store().profiles()[0])
+    runs = services.store().runs.training_runs(services.store().learners.profiles()[0])
     assert [(r.train_loss, r.val_loss, r.samples[0]) for r in runs] == [(2.1234, 2.2345, "name0.")]
     assert runs[0].settings["steps"] == 2000 and runs[0].dataset == "default"
 
@@ -193,20 +196,20 @@ def test_an_edited_section_can_be_rebuilt_from_solved_answers(trainer):
 
 def test_a_reload_reattaches_to_the_running_job_and_stops_it(trainer):
     first = _start(_page())
-    job = first.session_state[training_session.JOB_KEY]
+    run = first.session_state[runs.JOB_KEY]
     again = _page()  # a new session of the same learner: a reload, or a second tab
     assert not again.exception
     bar = again.get("progress")[0].proto.text
     assert bar.startswith("Step 500 of 2,000"), "the live progress of the same run"
-    assert again.session_state[training_session.JOB_KEY] is job
+    assert again.session_state[runs.JOB_KEY] is run
     _button(again, "Stop").click()
     again.run()
-    assert job.stopped
+    assert run.job.stopped
 
 
 def test_another_learner_does_not_see_the_run(trainer):
     _start(_page())
-    grace = services.store().add_profile("grace")
+    grace = services.store().learners.add_profile("grace")
     other = page_test(page="training")
     other.session_state[session.PROFILE_KEY] = grace
     other.run()
@@ -219,7 +222,7 @@ def test_a_finished_run_can_be_opened_again(trainer):
     settings = {"steps": 20000, "batch_size": 32, "n_hidden": 200}
     samples, curve = ("emma.", "olivia."), (0.5, 0.4, 0.35)
     run = TrainingRun(settings, 2.2, 2.25, samples, 1500.0, 13.3, curve, "default", "dC = ...")
-    store.record_run(store.profiles()[0], run)
+    store.runs.record_run(store.learners.profiles()[0], run)
     at = _page()
     at.selectbox(key="training:open").select(0).run()
     assert not at.exception

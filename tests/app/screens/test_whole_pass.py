@@ -7,7 +7,7 @@ import json
 from app import links, services
 from app.screens.whole_pass import starter
 
-from .app_helpers import ROOT_DIAGNOSIS, SOLVED, page_test, submit, texts
+from ..app_helpers import ROOT_DIAGNOSIS, SOLVED, page_test, submit, texts
 
 
 def test_the_template_lists_every_gradient_in_backward_order(fake):
@@ -43,8 +43,8 @@ def test_every_wrong_gradients_feedback_is_shown_in_full_beneath_the_table(fake)
 def test_a_right_pass_is_recorded_as_solved(fake):
     at = submit(page_test("01_mlp", page="whole_pass").run(), f"{SOLVED}\n")
     assert at.success[0].value == "All 26 gradients are right."
-    profile = services.store().profiles()[0]
-    assert services.store().statuses(profile) == {links.whole_pass_id("01_mlp"): "solved"}
+    profile = services.store().learners.profiles()[0]
+    assert services.store().work.statuses(profile) == {links.whole_pass_id("01_mlp"): "solved"}
 
 
 def test_starter_keeps_the_shape_comments():
@@ -57,12 +57,14 @@ def test_the_pass_starts_from_the_learners_solved_answers(fake):
 
     store = services.store()
     page_test("01_mlp", page="whole_pass").run()  # creates the profile
-    profile = store.profiles()[0]
+    profile = store.learners.profiles()[0]
     mine = "dlogprobs = torch.zeros_like(logprobs)\ndlogprobs[range(n), Yb] = -1.0 / n"
-    store.record_attempt(profile, Attempt("dlogprobs", "dlogprobs = 0", False, "", 0, 1, "default"))
-    store.record_attempt(profile, Attempt("dlogprobs", mine, True, "", 0, 1, "default"))
-    store.record_attempt(profile, Attempt("dprobs", "dprobs = 1", False, "", 0, 1, "default"))
-    store.record_attempt(
+    store.work.record_attempt(
+        profile, Attempt("dlogprobs", "dlogprobs = 0", False, "", 0, 1, "default")
+    )
+    store.work.record_attempt(profile, Attempt("dlogprobs", mine, True, "", 0, 1, "default"))
+    store.work.record_attempt(profile, Attempt("dprobs", "dprobs = 1", False, "", 0, 1, "default"))
+    store.work.record_attempt(
         profile, Attempt("dlogits_fused", "dlogits = 2", True, "", 0, 1, "default")
     )
     at = page_test("01_mlp", page="whole_pass").run()
@@ -73,7 +75,7 @@ def test_the_pass_starts_from_the_learners_solved_answers(fake):
     assert lines[2:4] == mine.splitlines(), "the last solved attempt, not the failed one"
     assert lines[4] == "dprobs = ...  # (n, vocab_size)", "an unsolved gradient stays to write"
     assert "dlogits = ...  # (n, vocab_size)" in lines, "the fused exercise is not a step"
-    assert store.draft(profile, links.whole_pass_id("01_mlp")) == at.text_area[0].value
+    assert store.work.draft(profile, links.whole_pass_id("01_mlp")) == at.text_area[0].value
 
 
 class FakeTrainer:
@@ -105,7 +107,7 @@ def _upload(monkeypatch, notebook_bytes: bytes, name: str = "mine.ipynb"):
 def test_an_uploaded_notebook_is_graded_part_by_part(fake, monkeypatch):
     from nbformat import writes
 
-    from ..grader.fixtures import lecture_notebook as lecture
+    from ...grader.fixtures import lecture_notebook as lecture
 
     nb = lecture.build(
         exercise2=lecture.EXERCISE2 + "# fake: solved\n", exercise3=lecture.BLANKS["exercise3"]
@@ -152,8 +154,8 @@ def test_the_root_cause_gets_its_exercises_diagnosis_and_opens_it_on_the_learner
     at = submit(page_test("01_mlp", page="whole_pass").run(), "dprobs = 1.0 / probs\n")
     assert ROOT_DIAGNOSIS in texts(at), "what the dprobs exercise says of that line"
     at.button(key="whole_pass:01_mlp:root").click().run()
-    profile = services.store().profiles()[0]
-    assert services.store().draft(profile, "dprobs") == "dprobs = 1.0 / probs\n"
+    profile = services.store().learners.profiles()[0]
+    assert services.store().work.draft(profile, "dprobs") == "dprobs = 1.0 / probs\n"
 
 
 def test_a_solved_notebook_counts_on_the_statuses_as_attempts_from_a_notebook(fake, monkeypatch):
@@ -161,20 +163,20 @@ def test_a_solved_notebook_counts_on_the_statuses_as_attempts_from_a_notebook(fa
 
     from app.storage import NOTEBOOK
 
-    from ..grader.fixtures import lecture_notebook as lecture
+    from ...grader.fixtures import lecture_notebook as lecture
 
     solved = lecture.EXERCISE1 + f"{SOLVED}\n"
     nb = lecture.build(exercise1=solved, exercise2=lecture.EXERCISE2 + f"{SOLVED}\n")
     at, _ = _upload(monkeypatch, writes(nb).encode())
     assert not at.exception
     store = services.store()
-    profile = store.profiles()[0]
-    recorded = {a.exercise_id: a for a in store.attempts(profile)}
+    profile = store.learners.profiles()[0]
+    recorded = {a.exercise_id: a for a in store.work.attempts(profile)}
     whole = links.whole_pass_id("01_mlp")
     assert set(recorded) == {whole, "dlogprobs", "dlogits_fused", "training"}
     assert all(a.solved and a.origin == NOTEBOOK for a in recorded.values())
     assert recorded["dlogprobs"].code.startswith("dlogprobs = torch.zeros_like(logprobs)")
     assert SOLVED in recorded[whole].code, "the notebook's own cell"
-    statuses = store.statuses(profile)
+    statuses = store.work.statuses(profile)
     assert {statuses[k] for k in recorded} == {"solved"}, "the map, Progress and the sidebar"
     assert "dhprebn_fused" not in statuses, "Exercise 3 was not solved (the fake grades values)"

@@ -10,7 +10,7 @@ import pytest
 from app import services
 from grader.course.exercises import EXERCISES_DIR, SOLUTIONS_DIR
 
-from .app_helpers import every_page_renders, main_test, page_test
+from ..app_helpers import every_page_renders, main_test, page_test
 
 REAL_PROOFS_FAILED = services.proofs_failed  # the autouse fixture replaces it during tests
 

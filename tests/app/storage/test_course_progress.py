@@ -64,14 +64,14 @@ def old_database(tmp_path):
 
 def test_an_old_database_keeps_every_row_in_the_default_course(old_database):
     store = open_store(f"sqlite:///{old_database}")
-    (ada,) = store.profiles()
+    (ada,) = store.learners.profiles()
     assert store.course == DEFAULT_COURSE
-    assert store.draft(ada, "dW1") == "dW1 = old draft"
-    (old,) = store.attempts(ada)
+    assert store.work.draft(ada, "dW1") == "dW1 = old draft"
+    (old,) = store.work.attempts(ada)
     assert (old.exercise_id, old.solved, old.version) == ("dW1", True, "")
-    assert store.statuses(ada) == {"dW1": "solved"}
-    assert store.count_events(ada, "dW1", "hint") == 1
-    assert [p.ticket for p in store.pending(ada, "dW1")] == ["page:1"]
+    assert store.work.statuses(ada) == {"dW1": "solved"}
+    assert store.work.count_events(ada, "dW1", "hint") == 1
+    assert [p.ticket for p in store.submissions.pending(ada, "dW1")] == ["page:1"]
     with sqlite3.connect(old_database) as db:
         version = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         keys = [r[1] for r in db.execute("PRAGMA table_info(drafts)") if r[5]]
@@ -81,10 +81,17 @@ def test_an_old_database_keeps_every_row_in_the_default_course(old_database):
 
 def test_another_course_sees_none_of_the_old_rows(old_database):
     other = open_store(f"sqlite:///{old_database}", course="attention")
-    (ada,) = other.profiles()
-    assert other.draft(ada, "dW1") is None
-    assert other.attempts(ada) == [] and other.statuses(ada) == {} and other.progress(ada) == []
-    assert other.count_events(ada, "dW1", "hint") == 0 and other.pending(ada, "dW1") == []
+    (ada,) = other.learners.profiles()
+    assert other.work.draft(ada, "dW1") is None
+    assert (
+        other.work.attempts(ada) == []
+        and other.work.statuses(ada) == {}
+        and other.work.progress(ada) == []
+    )
+    assert (
+        other.work.count_events(ada, "dW1", "hint") == 0
+        and other.submissions.pending(ada, "dW1") == []
+    )
 
 
 def test_the_step_runs_once_and_again_changes_nothing(old_database):
@@ -94,43 +101,51 @@ def test_the_step_runs_once_and_again_changes_nothing(old_database):
         add_courses(db)
         assert db.execute("SELECT * FROM drafts").fetchall() == before
     store = open_store(f"sqlite:///{old_database}")
-    (ada,) = store.profiles()
-    assert len(store.attempts(ada)) == 1
+    (ada,) = store.learners.profiles()
+    assert len(store.work.attempts(ada)) == 1
 
 
 def test_two_courses_with_the_same_exercise_id_never_share_progress(tmp_path):
     url = f"sqlite:///{tmp_path}/progress.sqlite3"
     mlp, softplus = open_store(url), open_store(url, course="softplus")
-    ada = mlp.add_profile("ada")
-    mlp.save_draft(ada, "dW1", "dW1 = mlp")
-    softplus.save_draft(ada, "dW1", "dW1 = softplus")
-    mlp.record_attempt(ada, _attempt("dW1", True))
-    softplus.record_attempt(ada, _attempt("dW1", False))
-    softplus.record_event(ada, "dW1", "reveal")
-    assert (mlp.draft(ada, "dW1"), softplus.draft(ada, "dW1")) == ("dW1 = mlp", "dW1 = softplus")
-    assert mlp.statuses(ada) == {"dW1": "solved"}
-    assert softplus.statuses(ada) == {"dW1": "attempted"}
-    assert [p.revealed for p in mlp.progress(ada)] == [False]
-    assert [p.revealed for p in softplus.progress(ada)] == [True]
+    ada = mlp.learners.add_profile("ada")
+    mlp.work.save_draft(ada, "dW1", "dW1 = mlp")
+    softplus.work.save_draft(ada, "dW1", "dW1 = softplus")
+    mlp.work.record_attempt(ada, _attempt("dW1", True))
+    softplus.work.record_attempt(ada, _attempt("dW1", False))
+    softplus.work.record_event(ada, "dW1", "reveal")
+    assert (mlp.work.draft(ada, "dW1"), softplus.work.draft(ada, "dW1")) == (
+        "dW1 = mlp",
+        "dW1 = softplus",
+    )
+    assert mlp.work.statuses(ada) == {"dW1": "solved"}
+    assert softplus.work.statuses(ada) == {"dW1": "attempted"}
+    assert [p.revealed for p in mlp.work.progress(ada)] == [False]
+    assert [p.revealed for p in softplus.work.progress(ada)] == [True]
 
 
 def test_a_submission_is_pending_and_finished_in_its_own_course(tmp_path):
     url = f"sqlite:///{tmp_path}/progress.sqlite3"
     mlp, softplus = open_store(url), open_store(url, course="softplus")
-    ada = mlp.add_profile("ada")
-    assert softplus.begin_submission(ada, "dW1", "page:1", "dW1 = 1", "dW1 = 1", "a1")
-    assert mlp.pending(ada, "dW1") == [] and len(softplus.pending(ada, "dW1")) == 1
-    softplus.finish_submission(ada, "page:1", _attempt("dW1", True, "v2"))
-    assert softplus.pending(ada, "dW1") == []
-    assert [a.version for a in softplus.attempts(ada)] == ["v2"] and mlp.attempts(ada) == []
+    ada = mlp.learners.add_profile("ada")
+    assert softplus.submissions.begin_submission(ada, "dW1", "page:1", "dW1 = 1", "dW1 = 1", "a1")
+    assert (
+        mlp.submissions.pending(ada, "dW1") == []
+        and len(softplus.submissions.pending(ada, "dW1")) == 1
+    )
+    softplus.submissions.finish_submission(ada, "page:1", _attempt("dW1", True, "v2"))
+    assert softplus.submissions.pending(ada, "dW1") == []
+    assert [a.version for a in softplus.work.attempts(ada)] == ["v2"] and mlp.work.attempts(
+        ada
+    ) == []
 
 
 def test_an_attempt_says_which_version_of_the_exercise_it_answered(tmp_path):
     store = open_store(f"sqlite:///{tmp_path}/progress.sqlite3")
-    ada = store.add_profile("ada")
-    store.record_attempt(ada, _attempt("dh", True, "3f2a9c"))
-    store.record_attempt(ada, _attempt("dh", False, "b71e04"))
-    assert [(a.version, a.solved) for a in store.attempts(ada, "dh")] == [
+    ada = store.learners.add_profile("ada")
+    store.work.record_attempt(ada, _attempt("dh", True, "3f2a9c"))
+    store.work.record_attempt(ada, _attempt("dh", False, "b71e04"))
+    assert [(a.version, a.solved) for a in store.work.attempts(ada, "dh")] == [
         ("3f2a9c", True),
         ("b71e04", False),
     ]
@@ -139,13 +154,13 @@ def test_an_attempt_says_which_version_of_the_exercise_it_answered(tmp_path):
 def test_reset_empties_one_course_and_keeps_the_other(tmp_path):
     url = f"sqlite:///{tmp_path}/progress.sqlite3"
     mlp, softplus = open_store(url), open_store(url, course="softplus")
-    ada = mlp.add_profile("ada")
+    ada = mlp.learners.add_profile("ada")
     for store in (mlp, softplus):
-        store.save_draft(ada, "dW1", "dW1 = 0")
-        store.record_attempt(ada, _attempt("dW1", True))
-    softplus.reset(ada)
-    assert softplus.progress(ada) == [] and softplus.draft(ada, "dW1") is None
-    assert mlp.statuses(ada) == {"dW1": "solved"} and mlp.draft(ada, "dW1") == "dW1 = 0"
+        store.work.save_draft(ada, "dW1", "dW1 = 0")
+        store.work.record_attempt(ada, _attempt("dW1", True))
+    softplus.work.reset(ada)
+    assert softplus.work.progress(ada) == [] and softplus.work.draft(ada, "dW1") is None
+    assert mlp.work.statuses(ada) == {"dW1": "solved"} and mlp.work.draft(ada, "dW1") == "dW1 = 0"
 
 
 def test_a_store_needs_a_course_id(tmp_path):

@@ -126,8 +126,8 @@ def test_an_old_database_gains_the_columns_and_every_old_attempt_its_facts(old_d
         version = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
     assert {"ran", "failed_check", "misconception", "status", "facts"} <= columns
     assert version == (str(SCHEMA_VERSION),)
-    (ada,) = store.profiles()
-    got = [a.facts for a in store.attempts(ada)]
+    (ada,) = store.learners.profiles()
+    got = [a.facts for a in store.work.attempts(ada)]
     expected = [
         Facts(ran, check, idea, status, BACKFILLED) for _, _, ran, check, idea, status in OLD_ROWS
     ]
@@ -137,25 +137,25 @@ def test_an_old_database_gains_the_columns_and_every_old_attempt_its_facts(old_d
 
 def test_the_backfill_runs_once_and_new_attempts_store_the_graders_facts(old_database):
     store = open_store(f"sqlite:///{old_database}")
-    (ada,) = store.profiles()
+    (ada,) = store.learners.profiles()
     fresh = Facts(True, "lecture", "transposed", "not_solved")
-    store.record_attempt(
+    store.work.record_attempt(
         ada, Attempt("dW2", "dW2 = h @ dlogits", False, "whatever", 0, 1, "d", facts=fresh)
     )
     again = open_store(f"sqlite:///{old_database}")  # opening again backfills nothing more
-    facts = [a.facts for a in again.attempts(ada)]
+    facts = [a.facts for a in again.work.attempts(ada)]
     assert facts[-1] == fresh and fresh.source == GRADED
     assert [f.source for f in facts[:-1]] == [BACKFILLED] * len(OLD_ROWS)
 
 
 def test_old_attempts_come_from_the_editor_and_a_notebooks_are_marked(old_database):
     store = open_store(f"sqlite:///{old_database}")
-    (ada,) = store.profiles()
-    assert {a.origin for a in store.attempts(ada)} == {EDITOR}
+    (ada,) = store.learners.profiles()
+    assert {a.origin for a in store.work.attempts(ada)} == {EDITOR}
     graded = Attempt("dlogits_fused", "dlogits = 0", True, "ok", 0, 0, "d", origin=NOTEBOOK)
-    store.record_attempt(ada, graded)
+    store.work.record_attempt(ada, graded)
     again = open_store(f"sqlite:///{old_database}")
-    assert [a.origin for a in again.attempts(ada)] == [EDITOR] * len(OLD_ROWS) + [NOTEBOOK]
+    assert [a.origin for a in again.work.attempts(ada)] == [EDITOR] * len(OLD_ROWS) + [NOTEBOOK]
 
 
 def _schema_six_with_rows(path) -> None:
@@ -187,18 +187,23 @@ def test_a_schema_six_file_reaches_the_head_with_every_row(tmp_path):
     assert is_legacy(path)
     store = open_store(f"sqlite:///{path}", course="attention")
     assert not is_legacy(path) and current(store.engine) == head()
-    ada, bob = store.profiles()
+    ada, bob = store.learners.profiles()
     assert (ada.id, ada.owner, bob.id) == (4, "browser-a", 9)
-    assert store.last_profile("browser-a") == ada and store.setting(ada, "dataset") == "names"
-    assert store.draft(ada, "dh") == "dh = 1"
-    (attempt,) = store.attempts(ada)
+    assert (
+        store.learners.last_profile("browser-a") == ada
+        and store.learners.setting(ada, "dataset") == "names"
+    )
+    assert store.work.draft(ada, "dh") == "dh = 1"
+    (attempt,) = store.work.attempts(ada)
     assert (attempt.version, attempt.origin, attempt.facts.misconception) == (
         "v1",
         NOTEBOOK,
         "transposed",
     )
-    assert store.training_runs(ada)[0].val_loss == 2.2
+    assert store.runs.training_runs(ada)[0].val_loss == 2.2
     other = open_store(f"sqlite:///{path}")  # the default course
-    assert other.count_events(bob, "dh", "hint") == 1
-    assert [p.ticket for p in other.pending(bob, "dW2")] == ["p:2"]
-    assert not store.begin_submission(ada, "dh", "p:1", "x", "x", "s"), "its ticket still counts"
+    assert other.work.count_events(bob, "dh", "hint") == 1
+    assert [p.ticket for p in other.submissions.pending(bob, "dW2")] == ["p:2"]
+    assert not store.submissions.begin_submission(ada, "dh", "p:1", "x", "x", "s"), (
+        "its ticket still counts"
+    )

@@ -17,24 +17,27 @@ def store(store_url):
 
 
 def test_two_identities_may_both_have_a_learner_and_see_only_their_own(store):
-    ada, bob = store.add_profile("learner", "ada"), store.add_profile("learner", "bob")
+    ada, bob = (
+        store.learners.add_profile("learner", "ada"),
+        store.learners.add_profile("learner", "bob"),
+    )
     assert ada.id != bob.id and (ada.owner, bob.owner) == ("ada", "bob")
-    store.add_profile("grace", "ada")
-    assert [p.name for p in store.profiles("ada")] == ["learner", "grace"]
-    assert store.profiles("bob") == [bob]
-    assert store.add_profile("learner", "bob") == bob
+    store.learners.add_profile("grace", "ada")
+    assert [p.name for p in store.learners.profiles("ada")] == ["learner", "grace"]
+    assert store.learners.profiles("bob") == [bob]
+    assert store.learners.add_profile("learner", "bob") == bob
 
 
 def test_the_last_profile_is_remembered_per_identity(store):
-    ada = store.add_profile("learner", "ada")
-    grace = store.add_profile("grace", "ada")
-    bob = store.add_profile("learner", "bob")
-    store.use_profile(grace)
-    store.use_profile(bob)
-    assert store.last_profile("ada") == grace and store.last_profile("bob") == bob
-    store.use_profile(ada)
-    assert store.last_profile("bob") == bob, "one identity's choice never moves another's"
-    assert store.last_profile("carol") is None
+    ada = store.learners.add_profile("learner", "ada")
+    grace = store.learners.add_profile("grace", "ada")
+    bob = store.learners.add_profile("learner", "bob")
+    store.learners.use_profile(grace)
+    store.learners.use_profile(bob)
+    assert store.learners.last_profile("ada") == grace and store.learners.last_profile("bob") == bob
+    store.learners.use_profile(ada)
+    assert store.learners.last_profile("bob") == bob, "one identity's choice never moves another's"
+    assert store.learners.last_profile("carol") is None
 
 
 V1 = """
@@ -56,21 +59,21 @@ def test_a_version_one_database_is_upgraded_and_adopted_by_the_first_browser(tmp
     with closing(sqlite3.connect(path)) as db:
         db.executescript(V1)
     store = open_store(f"sqlite:///{path}")
-    assert [(p.id, p.name, p.owner) for p in store.profiles()] == [
+    assert [(p.id, p.name, p.owner) for p in store.learners.profiles()] == [
         (3, "learner", ""),
         (7, "grace", ""),
     ]
-    grace = store.adopt_unowned("ada")
+    grace = store.learners.adopt_unowned("ada")
     assert grace is not None and (grace.id, grace.name, grace.owner) == (7, "grace", "ada")
-    assert [a.solved for a in store.attempts(grace, "dh")] == [True], "the attempts came along"
-    assert store.adopt_unowned("bob") is None and store.profiles("bob") == []
+    assert [a.solved for a in store.work.attempts(grace, "dh")] == [True], "the attempts came along"
+    assert store.learners.adopt_unowned("bob") is None and store.learners.profiles("bob") == []
 
 
 def test_an_identity_with_profiles_adopts_nothing(store):
-    store.add_profile("old")
-    store.add_profile("learner", "ada")
-    assert store.adopt_unowned("ada") is None
-    assert [p.owner for p in store.profiles()] == ["", "ada"]
+    store.learners.add_profile("old")
+    store.learners.add_profile("learner", "ada")
+    assert store.learners.adopt_unowned("ada") is None
+    assert [p.owner for p in store.learners.profiles()] == ["", "ada"]
 
 
 def test_profiles_keep_their_rows_in_other_tables_across_the_upgrade(tmp_path):
@@ -79,6 +82,6 @@ def test_profiles_keep_their_rows_in_other_tables_across_the_upgrade(tmp_path):
         db.executescript(V1)
     open_store(f"sqlite:///{path}")
     store = open_store(f"sqlite:///{path}")  # a second start finds nothing to upgrade
-    ada = store.add_profile("learner", "ada")
-    store.record_attempt(ada, Attempt("dh", "dh = 2", False, "no", 0.1, 1.0, "default"))
-    assert len(store.attempts(ada)) == 1 and len(store.profiles()) == 3
+    ada = store.learners.add_profile("learner", "ada")
+    store.work.record_attempt(ada, Attempt("dh", "dh = 2", False, "no", 0.1, 1.0, "default"))
+    assert len(store.work.attempts(ada)) == 1 and len(store.learners.profiles()) == 3

@@ -30,32 +30,32 @@ def _run(val: float | None = 2.11, **change) -> TrainingRun:
 
 
 def test_a_run_is_read_back_as_recorded(store):
-    me = store.add_profile("ada")
-    store.record_run(me, _run())
-    assert store.training_runs(me) == [_run()]
+    me = store.learners.add_profile("ada")
+    store.runs.record_run(me, _run())
+    assert store.runs.training_runs(me) == [_run()]
 
 
 def test_runs_belong_to_one_profile_and_come_oldest_first(store):
-    ada, bob = store.add_profile("ada"), store.add_profile("bob")
-    store.record_run(ada, _run(2.2, created_at=1.0))
-    store.record_run(ada, _run(2.1, created_at=2.0))
-    store.record_run(bob, _run(2.5))
-    assert [r.val_loss for r in store.training_runs(ada)] == [2.2, 2.1]
-    assert [r.val_loss for r in store.training_runs(bob)] == [2.5]
+    ada, bob = store.learners.add_profile("ada"), store.learners.add_profile("bob")
+    store.runs.record_run(ada, _run(2.2, created_at=1.0))
+    store.runs.record_run(ada, _run(2.1, created_at=2.0))
+    store.runs.record_run(bob, _run(2.5))
+    assert [r.val_loss for r in store.runs.training_runs(ada)] == [2.2, 2.1]
+    assert [r.val_loss for r in store.runs.training_runs(bob)] == [2.5]
 
 
 def test_a_run_without_an_evaluation_keeps_no_losses(store):
-    me = store.add_profile("ada")
-    store.record_run(me, _run(None, created_at=0.0))
-    run = store.training_runs(me)[0]
+    me = store.learners.add_profile("ada")
+    store.runs.record_run(me, _run(None, created_at=0.0))
+    run = store.runs.training_runs(me)[0]
     assert run.train_loss is None and run.val_loss is None and run.created_at > 0
 
 
 def test_reset_deletes_the_runs_too(store):
-    me = store.add_profile("ada")
-    store.record_run(me, _run())
-    store.reset(me)
-    assert store.training_runs(me) == []
+    me = store.learners.add_profile("ada")
+    store.runs.record_run(me, _run())
+    store.work.reset(me)
+    assert store.runs.training_runs(me) == []
 
 
 def test_an_older_database_gets_the_table(tmp_path):
@@ -66,6 +66,6 @@ def test_an_older_database_gets_the_table(tmp_path):
         db.execute("CREATE TABLE profiles (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE,"
                    " created_at REAL NOT NULL)")  # fmt: skip
     store = open_store(f"sqlite:///{path}")
-    me = store.add_profile("ada")
-    store.record_run(me, _run())
-    assert len(store.training_runs(me)) == 1
+    me = store.learners.add_profile("ada")
+    store.runs.record_run(me, _run())
+    assert len(store.runs.training_runs(me)) == 1

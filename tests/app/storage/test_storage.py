@@ -58,63 +58,66 @@ def test_a_server_database_behind_the_code_is_refused_naming_the_command(postgre
     with pytest.raises(SchemaBehind, match="run `python -m app.storage upgrade`"):
         open_store(url)
     upgrade(make_engine(url))
-    assert open_store(url).profiles() == []
+    assert open_store(url).learners.profiles() == []
 
 
 def test_profiles_are_created_once_and_remembered(store):
-    ada = store.add_profile("  ada   lovelace ")
+    ada = store.learners.add_profile("  ada   lovelace ")
     assert ada.name == "ada lovelace"
-    assert store.add_profile("ada lovelace") == ada
-    assert store.last_profile() is None
-    store.use_profile(ada)
-    assert store.last_profile() == ada
+    assert store.learners.add_profile("ada lovelace") == ada
+    assert store.learners.last_profile() is None
+    store.learners.use_profile(ada)
+    assert store.learners.last_profile() == ada
 
 
 @pytest.mark.parametrize("name", ["", "   ", "x" * 41])
 def test_a_profile_name_needs_one_to_forty_characters(store, name):
     with pytest.raises(StorageError, match="1 to 40 characters"):
-        store.add_profile(name)
+        store.learners.add_profile(name)
 
 
 def test_drafts_and_settings_belong_to_one_profile(store):
-    ada, bob = store.add_profile("ada"), store.add_profile("bob")
-    store.save_draft(ada, "dh", "dh = 1")
-    store.save_draft(ada, "dh", "dh = 2")
-    store.set_setting(ada, "dataset", "names")
-    assert store.draft(ada, "dh") == "dh = 2" and store.draft(bob, "dh") is None
-    assert store.setting(ada, "dataset") == "names" and store.setting(bob, "dataset", "d") == "d"
+    ada, bob = store.learners.add_profile("ada"), store.learners.add_profile("bob")
+    store.work.save_draft(ada, "dh", "dh = 1")
+    store.work.save_draft(ada, "dh", "dh = 2")
+    store.learners.set_setting(ada, "dataset", "names")
+    assert store.work.draft(ada, "dh") == "dh = 2" and store.work.draft(bob, "dh") is None
+    assert (
+        store.learners.setting(ada, "dataset") == "names"
+        and store.learners.setting(bob, "dataset", "d") == "d"
+    )
 
 
 def test_progress_totals_attempts_time_hints_and_reveals(store):
-    ada = store.add_profile("ada")
-    store.record_attempt(ada, _attempt("dh", False, 60))
-    store.record_attempt(ada, _attempt("dh", True, 30))
-    store.record_event(ada, "dh", "hint")
-    store.record_event(ada, "dh", "reveal")
-    store.save_draft(ada, "dW2", "dW2 = ...")
-    totals = {p.exercise_id: p for p in store.progress(ada)}
+    ada = store.learners.add_profile("ada")
+    store.work.record_attempt(ada, _attempt("dh", False, 60))
+    store.work.record_attempt(ada, _attempt("dh", True, 30))
+    store.work.record_event(ada, "dh", "hint")
+    store.work.record_event(ada, "dh", "reveal")
+    store.work.save_draft(ada, "dW2", "dW2 = ...")
+    totals = {p.exercise_id: p for p in store.work.progress(ada)}
     dh = totals["dh"]
     assert (dh.attempts, dh.solved, dh.time_spent, dh.hints, dh.revealed) == (2, True, 90, 1, True)
     assert totals["dW2"].attempts == 0 and totals["dW2"].last_at > 0
-    assert store.statuses(ada) == {"dh": "solved"}
-    assert [a.solved for a in store.attempts(ada, "dh")] == [False, True]
+    assert store.work.statuses(ada) == {"dh": "solved"}
+    assert [a.solved for a in store.work.attempts(ada, "dh")] == [False, True]
 
 
 def test_reset_keeps_the_profile_and_its_settings(store):
-    ada = store.add_profile("ada")
-    store.record_attempt(ada, _attempt("dh", True))
-    store.save_draft(ada, "dh", "x")
-    store.set_setting(ada, "dataset", "names")
-    store.reset(ada)
-    assert store.progress(ada) == [] and store.draft(ada, "dh") is None
-    assert store.setting(ada, "dataset") == "names" and store.profiles() == [ada]
+    ada = store.learners.add_profile("ada")
+    store.work.record_attempt(ada, _attempt("dh", True))
+    store.work.save_draft(ada, "dh", "x")
+    store.learners.set_setting(ada, "dataset", "names")
+    store.work.reset(ada)
+    assert store.work.progress(ada) == [] and store.work.draft(ada, "dh") is None
+    assert store.learners.setting(ada, "dataset") == "names" and store.learners.profiles() == [ada]
 
 
 def test_a_second_store_on_the_same_database_sees_the_same_progress(store_url, store):
-    ada = store.add_profile("ada")
-    store.record_attempt(ada, _attempt("dh", True))
+    ada = store.learners.add_profile("ada")
+    store.work.record_attempt(ada, _attempt("dh", True))
     again = open_store(store_url)
-    assert again.statuses(ada) == {"dh": "solved"}
+    assert again.work.statuses(ada) == {"dh": "solved"}
 
 
 def test_the_check_command_refuses_a_database_behind_then_upgrade_brings_it(postgres, capsys):

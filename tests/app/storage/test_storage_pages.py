@@ -6,7 +6,7 @@ from __future__ import annotations
 from app.storage.engine import make_engine
 from app.storage.schema import upgrade
 
-from .app_helpers import main_test, texts
+from ..app_helpers import main_test, texts
 
 TRY_AGAIN = "The progress database is not answering right now. Try again in a moment"
 

@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from app.classroom import ClassView
 from app.storage import Attempt, Facts, TrainingRun, open_store
 from app.storage.__main__ import main
 
@@ -15,20 +16,20 @@ ADA, BOB = "https://id.uni.edu 42", "https://id.uni.edu 43"
 
 def _fill(store, owner: str, code: str):
     """Give owner a profile with a row in every table; return the profile."""
-    me = store.add_profile(f"learner {code}", owner)
-    store.use_profile(me)
-    store.set_setting(me, "dataset", "names")
-    store.save_draft(me, "dh", f"dh = {code}")
+    me = store.learners.add_profile(f"learner {code}", owner)
+    store.learners.use_profile(me)
+    store.learners.set_setting(me, "dataset", "names")
+    store.work.save_draft(me, "dh", f"dh = {code}")
     facts = Facts(True, "", "transposed", "not_solved")
-    store.record_attempt(
+    store.work.record_attempt(
         me, Attempt("dW2", f"dW2 = {code}", False, "`dW2` is off.", 0, 1, "d", facts=facts)
     )
-    store.begin_submission(me, "dprobs", f"p:{code}", "dprobs = 0", "dprobs = 0", "s1")
-    store.record_event(me, "dW2", "hint")
-    store.record_run(
+    store.submissions.begin_submission(me, "dprobs", f"p:{code}", "dprobs = 0", "dprobs = 0", "s1")
+    store.work.record_event(me, "dW2", "hint")
+    store.runs.record_run(
         me, TrainingRun({"steps": 10}, 2.0, 2.1, ("emma.",), 9.0, 1.0, (3.0,), "d", code)
     )
-    store.note_person(owner, f"Person {code}", f"{code}@uni.edu", ("A",), "learner")
+    ClassView(store).note_person(owner, f"Person {code}", f"{code}@uni.edu", ("A",), "learner")
     return me
 
 
@@ -62,7 +63,7 @@ def test_export_by_identity_holds_every_row_of_that_learner_only(class_url, tmp_
 
 
 def test_export_by_profile_prints_json(class_url, capsys):
-    bob = open_store(class_url).profiles(BOB)[0]
+    bob = open_store(class_url).learners.profiles(BOB)[0]
     assert main(["--url", class_url, "export", "--profile", str(bob.id)]) == 0
     (profile,) = json.loads(capsys.readouterr().out)["profiles"]
     assert profile["owner"] == BOB and profile["drafts"][0]["course_id"] == "other"
@@ -71,24 +72,24 @@ def test_export_by_profile_prints_json(class_url, capsys):
 def test_delete_needs_yes_then_leaves_nothing_of_that_learner(class_url, capsys):
     store = open_store(class_url)
     assert main(["--url", class_url, "delete", "--identity", ADA]) == 1
-    assert "add --yes" in capsys.readouterr().err and store.profiles(ADA)
+    assert "add --yes" in capsys.readouterr().err and store.learners.profiles(ADA)
     assert main(["--url", class_url, "delete", "--identity", ADA, "--yes"]) == 0
     assert "Deleted profile" in capsys.readouterr().out
-    assert store.profiles(ADA) == [] and store.last_profile(ADA) is None
-    data = store.export_profiles(store.profiles())
+    assert store.learners.profiles(ADA) == [] and store.learners.last_profile(ADA) is None
+    data = store.privacy.export_profiles(store.learners.profiles())
     assert [p["owner"] for p in data["profiles"]] == [BOB]
     assert "ada" not in json.dumps(data), "no row of Ada's is left in any table"
-    assert [learner.email for learner in store.class_learners()] == ["bob@uni.edu"]
-    bob = store.profiles(BOB)[0]
-    assert len(open_store(class_url, course="other").attempts(bob)) == 1
+    assert [learner.email for learner in ClassView(store).class_learners()] == ["bob@uni.edu"]
+    bob = store.learners.profiles(BOB)[0]
+    assert len(open_store(class_url, course="other").work.attempts(bob)) == 1
 
 
 def test_delete_by_profile_keeps_the_identitys_other_profiles(class_url):
     store = open_store(class_url)
-    spare = store.add_profile("second", ADA)
-    first = store.profiles(ADA)[0]
+    spare = store.learners.add_profile("second", ADA)
+    first = store.learners.profiles(ADA)[0]
     assert main(["--url", class_url, "delete", "--profile", str(first.id), "--yes"]) == 0
-    assert store.profiles(ADA) == [spare]
+    assert store.learners.profiles(ADA) == [spare]
 
 
 def test_an_unknown_learner_is_one_line_and_status_2(class_url, capsys):

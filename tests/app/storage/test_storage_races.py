@@ -20,8 +20,8 @@ def _submit(store, profile, ticket: str, start: threading.Barrier, errors: list)
     """Submit one ticket as a page does (record, then replace by its attempt), after start."""
     try:
         start.wait()
-        if store.begin_submission(profile, "dprobs", ticket, ticket, ticket, "s1"):
-            store.finish_submission(profile, ticket, _attempt(ticket))
+        if store.submissions.begin_submission(profile, "dprobs", ticket, ticket, ticket, "s1"):
+            store.submissions.finish_submission(profile, ticket, _attempt(ticket))
     except Exception as err:  # noqa: BLE001 (reported by the test, with its thread's ticket)
         errors.append((ticket, err))
 
@@ -42,21 +42,23 @@ def _race(store, jobs: list) -> list:
 
 def test_twenty_threads_submitting_at_once_record_every_attempt_once(store_url):
     store = open_store(store_url)
-    people = [store.add_profile(f"learner {i}", owner=f"id {i % 4}") for i in range(THREADS)]
+    people = [
+        store.learners.add_profile(f"learner {i}", owner=f"id {i % 4}") for i in range(THREADS)
+    ]
     errors = _race(store, [(p, f"page:{p.id}") for p in people])
     assert errors == []
     for person in people:
-        assert [a.code for a in store.attempts(person)] == [f"page:{person.id}"]
-        assert store.pending(person, "dprobs") == []
+        assert [a.code for a in store.work.attempts(person)] == [f"page:{person.id}"]
+        assert store.submissions.pending(person, "dprobs") == []
 
 
 def test_the_same_ticket_sent_by_twenty_tabs_at_once_is_recorded_once(store_url):
     store = open_store(store_url)
-    me = store.add_profile("ada")
+    me = store.learners.add_profile("ada")
     errors = _race(store, [(me, "page:1")] * THREADS)
     assert errors == []
-    assert [a.code for a in store.attempts(me)] == ["page:1"]
-    assert store.pending(me, "dprobs") == []
+    assert [a.code for a in store.work.attempts(me)] == ["page:1"]
+    assert store.submissions.pending(me, "dprobs") == []
 
 
 def test_a_database_restart_between_calls_costs_nothing(postgres):
@@ -65,11 +67,11 @@ def test_a_database_restart_between_calls_costs_nothing(postgres):
 
     assert main(["--url", url, "upgrade"]) == 0
     store = open_store(url)
-    me = store.add_profile("ada")
-    store.begin_submission(me, "dprobs", "p:1", "dprobs = 1", "dprobs = 1", "s1")
+    me = store.learners.add_profile("ada")
+    store.submissions.begin_submission(me, "dprobs", "p:1", "dprobs = 1", "dprobs = 1", "s1")
     postgres.restart()  # every pooled connection is now dead
-    store.finish_submission(me, "p:1", _attempt("dprobs = 1"))
-    assert [a.code for a in store.attempts(me)] == ["dprobs = 1"]
+    store.submissions.finish_submission(me, "p:1", _attempt("dprobs = 1"))
+    assert [a.code for a in store.work.attempts(me)] == ["dprobs = 1"]
 
 
 def test_a_database_down_raises_storage_unavailable_and_loses_no_attempt(postgres):
@@ -78,18 +80,22 @@ def test_a_database_down_raises_storage_unavailable_and_loses_no_attempt(postgre
 
     assert main(["--url", url, "upgrade"]) == 0
     store = open_store(url)
-    me = store.add_profile("ada")
-    store.begin_submission(me, "dprobs", "p:1", "dprobs = 1", "dprobs = 1", "s1")
+    me = store.learners.add_profile("ada")
+    store.submissions.begin_submission(me, "dprobs", "p:1", "dprobs = 1", "dprobs = 1", "s1")
     postgres.stop()
     try:
         with pytest.raises(StorageUnavailable, match="did not answer") as down:
-            store.finish_submission(me, "p:1", _attempt("dprobs = 1"))
+            store.submissions.finish_submission(me, "p:1", _attempt("dprobs = 1"))
         assert "Traceback" not in str(down.value)
         with pytest.raises(StorageUnavailable):
-            store.attempts(me)
+            store.work.attempts(me)
     finally:
         postgres.start_again()
-    assert [p.ticket for p in store.pending(me, "dprobs")] == ["p:1"], "kept while it was down"
-    store.finish_submission(me, "p:1", _attempt("dprobs = 1"))  # the learner tries again
-    assert [a.code for a in store.attempts(me)] == ["dprobs = 1"]
-    assert store.pending(me, "dprobs") == []
+    assert [p.ticket for p in store.submissions.pending(me, "dprobs")] == ["p:1"], (
+        "kept while it was down"
+    )
+    store.submissions.finish_submission(
+        me, "p:1", _attempt("dprobs = 1")
+    )  # the learner tries again
+    assert [a.code for a in store.work.attempts(me)] == ["dprobs = 1"]
+    assert store.submissions.pending(me, "dprobs") == []

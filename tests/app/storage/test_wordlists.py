@@ -7,9 +7,8 @@ from __future__ import annotations
 import pytest
 
 import data
-from app import wordlists
 from app.regrade.command import load_dataset
-from app.storage import open_store
+from app.storage import open_store, wordlists
 
 WORDS = "".join(f"{a}{b}{c}\n" for a in "abcdefgh" for b in "aeiou" for c in "lmnrst")
 
@@ -40,12 +39,14 @@ def test_a_file_that_is_here_is_read_as_it_is(store, tmp_path):
 def test_saving_the_same_words_twice_keeps_one_row(store, tmp_path):
     wordlists.save(store, tmp_path / "a", WORDS, "pets.txt")
     wordlists.save(store, tmp_path / "b", WORDS, "pets.txt")
-    assert store.words(wordlists.digest_of(WORDS)) == ("pets.txt", WORDS)
+    assert store.word_lists.words(wordlists.digest_of(WORDS)) == ("pets.txt", WORDS)
 
 
 def test_words_that_do_not_match_their_digest_are_not_written(store, tmp_path):
     digest = wordlists.digest_of(WORDS)
-    store.keep_words(digest, "pets.txt", WORDS + "intruder\n")  # a row its digest does not name
+    store.word_lists.keep_words(
+        digest, "pets.txt", WORDS + "intruder\n"
+    )  # a row its digest does not name
     named = str(tmp_path / "gone" / digest / "pets.txt")
     assert str(wordlists.readable(store, tmp_path / "mine", named)) == named
     assert not (tmp_path / "mine").exists()
@@ -66,7 +67,7 @@ def test_the_regrade_command_loads_an_upload_made_elsewhere(store, tmp_path):
 
 def test_a_worker_trains_on_an_upload_made_on_another_machine(store, tmp_path):
     from app.config import AppConfig
-    from app.worker.runner import Trainers
+    from app.training.runner import Trainers
 
     path = wordlists.save(store, tmp_path / "replica1" / "uploads", WORDS, "pets.txt")
     path.unlink()  # the worker's machine never had the file

@@ -11,7 +11,7 @@ from app.views import graphview
 from grader import Grader
 from grader.course.exercises import discover
 
-from .app_helpers import page_test
+from ..app_helpers import page_test
 
 
 def _dot(statuses, focus=None):
@@ -61,8 +61,10 @@ def test_home_and_the_exercise_page_draw_the_graph(app_env):
     assert not home.exception
     charts = home.get("graphviz_chart")
     assert len(charts) == 4, "one per shipped scenario"
-    profile = store.profiles()[0]
-    store.record_attempt(profile, Attempt("dlogprobs", "x", True, "solved", 0.0, 1.0, "default"))
+    profile = store.learners.profiles()[0]
+    store.work.record_attempt(
+        profile, Attempt("dlogprobs", "x", True, "solved", 0.0, 1.0, "default")
+    )
     page = page_test("dcounts").run()
     (chart,) = page.get("graphviz_chart")
     assert "penwidth=3" in _node(chart.proto.spec, "counts")

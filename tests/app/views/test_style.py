@@ -9,7 +9,7 @@ import pytest
 
 from app.views import style
 
-CONFIG = Path(__file__).resolve().parents[2] / ".streamlit" / "config.toml"
+CONFIG = Path(__file__).resolve().parents[3] / ".streamlit" / "config.toml"
 CODE_BACKGROUND, WHITE, SIDEBAR = "#fcfcfb", "#ffffff", "#f0f2f6"  # Streamlit's light theme
 
 
