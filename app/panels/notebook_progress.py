@@ -11,12 +11,13 @@ from grader import PassResult, Result
 
 if TYPE_CHECKING:
     from grader import notebook
+    from grader.result import NotebookPart, NotebookResult
     from grader.training import GradCheck
 
 TRAINING_KEY = "training"  # app/screens/training.py records Exercise 4 under this id
 
 
-def record(found: notebook.Found, report) -> list[str]:
+def record(found: notebook.Found, report: NotebookResult) -> list[str]:
     """Record every solved part of a graded notebook (and, for a solved whole pass, each step
     exercise with the learner's own lines); return the ids recorded."""
     codes = {part.number: part.code for part in found.parts}
@@ -32,7 +33,7 @@ def record(found: notebook.Found, report) -> list[str]:
     return [a.exercise_id for a in attempts]
 
 
-def _attempts(part, code: str, slug: str) -> list[Attempt]:
+def _attempts(part: NotebookPart, code: str, slug: str) -> list[Attempt]:
     """Return the attempts one solved part stands for."""
     result, summary = part.result, part.summary
     if isinstance(result, PassResult):

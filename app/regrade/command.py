@@ -28,7 +28,6 @@ from grader import proving, sandbox
 if TYPE_CHECKING:
     from app.config import AppConfig
     from app.storage import Profile
-    from data import Dataset
     from grader import Catalog, Exercise, Grader, Result
 
 DONE, BAD_INPUT, GRADER_FAILED = 0, 2, 3
@@ -178,7 +177,9 @@ def proven(catalog: Catalog, ids: set[str], cache_dir: Path, grade_sound: bool) 
     chosen = catalog.withdraw((), exercises=others)
     ran = proving.runnable(chosen)
     proofs = proving.Proofs(
-        ran, grader_lib.Grader(load_dataset("default", cache_dir), ran), cache_dir / "proofs.json"
+        ran,
+        grader_lib.Grader(wordlists.load_dataset("default", cache_dir), ran),
+        cache_dir / "proofs.json",
     )
     proofs.run()
     lines = [f"{e.where}: {e.problem}" for e in ran.errors]
@@ -236,7 +237,8 @@ class Regrader:
     def _grader(self, source: str) -> Grader:
         """Return the grader of a dataset source, built once."""
         if source not in self.graders:
-            chosen = load_dataset(source, self.cache_dir, self.store, self.uploads_dir)
+            kept = self.store.word_lists if self.store else None
+            chosen = wordlists.load_dataset(source, self.cache_dir, self.uploads_dir, kept)
             self.graders[source] = grader_lib.Grader(chosen, self.catalog)
         return self.graders[source]
 
@@ -249,11 +251,3 @@ def _graded(grader: Grader, exercise_id: str, code: str) -> Result:
             break
         time.sleep(0.2)
     return result
-
-
-def load_dataset(
-    source: str, cache_dir: Path, store: Store | None = None, uploads_dir: Path | None = None
-) -> Dataset:
-    """Return the dataset of a source as the app names it: default, names or upload:<path>
-    (read from the store when this machine lacks the file: app/storage/wordlists.py)."""
-    return wordlists.load_dataset(source, cache_dir, uploads_dir, store)

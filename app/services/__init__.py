@@ -220,7 +220,8 @@ def dataset(source: str) -> Dataset:
 @st.cache_resource(max_entries=4, show_spinner=False)
 def _dataset(source: str, cache_dir: str) -> Dataset:
     """Build a dataset once per source."""
-    return wordlists.load_dataset(source, Path(cache_dir), config().uploads_dir, store())
+    uploads, kept = config().uploads_dir, store().word_lists
+    return wordlists.load_dataset(source, Path(cache_dir), uploads, kept)
 
 
 def grader(source: str) -> Grader:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import CursorResult
@@ -26,9 +26,6 @@ from sqlalchemy.pool import NullPool
 from sqlalchemy.sql import Executable
 
 from app.config.dburl import SQLITE, driver_url, kind, redact
-
-if TYPE_CHECKING:
-    from app.storage.store import Store
 
 SQLITE_WAIT = 10  # seconds a SQLite writer waits for another's lock before giving up
 POOL_SIZE, POOL_OVERFLOW = 10, 30  # PostgreSQL connections kept per process, and added at a peak
@@ -66,11 +63,21 @@ class Db:
         return self.connection.connection.driver_connection
 
 
+class Opened(Protocol):
+    """What a part needs of its store (a Store): the engine and the course it keeps."""
+
+    @property
+    def engine(self) -> Engine: ...
+
+    @property
+    def course(self) -> str: ...
+
+
 class Part:
     """Some of a store's calls, on the tables they own: each call runs in one transaction of
     its own (`self._db()`), with named parameters, for the store's course (`self.course`)."""
 
-    def __init__(self, store: Store):
+    def __init__(self, store: Opened):
         self.store = store
 
     @property

@@ -7,8 +7,8 @@ regrade command finds the path missing on its own disk: it reads the words from 
 the digest in the path, checks them against it, and writes its own copy. `load_dataset` is the
 dataset a source names, as every process loads it (the pages, the worker, the regrade command).
 
-    >>> path = save(store, uploads, "rex\\nfido\\n", "pets.csv")   # .../<digest>/pets.txt
-    >>> readable(store, other_uploads, str(path))                  # other_uploads/<digest>/pets.txt
+    >>> path = save(store.word_lists, uploads, "rex\\nfido\\n", "pets.csv")  # <digest>/pets.txt
+    >>> readable(store.word_lists, other_uploads, str(path))       # other_uploads/<digest>/pets.txt
     >>> store.word_lists.words(digest_of("rex\\nfido\\n"))         # ('pets.txt', 'rex\\nfido\\n')
 """
 
@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING
 from app.storage.engine import Part
 
 if TYPE_CHECKING:
-    from app.storage.store import Store
     from data import Dataset
 
 PREFIX = "upload:"  # a dataset source naming an uploaded word list
@@ -35,16 +34,16 @@ def digest_of(words: str) -> str:
     return hashlib.sha256(words.encode("utf-8")).hexdigest()[:12]
 
 
-def save(store: Store, uploads_dir: Path, words: str, filename: str) -> Path:
+def save(kept: WordLists, uploads_dir: Path, words: str, filename: str) -> Path:
     """Write cleaned words under the uploads folder and keep them in the store; return the path."""
     digest = digest_of(words)
     path = uploads_dir / digest / f"{Path(filename).stem or 'words'}.txt"
     _write(path, words)
-    store.word_lists.keep_words(digest, path.name, words)
+    kept.keep_words(digest, path.name, words)
     return path
 
 
-def readable(store: Store, uploads_dir: Path, named: str) -> Path:
+def readable(kept: WordLists, uploads_dir: Path, named: str) -> Path:
     """Return a path on this machine holding the word list a source names: the named file if
     it is here, else this process's copy, written from the store when missing. A list the store
     does not have (or whose words do not match their digest) returns the named path, whose
@@ -56,11 +55,11 @@ def readable(store: Store, uploads_dir: Path, named: str) -> Path:
     mine = uploads_dir / digest / given.name
     if mine.is_file():
         return mine
-    kept = store.word_lists.words(digest) if digest else None
-    if kept is None or digest_of(kept[1]) != digest:
+    found = kept.words(digest) if digest else None
+    if found is None or digest_of(found[1]) != digest:
         return given
-    mine = uploads_dir / digest / Path(kept[0]).name
-    _write(mine, kept[1])
+    mine = uploads_dir / digest / Path(found[0]).name
+    _write(mine, found[1])
     return mine
 
 
@@ -78,15 +77,16 @@ def _write(path: Path, words: str) -> None:
 
 
 def load_dataset(
-    source: str, cache_dir: Path, uploads_dir: Path | None = None, store: Store | None = None
+    source: str, cache_dir: Path, uploads_dir: Path | None = None, kept: WordLists | None = None
 ) -> Dataset:
     """Return the dataset a source names: "default", "names" or "upload:<path>" (read from the
-    store when this machine lacks the file, given the store and this process's uploads folder)."""
+    store's word lists when this machine lacks the file, given them and this process's uploads
+    folder)."""
     import data
 
     if source.startswith(PREFIX):
         named = source.removeprefix(PREFIX)
-        found = readable(store, uploads_dir, named) if store and uploads_dir else named
+        found = readable(kept, uploads_dir, named) if kept and uploads_dir else named
         return data.load_dataset(str(found))
     return data.load_dataset(source, cache_dir=cache_dir)
 

@@ -15,9 +15,8 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from app.storage.engine import Part
+from app.storage.engine import Db, Part
 from app.storage.migrations import EDITOR, GRADED
-from app.storage.submissions import insert_attempt, upsert_draft
 
 if TYPE_CHECKING:
     from sqlalchemy import Row
@@ -196,3 +195,41 @@ SELECT t.exercise_id,
         ) AS latest)
 FROM touched t
 """
+
+
+def upsert_draft(db: Db, profile: Profile, course: str, exercise_id: str, code: str) -> None:
+    """Keep the code typed for an exercise of a course (inside the caller's transaction)."""
+    db.execute(
+        "INSERT INTO drafts (profile_id, course_id, exercise_id, code, updated_at)"
+        " VALUES (:p, :c, :e, :code, :at) ON CONFLICT (profile_id, course_id, exercise_id)"
+        " DO UPDATE SET code = excluded.code, updated_at = excluded.updated_at",
+        {"p": profile.id, "c": course, "e": exercise_id, "code": code, "at": time.time()},
+    )
+
+
+def insert_attempt(db: Db, profile: Profile, course: str, a: Attempt, ticket: str | None) -> None:
+    """Insert one attempt at a course's exercise (inside the caller's transaction); a ticket
+    already recorded is kept, the second insert doing nothing (the ticket's unique index)."""
+    facts = a.facts
+    values = {
+        "profile_id": profile.id,
+        "exercise_id": a.exercise_id,
+        "code": a.code,
+        "solved": int(a.solved),
+        "summary": a.summary,
+        "elapsed": a.elapsed,
+        "time_spent": a.time_spent,
+        "dataset": a.dataset,
+        "created_at": a.created_at or time.time(),
+        "ticket": ticket,
+        "ran": int(facts.ran),
+        "failed_check": facts.failed_check,
+        "misconception": facts.misconception,
+        "status": facts.status,
+        "facts": facts.source,
+        "course_id": course,
+        "version": a.version,
+        "origin": a.origin,
+    }
+    names, marks = ", ".join(values), ", ".join(f":{name}" for name in values)
+    db.execute(f"INSERT INTO attempts ({names}) VALUES ({marks}) ON CONFLICT DO NOTHING", values)

@@ -64,7 +64,8 @@ class Trainers:
     def _build(self, source: str) -> training.Trainer:
         """Load the dataset and the course, and make their trainer."""
         config = self.config
-        dataset = wordlists.load_dataset(source, config.cache_dir, config.uploads_dir, self.store)
+        kept = self.store.word_lists if self.store else None
+        dataset = wordlists.load_dataset(source, config.cache_dir, config.uploads_dir, kept)
         catalog = grader_lib.discover(config.exercises_dir or grader_lib.EXERCISES_DIR)
         return training.Trainer(dataset, config.data_dir / "training", catalog)
 
