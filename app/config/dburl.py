@@ -3,7 +3,7 @@
     >>> kind("sqlite:////srv/ninja/progress.sqlite3"), kind("postgresql://ninja@db/ninja")
     ('sqlite', 'postgresql')
 
-It imports nothing heavy and nothing of app.storage: app/config.py checks the URL before the
+It imports nothing heavy and nothing of app.storage: settings.py checks the URL before the
 server starts, and the store (app/storage/) opens it.
 """
 

@@ -145,7 +145,7 @@ def _read(upload: UploadedFile, column: str | None) -> Upload | str:
 
 def _save(text: str, filename: str) -> Path:
     """Keep the cleaned words under the data directory and in the database (every replica and
-    training worker of a class reads them from there: app/wordlists.py); return the path."""
+    training worker of a class reads them from there: app/storage/wordlists.py); return the path."""
     return wordlists.save(
         services.store().word_lists, services.config().uploads_dir, text, filename
     )

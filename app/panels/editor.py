@@ -2,7 +2,7 @@
 
 `code_input` returns an EditorEvent when the learner changed the code (for drafts) or submitted
 it (Ctrl/Cmd+Enter, or the Submit button). The Ace editor (streamlit-code-editor) ships its
-JavaScript in its wheel; the app serves a copy whose web-font import is local (app/offline.py),
+JavaScript in its wheel; the app serves a copy whose web-font import is local (offline.py),
 so it works offline. NINJA_EDITOR=plain swaps in `st.text_area`, which AppTest can drive.
 
 The component has one value, and its auto-save (a debounced change, or a blur) replaces a
@@ -194,7 +194,7 @@ def taken(event: EditorEvent) -> None:
 
 @st.cache_resource(show_spinner=False)
 def _ace_component():
-    """Declare streamlit-code-editor's frontend from its offline copy (app/offline.py).
+    """Declare streamlit-code-editor's frontend from its offline copy (offline.py).
 
     The arguments above are the ones `code_editor.code_editor` passes to its own component.
     """

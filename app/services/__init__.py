@@ -89,7 +89,7 @@ def exercise_version(key: str) -> str:
 
 
 def identity_secret() -> bytes:
-    """Return the key that signs browser identities, kept in the data dir (app/identity.py)."""
+    """Return the key that signs browser identities, kept in the data dir (config/identity.py)."""
     return _identity_secret(str(config().data_dir))
 
 

@@ -5,7 +5,7 @@
     python -m app.storage export --identity "ISS SUB"     # one learner's data, as JSON
     python -m app.storage delete --profile 7 --yes        # one learner's data, gone
 
-The database is `NINJA_DATABASE_URL` (or the local default of app/config.py), or `--url`.
+The database is `NINJA_DATABASE_URL` (or the local default of app/config/settings.py), or `--url`.
 """
 
 from __future__ import annotations

@@ -91,7 +91,7 @@ class Part:
 
 
 def make_engine(url: str) -> Engine:
-    """Return an engine for a database URL (app/dburl.py says which are usable)."""
+    """Return an engine for a database URL (app/config/dburl.py says which are usable)."""
     if kind(url) == SQLITE:
         engine = create_engine(url, poolclass=NullPool, connect_args={"timeout": SQLITE_WAIT})
         event.listen(engine, "connect", _sqlite_pragmas)

@@ -1,5 +1,5 @@
-"""The class view's queries (app/storage/classview.py) and the dashboard's figures from them
-(app/classbook.py), on a store filled through its own calls."""
+"""The class view's queries (app/classroom/classview.py) and the dashboard's figures from them
+(app/classroom/classbook.py), on a store filled through its own calls."""
 
 from __future__ import annotations
 

@@ -107,7 +107,7 @@ def auth_toml(**changes) -> str:
     return "[auth]\n" + "\n".join(lines) + "\n"
 
 
-# The classroom mode runs on PostgreSQL (app/config.py check_database); not reached here.
+# The classroom mode runs on PostgreSQL (app/config/settings.py check_database); not reached here.
 CLASSROOM_DB = {"NINJA_MODE": "classroom", "NINJA_DATABASE_URL": "postgresql://ninja@db/class"}
 CHECKS = [
     ({"NINJA_DATADIR": "/tmp"}, None, "`NINJA_DATADIR` is not a setting; known settings:"),

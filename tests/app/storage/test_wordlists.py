@@ -1,4 +1,4 @@
-"""An uploaded word list reaches every process of a class (app/wordlists.py): a replica or a
+"""An uploaded word list reaches every process of a class (app/storage/wordlists.py): a replica or a
 training worker whose own disk lacks the file reads the words from the database, on SQLite and
 on a real PostgreSQL server."""
 
