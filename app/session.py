@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import streamlit as st
 
 from app import classroom, services
 from app.config import identity
 from app.storage import Profile
+
+if TYPE_CHECKING:
+    from grader import Grader
+    from grader.training import Trainer
 
 PROFILE_KEY = "profile"
 FIRST_PROFILE = "learner"
@@ -62,7 +68,7 @@ def use_dataset(source: str) -> None:
     services.store().learners.set_setting(profile(), DATASET_SETTING, source)
 
 
-def grader():
+def grader() -> Grader:
     """Return the grader for the profile's dataset, falling back to the default dataset."""
     source = dataset_source()
     try:
@@ -73,7 +79,7 @@ def grader():
         return services.grader(services.DEFAULT_SOURCE)
 
 
-def trainer():
+def trainer() -> Trainer:
     """Return Exercise 4's trainer for the profile's dataset (the default one if it is gone)."""
     source = dataset_source()
     try:
