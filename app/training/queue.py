@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     from app.storage import Profile, Store
 
 LOCK = 7033  # the advisory lock class of "a learner's training runs" (with the profile's id)
+# A run's row with its job's status; `stalled` is procrastinate's own rule for a stalled job
+# (its get_stalled_jobs): no worker, or a worker silent for `stale` seconds.
 READ = """
 SELECT q.id, q.profile_id, q.job_id, q.settings, q.code, q.dataset, q.step, q.elapsed, q.curve,
     q.report, q.created_at, j.status AS job,
@@ -50,7 +52,7 @@ class QueuedRun:
     id: int
     profile_id: int
     job_id: int | None
-    state: str  # tasks.STATES: queued, running, interrupted, stopped; or the report's state
+    state: str  # queued, running, stopped, interrupted (tasks.state_of); or the report's state
     settings: dict
     code: str
     dataset: str
