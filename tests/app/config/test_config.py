@@ -83,3 +83,13 @@ def test_the_time_limit_is_seconds_of_cpu_per_grading(raw, seconds):
 def test_a_time_limit_outside_0_to_300_seconds_is_refused(raw):
     with pytest.raises(ConfigError, match="`NINJA_TIME_LIMIT` must be"):
         from_env({"NINJA_TIME_LIMIT": raw})
+
+
+def test_the_workers_settings_are_settings_and_bad_ones_are_refused():
+    """The classroom's env file names them for the replicas and the workers alike."""
+    config = from_env({"NINJA_WORKER_CONCURRENCY": "2", "NINJA_WORKER_STALE": "12.5"})
+    assert (config.worker_concurrency, config.worker_stale) == (2, 12.5)
+    assert (from_env({}).worker_concurrency, from_env({}).worker_stale) == (1, 30.0)
+    for name, value in (("CONCURRENCY", "3"), ("CONCURRENCY", "0"), ("STALE", "0"), ("STALE", "x")):
+        with pytest.raises(ConfigError, match=f"`NINJA_WORKER_{name}` must be"):
+            from_env({f"NINJA_WORKER_{name}": value})
