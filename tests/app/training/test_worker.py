@@ -69,6 +69,7 @@ class Workers:
     def start(self, *options: str) -> subprocess.Popen:
         """Start `python -m app.training` on the test's database."""
         env = {**os.environ, "NINJA_DATABASE_URL": self.url, "NINJA_DATA_DIR": str(self.top)}
+        env["NINJA_WORKER_STALE"] = str(STALE)  # as the replicas (the test) read it: one env file
         env.pop("NINJA_MODE", None)
         with (self.top / f"worker-{len(self.started)}.log").open("w") as log:
             worker = subprocess.Popen(
@@ -207,7 +208,7 @@ def test_a_killed_worker_leaves_the_run_interrupted_then_it_starts_again(
     store = open_store(queue_url)
     queue = Queue(store, STALE)
     ada = store.learners.add_profile("ada", "a")
-    first = workers.start("--stale", str(STALE))
+    first = workers.start()
     run_id = _queue(queue, ada, section, LONG)
     run = _until(queue, run_id, lambda r: r.step > 0 or not r.active, workers)
     assert run.state == "running", workers.logs()
@@ -216,7 +217,7 @@ def test_a_killed_worker_leaves_the_run_interrupted_then_it_starts_again(
     run = _until(queue, run_id, lambda r: not r.active, workers)  # its heartbeats stopped
     assert run.state == "interrupted" and run.step > 0
     assert status_of(run).report.message == voice.training_interrupted(run.step, LONG.steps)
-    workers.start("--stale", str(STALE))  # its reaper ends the silent run's job
+    workers.start("--stale", str(STALE))  # the option says the same; its reaper ends the job
     _until(queue, run_id, lambda r: _job_status(queue_url, r.job_id) == "failed", workers)
     again = _queue(queue, ada, section, QUICK)
     run = _until(queue, again, lambda r: not r.active, workers)
