@@ -2,7 +2,7 @@
 
 `up` starts, all on loopback: PostgreSQL (a data directory of its own), the OpenID Connect test
 provider with three test accounts, two app replicas in the classroom mode, HAProxy in front
-of them, and one training worker (`python -m app.worker`, the task queue's); it waits until
+of them, and one training worker (`python -m app.training`, the task queue's); it waits until
 every part answers, then prints the address and the accounts. `status` says which parts run
 and answer; `down` stops every part it started, by the pid it recorded.
 
@@ -334,7 +334,7 @@ def start_worker(folder: Path, url: str) -> dict:
         "NINJA_DATABASE_URL": url,
         "NINJA_DATA_DIR": str(data),
     }
-    return spawn("worker", [str(PYTHON), "-m", "app.worker"], folder, env)
+    return spawn("worker", [str(PYTHON), "-m", "app.training"], folder, env)
 
 
 def worker_answers(url: str, record: dict) -> bool:

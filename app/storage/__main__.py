@@ -5,7 +5,7 @@
     python -m app.storage export --identity "ISS SUB"     # one learner's data, as JSON
     python -m app.storage delete --profile 7 --yes        # one learner's data, gone
 
-The database is `NINJA_DATABASE_URL` (or the local default of app/config.py), or `--url`.
+The database is `NINJA_DATABASE_URL` (or the local default of app/config/settings.py), or `--url`.
 """
 
 from __future__ import annotations
@@ -14,12 +14,17 @@ import argparse
 import json
 import os
 import sys
+from typing import TYPE_CHECKING
 
-from app.config import ConfigError, from_env
-from app.dburl import StorageError, redact
+from app.config import ConfigError, StorageError, from_env
+from app.config.dburl import redact
 from app.storage.engine import StorageUnavailable, make_engine
 from app.storage.schema import check, current, head, sqlite_path, upgrade
 from app.storage.store import open_store
+
+if TYPE_CHECKING:
+    from app.storage.profiles import Profile
+    from app.storage.store import Store
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -34,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
-def _upgrade(args, url: str) -> int:
+def _upgrade(args: argparse.Namespace, url: str) -> int:
     """Bring the database's schema to the code's head."""
     engine = make_engine(url)
     path = sqlite_path(engine)
@@ -47,7 +52,7 @@ def _upgrade(args, url: str) -> int:
     return 0
 
 
-def _check(args, url: str) -> int:
+def _check(args: argparse.Namespace, url: str) -> int:
     """Exit 0 when the schema is at the code's head (a SQLite file upgrades itself: 0 too)."""
     engine = make_engine(url)
     if engine.dialect.name != "sqlite":
@@ -55,10 +60,10 @@ def _check(args, url: str) -> int:
     return 0
 
 
-def _export(args, url: str) -> int:
+def _export(args: argparse.Namespace, url: str) -> int:
     """Print (or write) one learner's data as JSON."""
     store = open_store(url)
-    data = store.export_profiles(_chosen(store, args))
+    data = store.privacy.export_profiles(_chosen(store, args))
     text = json.dumps(data, indent=2, ensure_ascii=False)
     if args.out:
         with open(args.out, "w", encoding="utf-8") as out:
@@ -68,7 +73,7 @@ def _export(args, url: str) -> int:
     return 0
 
 
-def _delete(args, url: str) -> int:
+def _delete(args: argparse.Namespace, url: str) -> int:
     """Delete one learner's data, after --yes."""
     store = open_store(url)
     profiles = _chosen(store, args)
@@ -76,17 +81,17 @@ def _delete(args, url: str) -> int:
     if not args.yes:
         print(f"Would delete profile {names} and all their rows: add --yes.", file=sys.stderr)
         return 1
-    gone = store.delete_profiles(profiles)
+    gone = store.privacy.delete_profiles(profiles)
     print(f"Deleted profile {names}: {gone} rows.")
     return 0
 
 
-def _chosen(store, args) -> list:
+def _chosen(store: Store, args: argparse.Namespace) -> list[Profile]:
     """Return the profiles named by --identity or --profile; none found is an error."""
     if args.identity is not None:
-        found = store.profiles(args.identity)
+        found = store.learners.profiles(args.identity)
     else:
-        found = [p for p in [store.profile(args.profile)] if p is not None]
+        found = [p for p in [store.learners.profile(args.profile)] if p is not None]
     if not found:
         who = f"identity {args.identity!r}" if args.identity is not None else f"id {args.profile}"
         raise StorageError(f"No profile with {who} in this database.")

@@ -10,7 +10,8 @@ import shutil
 
 import pytest
 
-from app import identity, services
+from app import services
+from app.config import identity
 from grader.course.exercises import EXERCISES_DIR, SOLUTIONS_DIR
 
 from .app_helpers import BROWSER, FakeGrader
@@ -20,7 +21,8 @@ from .app_helpers import BROWSER, FakeGrader
 def all_layers_on(monkeypatch):
     """Report every sandbox layer on and every exercise proven, and wait for the scenarios to
     run, so that rendering a page starts no sandbox and serves every exercise at once
-    (tests/app/test_proofs.py runs the proofs for real, test_checking.py the waits)."""
+    (tests/app/services/test_proofs.py runs the proofs for real, screens/test_checking.py the
+    waits)."""
     monkeypatch.setattr(services, "missing_layers", lambda: {})
     monkeypatch.setattr(services, "start_sandbox", lambda: None)
     monkeypatch.setattr(
