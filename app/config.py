@@ -29,6 +29,11 @@ AUTH_KEYS = ("redirect_uri", "cookie_secret", "client_id", "client_secret", "ser
 CALLBACK = "/oauth2callback"  # the path Streamlit's sign-in answers on (redirect_uri ends with it)
 SECRETS_FILE = ".streamlit/secrets.toml"
 MAX_TIME_LIMIT = 300.0  # seconds: a grading that holds a slot longer starves the class
+# Settings that may instead be read from a file named by NINJA_<SETTING>_FILE (a systemd
+# credential, a container secret), so that a password need not sit in an environment file.
+FROM_FILE = ("database_url",)
+FILE_SUFFIX = "_FILE"
+MAX_SECRET_BYTES = 4096
 
 
 class ConfigError(ValueError):
@@ -50,6 +55,11 @@ class AppConfig:
     mode: str = "local"  # "classroom": everyone signs in through the [auth] provider
     instructors: tuple[str, ...] = ()  # classroom: instructors' e-mail addresses, lower case
     instructor_claim: tuple[str, str] | None = None  # classroom: (claim, value) naming instructors
+    secrets_file: Path | None = None  # a secrets.toml ([auth]) outside the checkout
+    # The training worker's own settings (app/worker reads them): accepted here so that replicas
+    # and workers can share one environment file.
+    worker_concurrency: int = 1
+    worker_stale: float = 30.0
 
     @property
     def classroom(self) -> bool:
@@ -77,7 +87,7 @@ def from_env(environ: Mapping[str, str]) -> AppConfig:
     """Return the configuration, overriding defaults with `NINJA_<FIELD>` variables."""
     known = {f.name: f for f in fields(AppConfig)}
     values: dict = {}
-    for key, raw in environ.items():
+    for key, raw in _with_files(environ).items():
         if not key.startswith(PREFIX):
             continue
         name = key[len(PREFIX) :].lower()
@@ -98,6 +108,39 @@ def from_env(environ: Mapping[str, str]) -> AppConfig:
         config = AppConfig(**{**values, "database_url": f"sqlite:///{path}"})
     _check_database(config)
     return config
+
+
+def _with_files(environ: Mapping[str, str]) -> dict[str, str]:
+    """Return environ with each `NINJA_<SETTING>_FILE` replaced by `NINJA_<SETTING>` holding the
+    named file's text (its first line, stripped); giving both, or an unreadable, empty or large
+    file, is an error that names the setting."""
+    found = dict(environ)
+    for name in FROM_FILE:
+        setting = PREFIX + name.upper()
+        path = found.pop(setting + FILE_SUFFIX, None)
+        if path is None:
+            continue
+        if setting in found:
+            raise ConfigError(f"Set `{setting}` or `{setting}{FILE_SUFFIX}`, not both.")
+        found[setting] = _read_secret(setting + FILE_SUFFIX, Path(path))
+    return found
+
+
+def _read_secret(setting: str, path: Path) -> str:
+    """Return the one line a secret's file holds; say which setting names a bad file."""
+    try:
+        with path.open("rb") as file:
+            data = file.read(MAX_SECRET_BYTES + 1)
+        text = data.decode("utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        reason = getattr(err, "strerror", None) or "not UTF-8 text"
+        raise ConfigError(f"`{setting}`: cannot read {path}: {reason}.") from None
+    lines = text.strip().splitlines()
+    if len(data) > MAX_SECRET_BYTES or len(lines) != 1:
+        raise ConfigError(
+            f"`{setting}`: {path} must hold one line (the value): found {len(lines)} lines."
+        )
+    return lines[0].strip()
 
 
 def _check_database(config: AppConfig) -> None:
@@ -168,6 +211,12 @@ def _convert(name: str, raw: str):
     """Return raw converted to the type of field `name`."""
     if name in ("data_dir", "exercises_dir"):
         return Path(raw).expanduser()
+    if name == "secrets_file":
+        return _secrets_file(name, raw)
+    if name == "worker_concurrency":
+        return _between(name, raw, 1, 2)
+    if name == "worker_stale":
+        return _limit(name, raw)
     if name in ("require_all_layers", "instructor"):
         return _flag(name, raw)
     if name == "reveal_after":
@@ -181,6 +230,22 @@ def _convert(name: str, raw: str):
     if name == "instructor_claim":
         return _claim(name, raw)
     return raw.strip() if name == "mode" else raw
+
+
+def _secrets_file(name: str, raw: str) -> Path:
+    """Return the path of a readable file (its TOML is checked with the secrets)."""
+    path = Path(raw).expanduser()
+    if not os.access(path, os.R_OK) or not path.is_file():
+        raise ConfigError(f"`{PREFIX}{name.upper()}` must name a readable file: got {raw!r}.")
+    return path
+
+
+def _between(name: str, raw: str, low: int, high: int) -> int:
+    """Return a whole number from low to high; anything else is an error naming the setting."""
+    value = _count(name, raw)
+    if not low <= value <= high:
+        raise ConfigError(f"`{PREFIX}{name.upper()}` must be {low} to {high}: got {raw!r}.")
+    return value
 
 
 def _emails(name: str, raw: str) -> tuple[str, ...]:
@@ -287,6 +352,7 @@ def main(argv: list[str] | None = None) -> int:
     files = secrets_files(sys.argv[1:] if argv is None else argv)
     try:
         config = from_env(os.environ)
+        files += [str(config.secrets_file)] if config.secrets_file else []
         check_secrets(config, streamlit_secrets(files) if config.classroom else {})
         check_database(config)
     except ConfigError as err:
