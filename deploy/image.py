@@ -204,11 +204,13 @@ def build(tool: Tool, tag: str, base: str, wheel_dir: Path) -> None:
     )  # fmt: skip
 
 
-def build_companions(tool: Tool, base: str) -> list[str]:
-    """Build the compose file's PostgreSQL and HAProxy images from the same base."""
+def build_companions(tool: Tool, base: str, tag: str) -> list[str]:
+    """Build the compose file's PostgreSQL and HAProxy images from the same base, tagged as
+    the app's image is (localhost/backprop-ninja:T -> localhost/backprop-ninja-postgres:T)."""
+    repository, _, version = tag.rpartition(":")
     tags = []
     for name, containerfile in COMPANIONS.items():
-        tag = f"localhost/{name}:{SUITE}"
+        tag = f"{repository}-{name.rpartition('-')[2]}:{version}"
         context = containerfile.parent
         tool.run(
             "build", "--file", str(containerfile), "--tag", tag, "--build-arg", f"BASE={base}",
@@ -232,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
         tool = container_tool()
         base = base_image(tool, args.base, args.cache.resolve())
         build(tool, args.tag, base, wheels(args.cache.resolve()))
-        built = [args.tag, *(build_companions(tool, base) if args.all else [])]
+        built = [args.tag, *(build_companions(tool, base, args.tag) if args.all else [])]
     except (ImageError, subprocess.TimeoutExpired) as err:
         print(f"deploy/image {args.command}: {err}", file=sys.stderr)
         return 2
