@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 import time
@@ -18,6 +19,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 OUTPUT = ROOT / "test-output"
+REUSE = "BPN_TEST_IMAGE_TAG"
 BUILD_TIMEOUT = 3600  # seconds: a cold build makes the Debian base and fetches the wheels
 
 
@@ -67,10 +69,16 @@ class Built:
 @pytest.fixture(scope="session")
 def image(podman, tmp_path_factory):
     """Build the app's, PostgreSQL's and HAProxy's images once for this run; remove their tags
-    at the end. The Debian base stays in podman's store (its tarball is in this run's tmp)."""
+    at the end. The Debian base stays in podman's store (its tarball is in this run's tmp).
+    While working on these tests, BPN_TEST_IMAGE_TAG=T uses images built before with
+    `deploy/image build --all --tag localhost/backprop-ninja:T` instead (and keeps them)."""
+    cache = tmp_path_factory.mktemp("image-cache")
+    if os.environ.get(REUSE):
+        version = os.environ[REUSE]
+        yield Built(f"localhost/backprop-ninja:{version}", version, podman, cache)
+        return
     version = f"test-{uuid.uuid4().hex[:8]}"
     tag = f"localhost/backprop-ninja:{version}"
-    cache = tmp_path_factory.mktemp("image-cache")
     command = [str(ROOT / "deploy" / "image"), "build", "--all", "--tag", tag]
     command += ["--cache", str(cache)]
     started = time.monotonic()

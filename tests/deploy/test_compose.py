@@ -25,6 +25,7 @@ COMPOSE = [str(Path(sys.executable).parent / "podman-compose")]
 FILES = [ROOT / "deploy" / "compose.yaml", ROOT / "tests" / "deploy" / "provider" / "compose.yaml"]
 ADA = {"sub": "ada", "name": "Ada Lovelace", "email": "ada@class.test", "email_verified": True}
 UP_TIMEOUT = 600  # seconds for every part to answer on a busy machine
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]  # the image's build comes first
 
 
 def provider_lock(folder: Path) -> Path:
@@ -87,12 +88,23 @@ def secrets(folder: Path, https: int) -> Path:
     return folder
 
 
+def distinct_ports(count: int) -> list[int]:
+    """Return count loopback ports that nothing listens on, all different."""
+    found: list[int] = []
+    while len(found) < count:
+        port = free_port()
+        if port not in found:
+            found.append(port)
+    return found
+
+
 class Stack:
     """One compose project of this test: its command, environment and addresses."""
 
     def __init__(self, image, folder: Path):
         self.project = f"bpn-test-{uuid.uuid4().hex[:8]}"
-        self.https, self.http, self.provider = free_port(), free_port(), free_port()
+        provider_image = build_provider(image, folder)  # first: the ports are taken just after
+        self.https, self.http, self.provider = distinct_ports(3)
         self.base = f"https://127.0.0.1:{self.https}"
         self.site = folder / "site.pem"
         self.env = {
@@ -101,7 +113,7 @@ class Stack:
             "IMAGE_TAG": image.version,
             "HTTP_PUBLISH": f"127.0.0.1:{self.http}",
             "HTTPS_PUBLISH": f"127.0.0.1:{self.https}",
-            "PROVIDER_IMAGE": build_provider(image, folder),
+            "PROVIDER_IMAGE": provider_image,
             "PROVIDER_PORT": str(self.provider),
             "PROVIDER_CLAIMS": json.dumps(ADA),
         }
@@ -113,6 +125,10 @@ class Stack:
             [*COMPOSE, "-p", self.project, *files, *args], env=self.env, cwd=ROOT,
             capture_output=True, text=True, timeout=timeout,
         )  # fmt: skip
+
+    def browser(self) -> Browser:
+        """Return a new browser that trusts the stack's certificate and finds the provider."""
+        return Browser(self.site, {"provider:9400": f"127.0.0.1:{self.provider}"})
 
     def psql(self, sql: str) -> str:
         done = self.podman.run("exec", f"{self.project}_postgres_1", "psql", "-U", "ninja",
@@ -129,11 +145,13 @@ class Stack:
         return found
 
 
-def wait_until_served(stack: Stack, browser: Browser) -> None:
-    """Wait until HAProxy serves both replicas over HTTPS and the provider answers."""
+def wait_until_served(stack: Stack) -> None:
+    """Wait until HAProxy serves both replicas over HTTPS and the provider answers (each probe
+    a new browser: without the affinity cookie, round robin shows both replicas)."""
     deadline, seen = time.monotonic() + UP_TIMEOUT, set()
     discovery = "http://provider:9400/.well-known/openid-configuration"
     while True:
+        browser = stack.browser()
         health = browser.answer(f"{stack.base}/_stcore/health")
         if health is not None and health.status == 200:
             seen.add(health.replica)
@@ -141,8 +159,6 @@ def wait_until_served(stack: Stack, browser: Browser) -> None:
         if len(seen) == 2 and provider is not None and provider.status == 200:
             return
         if time.monotonic() > deadline:
-            logs = stack.compose("logs", timeout=120)
-            (OUTPUT / "compose.log").write_text(logs.stdout + logs.stderr)
             raise AssertionError(f"the stack did not serve within {UP_TIMEOUT} s: {seen}")
         time.sleep(1)
 
@@ -152,16 +168,17 @@ def stack(image, tmp_path_factory):
     """Yield the running stack; take it down with its volumes after."""
     folder = tmp_path_factory.mktemp("compose")
     stack = Stack(image, folder)
-    browser = Browser(stack.site, {"provider:9400": f"127.0.0.1:{stack.provider}"})
     started = time.monotonic()
     up = stack.compose("up", "-d")
     (OUTPUT / "compose-up.log").write_text(up.stdout + up.stderr)
     try:
         assert up.returncode == 0, up.stderr[-3000:]
-        wait_until_served(stack, browser)
+        wait_until_served(stack)
         record("compose up until served", time.monotonic() - started)
         yield stack
     finally:
+        logs = stack.compose("logs", timeout=120)
+        (OUTPUT / "compose.log").write_text(logs.stdout + logs.stderr)
         started = time.monotonic()
         down = stack.compose("down", "-v", timeout=300)
         record("compose down -v", time.monotonic() - started)
@@ -171,7 +188,7 @@ def stack(image, tmp_path_factory):
 
 
 def test_a_learner_signs_in_and_gets_an_answer_graded_through_haproxy(stack):
-    browser = Browser(stack.site, {"provider:9400": f"127.0.0.1:{stack.provider}"})
+    browser = stack.browser()
     browser.sign_in(stack.base, "ada")
     code = (ROOT / "exercises" / "solutions" / "01_mlp" / "dlogprobs.py").read_text()
     verdict = browser.submit(stack.base, "dlogprobs", code)
@@ -181,7 +198,7 @@ def test_a_learner_signs_in_and_gets_an_answer_graded_through_haproxy(stack):
 
 
 def test_the_backup_service_writes_a_backup_into_its_volume(stack):
-    done = stack.compose("run", "--rm", "backup", timeout=300)
+    done = stack.compose("--profile", "backup", "run", "--rm", "backup", timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     written = r"backed up to /var/backups/backprop-ninja/progress-\d+T\d+Z\.pgdump"
     assert re.search(written, done.stdout), done.stdout

@@ -5,7 +5,11 @@ compiler, and no setuid program but the uid mappers."""
 
 from __future__ import annotations
 
+import pytest
+
 from .conftest import record
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]  # the image's build comes first
 
 # What docs/operations.md and deploy/compose.yaml give the sandbox (measured: all layers on).
 SANDBOX = ("--cap-drop=ALL", "--cap-add=SYS_ADMIN,SETUID,SETGID,DAC_OVERRIDE",
@@ -28,7 +32,7 @@ def test_check_inside_grades_an_answer_in_the_sandbox(image):
     answer = "exercises/solutions/01_mlp/dcounts.py"
     done = run(image, *SANDBOX, image.tag, "grader", "check", answer, "--exercise", "dcounts")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "Solved" in done.stdout
+    assert done.stdout.startswith("dcounts: solved")
     typed = "echo 'dcounts = counts * 0' | python -m grader check - --exercise dcounts"
     wrong = run(image, *SANDBOX, "--entrypoint=bash", image.tag, "-c", typed)
     assert wrong.returncode == 1, wrong.stdout + wrong.stderr
@@ -43,7 +47,7 @@ def test_the_classroom_refuses_to_start_when_the_runtime_withholds_layers(image)
         done = run(image, *classroom, image.tag, role, timeout=300)
         assert done.returncode == 1, done.stdout + done.stderr
         assert "Not starting: NINJA_REQUIRE_ALL_LAYERS is set" in done.stderr
-        assert "uid" in done.stdout and "unavailable" in done.stdout
+        assert "12 of 14 layers on." in done.stderr
 
 
 def test_the_image_runs_as_ninja_without_a_compiler_or_stray_setuid_programs(image):
