@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from dataclasses import dataclass
@@ -67,12 +68,15 @@ class Built:
 
 
 @pytest.fixture(scope="session")
-def image(podman, tmp_path_factory):
+def image(podman):
     """Build the app's, PostgreSQL's and HAProxy's images once for this run; remove their tags
-    at the end. The Debian base stays in podman's store (its tarball is in this run's tmp).
+    at the end. The Debian base stays in podman's store, and its tarball and the lock's wheels
+    in a cache of this user's under the system's temporary folder (the wheels' hashes are
+    checked at every install), so a later run fetches nothing while the lock is unchanged.
     While working on these tests, BPN_TEST_IMAGE_TAG=T uses images built before with
     `deploy/image build --all --tag localhost/backprop-ninja:T` instead (and keeps them)."""
-    cache = tmp_path_factory.mktemp("image-cache")
+    cache = Path(tempfile.gettempdir()) / f"bpn-image-cache-{os.getuid()}"
+    cache.mkdir(mode=0o700, exist_ok=True)
     if os.environ.get(REUSE):
         version = os.environ[REUSE]
         yield Built(f"localhost/backprop-ninja:{version}", version, podman, cache)
