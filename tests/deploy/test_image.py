@@ -50,13 +50,15 @@ def test_the_classroom_refuses_to_start_when_the_runtime_withholds_layers(image)
         assert "12 of 14 layers on." in done.stderr
 
 
-def test_the_image_runs_as_ninja_without_a_compiler_or_stray_setuid_programs(image):
+def test_the_image_runs_as_ninja_without_a_compiler_secrets_or_stray_setuid_programs(image):
     script = (
         "id -un; command -v cc gcc c++ clang || echo no-compiler;"
-        " find / -xdev -perm -4000 -type f | sort"
+        " find / -xdev -perm -4000 -type f | sort;"
+        " ls -A .streamlit; test -e var && echo var || echo no-var"
     )
     done = run(image, "--entrypoint=bash", image.tag, "-c", script)
     lines = done.stdout.split()
-    assert lines == ["ninja", "no-compiler", "/usr/bin/newgidmap", "/usr/bin/newuidmap"], lines
+    assert lines[:4] == ["ninja", "no-compiler", "/usr/bin/newgidmap", "/usr/bin/newuidmap"], lines
+    assert lines[4:] == ["config.toml", "no-var"], "no secrets.toml, no var/ of the checkout's"
     size = image.podman.run("image", "inspect", "--format", "{{.Size}}", image.tag).stdout
     record("image size (MB)", int(size) / 1e6)
