@@ -1,8 +1,9 @@
 """The instructor dashboard's figures, from the store's class view: plain values, no Streamlit.
 
 The grid (a row per learner, a column per item of the course), each item's totals, who is stuck,
-and the gradebook's facts, which grade-batch's own writer turns into files (grader/cli/recorded.py)
-so that one set of tools reads both: schema `backprop-ninja/gradebook/2`, docs/gradebook.md.
+and the gradebook's facts, which grade-batch's own writer turns into files
+(grader/gradebook/recorded.py) so that one set of tools reads both: schema
+`backprop-ninja/gradebook/2`, docs/gradebook.md.
 
     >>> grid = class_grid(store.class_learners(), store.class_cells(), columns)
     >>> grid.rows[0].cells["dlogprobs"].status
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 
 from app.storage import ATTEMPTED, SOLVED
 from app.storage.classview import Cell, Learner, Misconception, Recorded
-from grader import cli as grader_cli
+from grader import gradebook as grader_gradebook
 
 NOT_STARTED = "not_started"
 STUCK_ATTEMPTS = 5  # attempts at one exercise, none solving it, that make a learner stuck...
@@ -81,7 +82,7 @@ class ItemSummary:
 
 def course_items(catalog) -> tuple[str, ...]:
     """Return the course's items, the grid's columns: grade-batch's (exercises, whole passes)."""
-    return grader_cli.course_items(catalog)
+    return grader_gradebook.course_items(catalog)
 
 
 def class_grid(learners: list[Learner], cells: list[Cell], columns: tuple[str, ...]) -> Grid:
@@ -134,8 +135,8 @@ def gradebook_names(learners: list[Learner]) -> dict[int, str]:
 
 
 def gradebook_facts(standing: list[Recorded], names: dict[int, str]) -> list[dict]:
-    """Return the gradebook's facts (grader.cli.gradebook_files' plain data): per learner and item
-    the standing attempt (the first that solved it, else the latest)."""
+    """Return the gradebook's facts (grader.gradebook.gradebook_files' plain data): per learner and
+    item the standing attempt (the first that solved it, else the latest)."""
     return [
         {
             "learner": names[a.profile_id],
@@ -155,6 +156,6 @@ def gradebook_facts(standing: list[Recorded], names: dict[int, str]) -> list[dic
 def gradebook_files(standing: list[Recorded], names: dict[int, str], catalog) -> dict[str, bytes]:
     """Return the gradebook's three files ('csv', 'wide.csv', 'json') as grade-batch writes
     them, every learner named listed (those with no attempt too)."""
-    return grader_cli.gradebook_files(
+    return grader_gradebook.gradebook_files(
         gradebook_facts(standing, names), list(names.values()), catalog
     )

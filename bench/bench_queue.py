@@ -12,6 +12,7 @@ times. Figures depend on the machine and on its load: quote them with both.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import shutil
 import signal
@@ -24,7 +25,16 @@ from dataclasses import asdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+
+
+def _tests_module(relative: str):
+    """Return a helper of the tests (tests/<relative>), imported by its path: the tests are not
+    installed, and nothing is added to the import path."""
+    path = ROOT / "tests" / relative
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = sys.modules[path.stem] = importlib.util.module_from_spec(spec)  # as importlib's recipe
+    spec.loader.exec_module(module)
+    return module
 
 
 def main() -> int:
@@ -32,9 +42,8 @@ def main() -> int:
     top = Path(tempfile.mkdtemp(prefix="bench-queue-"))
     server = None
     if args.url is None:
-        from tests.postgres import Server
-
-        server = Server.start(Path(tempfile.mkdtemp(prefix="bpn-pg-")))  # its own, as the tests
+        postgres = _tests_module("postgres.py")  # a server of its own, as the tests start
+        server = postgres.Server.start(Path(tempfile.mkdtemp(prefix="bpn-pg-")))
     try:
         url = args.url or server.new_database()
         return burst(url, top, args)

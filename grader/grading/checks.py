@@ -11,7 +11,7 @@ import torch
 
 from grader import misconceptions as m
 from grader.course import Problem, rules
-from grader.feedback import candidates, diagnose
+from grader.feedback import detectors, diagnose
 from grader.feedback import voice as feedback
 from grader.grading import hints
 from grader.grading.cases import ALT, LECTURE, RANDOM, scope_names
@@ -140,11 +140,11 @@ def check_runs(s: Subject) -> Check:
 def _raised(case: CaseOutcome, s: Subject) -> Check:
     """Describe the learner's exception, with the names they can use after a NameError."""
     err = case.error
-    found = diagnose.error_hint(err.type, err.message, s.sizes.get(case.name, {}))
+    found = detectors.pytorch_error(err.type, err.message, s.sizes.get(case.name, {}))
     if err.type == "NameError" and case.name in s.cases:
         missing = err.message.split("'")[1] if "'" in err.message else "?"
         found = Found(m.UNKNOWN_NAME, (missing, scope_names(s.cases[case.name])))
-    swapped = candidates.index_order(s.source.tree) if s.source.tree else None
+    swapped = detectors.index_order(s.source.tree) if s.source.tree else None
     if found is not None and found.misconception == m.INDEX_OUT_OF_RANGE and swapped:
         found = Found(m.INDEX_ORDER, swapped)
     return named("runs", lambda why: feedback.raised(err.type, err.line, why), found)
@@ -201,7 +201,9 @@ def _every_case(s: Subject) -> list[torch.Tensor]:
 def _wrong_shape(s: Subject, got: torch.Tensor, expected: torch.Tensor) -> Check:
     """Say the shape is wrong (an exercise names the sizes in it) and why it may be."""
     sizes = s.sizes.get(LECTURE)
-    found = diagnose.shape_hint(got.to(expected.dtype), expected, sizes, s.upstream, s.declared)
+    found = detectors.shape_mismatch(
+        got.to(expected.dtype), expected, sizes, s.upstream, s.declared
+    )
     shapes = ()
     if not s.row:
         shapes = (

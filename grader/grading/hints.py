@@ -1,10 +1,11 @@
-"""The hints, declared once in order: each detector names a misconception behind wrong values.
+"""The hints' detectors, declared once in order: each names a misconception behind wrong values.
 
 A check that finds wrong values on a case asks `find(case, got, clues)`; the detectors that read
-that case are tried in order (HINTS) and the first that recognises the answer answers, with a
-misconception id and the facts its sentence needs. The engine gathers the clues before the checks
-run and hands them down in the `Subject`: no check calls back into the grader. Adding a hint is
-one entry here, its id in misconceptions.py and its sentence in feedback.py.
+that case are tried in order (DETECTORS) and the first that recognises the answer answers, with
+a misconception id and the facts its sentence needs. The engine gathers the clues before the
+checks run and hands them down in the `Subject`: no check calls back into the grader. Adding a
+detector is one entry here (its maths in grader/feedback/detectors/ when it builds a candidate),
+its id in misconceptions.py and its sentence in grader/feedback/voice/.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 import torch
 
 from grader import misconceptions as m
-from grader.feedback import candidates, diagnose
+from grader.feedback import detectors, diagnose
 from grader.grading.cases import LECTURE, RANDOM
 from grader.misconceptions import Found
 
@@ -132,11 +133,11 @@ def _power(got: torch.Tensor, clues: Clues) -> float | None:
     """The exponent of the one consumer's power that the answer's factor leaves out."""
     if len(clues.lines) != 1:
         return None
-    power = candidates.exponent(next(iter(clues.lines.values())))
+    power = detectors.exponent(next(iter(clues.lines.values())))
     dot = float((clues.expected * clues.expected).sum())
     ratio = float((got * clues.expected).sum()) / dot if dot else float("nan")
     right = alike_scaled(got, clues.expected, ratio)
-    return power if right and candidates.power_slip(ratio, power) else None
+    return power if right and detectors.power_slip(ratio, power) else None
 
 
 def _power_kept(got: torch.Tensor, clues: Clues) -> float | None:
@@ -144,10 +145,10 @@ def _power_kept(got: torch.Tensor, clues: Clues) -> float | None:
     if len(clues.lines) != 1:
         return None
     consumer, line = next(iter(clues.lines.items()))
-    power, output = candidates.exponent(line), clues.values.get(consumer)
+    power, output = detectors.exponent(line), clues.values.get(consumer)
     if output is None or consumer not in clues.upstream:
         return None
-    return power if candidates.power_kept(got, output, clues.upstream[consumer], power) else None
+    return power if detectors.power_kept(got, output, clues.upstream[consumer], power) else None
 
 
 def alike_scaled(got: torch.Tensor, expected: torch.Tensor, ratio: float) -> bool:
@@ -175,9 +176,9 @@ def _local(got: torch.Tensor, clues: Clues) -> Found | None:
         return None
     for consumer, upstream, mine, theirs in _one_branch(clues, got):
         line = clues.lines.get(consumer, consumer)
-        if candidates.local_only(mine, theirs, upstream):
+        if detectors.local_only(mine, theirs, upstream):
             return Found(m.LOCAL_ONLY, (f"d{consumer}",))
-        found = candidates.local_derivative(mine, theirs, clues.values, upstream)
+        found = detectors.local_derivative(mine, theirs, clues.values, upstream)
         if found is None:
             continue
         if found.twice:
@@ -190,13 +191,13 @@ def _local(got: torch.Tensor, clues: Clues) -> Found | None:
 
 def _indexing(got: torch.Tensor, clues: Clues) -> Found | None:
     """The targets' gradient scattered with `[:, Yb]`, `[Yb]`, to every column or alone."""
-    found = candidates.index_slip(got, clues.expected, clues.values)
+    found = detectors.index_slip(got, clues.expected, clues.values)
     return Found(m.INDEX_TARGETS, found) if found else None
 
 
 def _targets_only(got: torch.Tensor, clues: Clues) -> Found | None:
     """Right everywhere but at the targets' entries (`= -1` written for `-= 1`)."""
-    found = candidates.target_entries(got, clues.expected, clues.values)
+    found = detectors.target_entries(got, clues.expected, clues.values)
     return Found(m.TARGET_ENTRIES, (f"d{clues.target}", found)) if found else None
 
 
@@ -204,12 +205,12 @@ def _zeros(got: torch.Tensor, clues: Clues) -> Found | None:
     """An answer of zeros where the true gradient is not: nothing was written into it."""
     if _tiny(clues.expected):
         return None
-    return Found(m.ZEROS_ONLY) if candidates.zeros_only(got, clues.expected) else None
+    return Found(m.ZEROS_ONLY) if detectors.zeros_only(got, clues.expected) else None
 
 
 def _swapped(got: torch.Tensor, clues: Clues) -> Found | None:
     """A formula with the targets' one-hot written with the wrong tensor (`logprobs`)."""
-    found = candidates.swapped_tensor(got, clues.expected, clues.values)
+    found = detectors.swapped_tensor(got, clues.expected, clues.values)
     return Found(m.WRONG_TENSOR, found) if found else None
 
 
@@ -218,7 +219,7 @@ def _terms(got: torch.Tensor, clues: Clues) -> Found | None:
     misplaced); all the statistics' terms dropped is treating them as constants."""
     terms = clues.terms()
     factors = diagnose.factors(clues.n, dict(clues.sizes))
-    wrong = candidates.terms_wrong(got, terms, factors)
+    wrong = detectors.terms_wrong(got, terms, factors)
     if not wrong:
         return None
     stats = tuple(name for name, _ in terms[1:])
@@ -247,7 +248,7 @@ def _reduction_dim(got: torch.Tensor, clues: Clues) -> Found | None:
 
 def _sums(got: torch.Tensor, clues: Clues) -> Found | None:
     """A weight's gradient as the product of two batch sums."""
-    found = candidates.sums_multiplied(got, clues.values, clues.upstream)
+    found = detectors.sums_multiplied(got, clues.values, clues.upstream)
     if not found:
         return None
     flat = clues.values[found[0]].dim() > 2  # a time or group dim to flatten with the batch
@@ -256,13 +257,13 @@ def _sums(got: torch.Tensor, clues: Clues) -> Found | None:
 
 def _softmax_dim(got: torch.Tensor, clues: Clues) -> Found | None:
     """Cross-entropy's `softmax - one-hot` with the softmax over the wrong dim."""
-    found = candidates.softmax_dim(got, clues.expected, clues.values)
+    found = detectors.softmax_dim(got, clues.expected, clues.values)
     return Found(m.SOFTMAX_WRONG_DIM, found) if found else None
 
 
 def _missing_factor(got: torch.Tensor, clues: Clues) -> Found | None:
     """The gradient without a factor that is a tensor in scope (`rstd`), or with one more."""
-    found = candidates.missing_factor(got, clues.expected, clues.values)
+    found = detectors.missing_factor(got, clues.expected, clues.values)
     return Found(m.MISSING_FACTOR, found) if found else None
 
 
@@ -295,7 +296,7 @@ def _tiny(expected: torch.Tensor) -> bool:
     return float(expected.abs().max()) < TINY
 
 
-HINTS: tuple[Detector, ...] = (
+DETECTORS: tuple[Detector, ...] = (
     Detector("an all-zero answer", _all_zero, (RANDOM,), same_shape=False),
     Detector("a mistake the exercise lists", _listed),
     Detector("a consumer left out, or its sign or factor", _branches),
@@ -324,7 +325,7 @@ def find(
         return None
     fits = got is not None and got.shape == clues.expected.shape
     fits = fits and bool(torch.isfinite(got).all())  # nan has no sign or factor to name
-    for detector in HINTS:
+    for detector in DETECTORS:
         if case not in detector.cases or (detector.same_shape and not fits):
             continue
         if row and not detector.rows:

@@ -11,7 +11,7 @@ import shutil
 import pytest
 
 from app import identity, services
-from grader.course.exercises import EXERCISES_DIR
+from grader.course.exercises import EXERCISES_DIR, SOLUTIONS_DIR
 
 from .app_helpers import BROWSER, FakeGrader
 
@@ -66,6 +66,7 @@ def broken_exercises(tmp_path, monkeypatch):
     """Copy the exercises with one malformed file added; point the app at the copy."""
     root = tmp_path / "exercises"
     shutil.copytree(EXERCISES_DIR, root)
+    shutil.copytree(SOLUTIONS_DIR, tmp_path / "solutions")  # where course.toml says
     (root / "01_mlp" / "99_broken.toml").write_text('title = "broken"\nfavourite = 3\n')
     monkeypatch.setenv("NINJA_EXERCISES_DIR", str(root))
     return root

@@ -8,7 +8,7 @@ import threading
 
 from app import links, nav, services
 from app.screens import checking
-from grader.course.exercises import EXERCISES_DIR
+from grader.course.exercises import EXERCISES_DIR, SOLUTIONS_DIR
 
 from .app_helpers import main_test, nav_sections, page_test, texts
 
@@ -75,6 +75,7 @@ def test_the_scenarios_run_in_a_thread_and_a_raising_one_is_withdrawn(
 ):
     root = tmp_path / "exercises"
     shutil.copytree(EXERCISES_DIR, root)
+    shutil.copytree(SOLUTIONS_DIR, tmp_path / "solutions")  # where course.toml says
     path = root / "03_attention" / "scenario.toml"
     path.write_text(path.read_text().replace("k = x @ Wk  #", "k = x @ Wk.T  #"))
     monkeypatch.setenv("NINJA_EXERCISES_DIR", str(root))
@@ -88,6 +89,7 @@ def test_the_scenarios_run_in_a_thread_and_a_raising_one_is_withdrawn(
 
 def test_the_scenarios_start_running_once_a_page_is_drawn(fake, tmp_path, monkeypatch):
     shutil.copytree(EXERCISES_DIR, tmp_path / "exercises")  # a version of its own
+    shutil.copytree(SOLUTIONS_DIR, tmp_path / "solutions")  # where course.toml says
     monkeypatch.setenv("NINJA_EXERCISES_DIR", str(tmp_path / "exercises"))
     monkeypatch.setattr(services, "ran_catalog", REAL_RAN_CATALOG)
     monkeypatch.setattr(services, "proofs_pending", REAL_PROOFS_PENDING)

@@ -8,7 +8,7 @@ import shutil
 from app import services
 from app.screens.exercise import EARLIER_VERSION
 from app.storage import Attempt
-from grader.course.exercises import EXERCISES_DIR
+from grader.course.exercises import EXERCISES_DIR, SOLUTIONS_DIR
 
 from .app_helpers import SOLVED, page_test, submit
 
@@ -31,6 +31,7 @@ def test_a_submission_records_the_served_course_and_exercise_version(fake):
 def test_the_page_says_the_last_attempt_answered_an_earlier_version(fake, tmp_path, monkeypatch):
     root = tmp_path / "exercises"
     shutil.copytree(EXERCISES_DIR, root)
+    shutil.copytree(SOLUTIONS_DIR, tmp_path / "solutions")  # where course.toml says
     monkeypatch.setenv("NINJA_EXERCISES_DIR", str(root))
     submit(page_test("dlogprobs").run(), f"{SOLVED}\n")
     path = root / "01_mlp" / "01_dlogprobs.toml"
@@ -44,6 +45,7 @@ def test_a_course_of_its_own_keeps_its_own_progress(fake, tmp_path, monkeypatch)
     store.record_attempt(me, Attempt("dlogprobs", "x", True, "ok", 0.1, 1.0, "default"))
     root = tmp_path / "course"
     shutil.copytree(EXERCISES_DIR, root)
+    shutil.copytree(SOLUTIONS_DIR, tmp_path / "solutions")  # where course.toml says
     text = (root / "course.toml").read_text().replace('id = "default"', 'id = "again"')
     (root / "course.toml").write_text(text)
     monkeypatch.setenv("NINJA_EXERCISES_DIR", str(root))

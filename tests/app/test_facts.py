@@ -20,7 +20,7 @@ from app.screens.exercise import real_attempts
 from app.screens.progress import suggestion
 from app.storage import REGRADE, Attempt, Facts, facts_of, open_store
 from grader import Grader
-from grader.cli import batch
+from grader import gradebook as batch
 from grader.course import discover
 from grader.feedback import voice as feedback
 from grader.sandbox import verdict
@@ -65,7 +65,7 @@ def _shouted(function):
 def reworded(monkeypatch):
     """Replace every sentence of the voice by an upper-cased one, for one test."""
     for name, function in inspect.getmembers(feedback, inspect.isfunction):
-        if function.__module__ == feedback.__name__ and not name.startswith("_"):
+        if function.__module__.startswith(f"{feedback.__name__}.") and not name.startswith("_"):
             monkeypatch.setattr(feedback, name, _shouted(function))
     for key, function in feedback.SENTENCES.items():
         monkeypatch.setitem(feedback.SENTENCES, key, _shouted(function))

@@ -62,11 +62,12 @@ def test_a_learner_never_gets_the_preview(fake, monkeypatch, setting):
 def test_without_a_reference_answer_the_preview_says_so(fake, tmp_path, monkeypatch):
     import shutil
 
-    from grader import EXERCISES_DIR
+    from grader.course import EXERCISES_DIR, SOLUTIONS_DIR
 
     course = tmp_path / "course"
     shutil.copytree(EXERCISES_DIR, course)
-    (course / "solutions" / "01_mlp" / f"{EXERCISE}.py").unlink()
+    shutil.copytree(SOLUTIONS_DIR, tmp_path / "solutions")  # where course.toml says
+    (tmp_path / "solutions" / "01_mlp" / f"{EXERCISE}.py").unlink()
     monkeypatch.setenv("NINJA_EXERCISES_DIR", str(course))
     at = page_test(EXERCISE).run()
     _switch(at)[0].set_value(True)

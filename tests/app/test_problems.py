@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from app import services
-from grader.course.exercises import EXERCISES_DIR
+from grader.course.exercises import EXERCISES_DIR, SOLUTIONS_DIR
 
 from .app_helpers import every_page_renders, nav_sections, page_test
 
@@ -30,6 +30,7 @@ def broken_scenario(tmp_path, monkeypatch):
     """Copy the exercises with a malformed scenario and a binary exercise file."""
     root = tmp_path / "exercises"
     shutil.copytree(EXERCISES_DIR, root)
+    shutil.copytree(SOLUTIONS_DIR, tmp_path / "solutions")  # where course.toml says
     scenario = root / "02_layernorm" / "scenario.toml"
     scenario.write_text('colour = "red"\n' + scenario.read_text())
     (root / "01_mlp" / "98_binary.toml").write_bytes(b"\xff\xfe\x00\x89PNG\x00" * 20)

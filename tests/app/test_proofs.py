@@ -20,8 +20,8 @@ def test_an_exercise_whose_starter_passes_is_withdrawn(app_env, tmp_path, monkey
     (root / "01_mlp").mkdir(parents=True)
     for name in ("scenario.toml", "01_dlogprobs.toml", "02_dprobs.toml"):
         shutil.copy(EXERCISES_DIR / "01_mlp" / name, root / "01_mlp" / name)
-    shutil.copytree(EXERCISES_DIR / "solutions" / "01_mlp", root / "solutions" / "01_mlp")
-    solution = (EXERCISES_DIR / "solutions" / "01_mlp" / "dprobs.py").read_text()
+    shutil.copytree(SOLUTIONS_DIR / "01_mlp", root / "solutions" / "01_mlp")
+    solution = (SOLUTIONS_DIR / "01_mlp" / "dprobs.py").read_text()
     path = root / "01_mlp" / "02_dprobs.toml"
     text = path.read_text()
     start = text.index('starter = """')

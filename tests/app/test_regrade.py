@@ -51,9 +51,7 @@ def course(tmp_path) -> Path:
     loose version 1."""
     folder = tmp_path / "a course"
     shutil.copytree(ROOT / "exercises" / "02_layernorm", folder / "02_layernorm")
-    shutil.copytree(
-        ROOT / "exercises" / "solutions" / "02_layernorm", folder / "solutions" / "02_layernorm"
-    )
+    shutil.copytree(ROOT / "solutions" / "02_layernorm", folder / "solutions" / "02_layernorm")
     (folder / "course.toml").write_text(f'id = "{COURSE_ID}"\ntitle = "LayerNorm"\n')
     _dxhat(folder).write_text(_dxhat(folder).read_text().replace('target = "xhat"\n', LOOSE))
     return folder
