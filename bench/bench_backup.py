@@ -12,17 +12,19 @@ seconds. Figures depend on the machine and on its load: quote them with both.
 from __future__ import annotations
 
 import argparse
+import importlib
+import importlib.machinery
+import importlib.util
 import os
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from app.storage import Attempt, Facts, TrainingRun, open_store
+from app.storage.__main__ import main as storage
 
-from app.storage import Attempt, Facts, TrainingRun, open_store  # noqa: E402
-from app.storage.__main__ import main as storage  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 EXERCISES = ("dlogprobs", "dprobs", "dcounts_sum_inv", "dcounts_sum", "dcounts", "dnorm_logits")
 EXERCISES += ("dlogit_maxes", "dlogits", "dh", "dW2", "db2", "dhpreact", "dbngain", "dbnbias")
@@ -63,12 +65,21 @@ def measure(name: str, url: str, empty: str, folder: Path) -> None:
     print(f"{name:10} backup {seconds:6.2f} s  {size:7.2f} MB   restore {restore:6.2f} s")
 
 
+def tests_module(name: str):
+    """Return tests/<name>.py, imported by its path as part of the tests' namespace package (its
+    own imports of other helpers work), with nothing added to the import path."""
+    if "tests" not in sys.modules:
+        spec = importlib.machinery.PathFinder.find_spec("tests", [str(ROOT)])
+        sys.modules["tests"] = importlib.util.module_from_spec(spec)
+    return importlib.import_module(f"tests.{name}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--learners", type=int, default=300)
     parser.add_argument("--attempts", type=int, default=40)
     args = parser.parse_args()
-    from tests.postgres import Server
+    Server = tests_module("postgres").Server  # a server of its own, as the tests start  # noqa: N806
 
     folder = Path(tempfile.mkdtemp(prefix="bench-backup-"))
     server = Server.start(Path(tempfile.mkdtemp(prefix="bpn-pg-")))

@@ -190,7 +190,7 @@ def stack(image, tmp_path_factory):
 def test_a_learner_signs_in_and_gets_an_answer_graded_through_haproxy(stack):
     browser = stack.browser()
     browser.sign_in(stack.base, "ada")
-    code = (ROOT / "exercises" / "solutions" / "01_mlp" / "dlogprobs.py").read_text()
+    code = (ROOT / "solutions" / "01_mlp" / "dlogprobs.py").read_text()
     verdict = browser.submit(stack.base, "dlogprobs", code)
     assert verdict.kind == "solved", verdict.text
     assert stack.psql("SELECT count(*) FROM attempts WHERE exercise_id = 'dlogprobs'") == "1"

@@ -29,7 +29,7 @@ def test_doctor_inside_finds_every_sandbox_layer_on(image):
 
 
 def test_check_inside_grades_an_answer_in_the_sandbox(image):
-    answer = "exercises/solutions/01_mlp/dcounts.py"
+    answer = "solutions/01_mlp/dcounts.py"
     done = run(image, *SANDBOX, image.tag, "grader", "check", answer, "--exercise", "dcounts")
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.startswith("dcounts: solved")
