@@ -96,6 +96,9 @@ class StreamlitSession:
         self._registered: dict[str, float] = {}  # auto reruns asked for during this run
         self._due: dict[str, float] = {}
         self.error: BaseException | None = None
+        # More for websockets.connect: headers (cookies, Origin), an SSL context, subprotocols
+        # (Streamlit reads the XSRF token from the second), as a signed-in browser sends them.
+        self.connect_options: dict = {"subprotocols": ["streamlit"]}
 
     # Opening and closing ---------------------------------------------------------------------
 
@@ -103,10 +106,10 @@ class StreamlitSession:
         """Connect, ask for the page, and wait until its editor is drawn and the run is over."""
         self._socket = await websockets.connect(
             stream_url(self.base_url),
-            subprotocols=["streamlit"],
             max_size=MAX_MESSAGE,
             open_timeout=timeout,
             ping_interval=None,
+            **self.connect_options,
         )
         self._reader = asyncio.create_task(self._read())
         self._ticker = asyncio.create_task(self._tick())

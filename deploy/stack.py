@@ -26,7 +26,6 @@ import secrets
 import shutil
 import signal
 import socket
-import string
 import subprocess
 import sys
 import time
@@ -356,22 +355,25 @@ def worker_answers(url: str, record: dict) -> bool:
 
 
 def start_proxy(folder: Path, ports: Ports) -> dict:
-    servers = "\n".join(
-        f"    server replica{i} {HOST}:{port} check inter 2s fall 2 rise 1 cookie replica{i}"
-        for i, port in enumerate(ports.replicas, start=1)
+    """Start HAProxy with deploy/haproxy.cfg, in plain HTTP on loopback (the demo has no
+    certificate), the replicas' addresses in its environment."""
+    if len(ports.replicas) != 2:
+        raise StackError("deploy/haproxy.cfg names two replicas (REPLICA1, REPLICA2).")
+    config = ROOT / "deploy" / "haproxy.cfg"
+    env = {**os.environ, **proxy_settings(ports)}
+    check = subprocess.run(
+        [haproxy(), "-c", "-f", str(config)], capture_output=True, text=True, env=env
     )
-    template = string.Template((ROOT / "deploy" / "haproxy.cfg").read_text())
-    config = folder / "haproxy.cfg"
-    config.write_text(
-        template.substitute(
-            pidfile=folder / "haproxy.pid", bind=f"{HOST}:{ports.proxy}", servers=servers
-        )
-    )
-    check = subprocess.run([haproxy(), "-c", "-f", str(config)], capture_output=True, text=True)
     if check.returncode != 0:
         alerts = [line for line in check.stderr.splitlines() if "ALERT" in line]
         raise StackError(f"haproxy refused {config}: {' '.join(alerts[:2])}")
-    return spawn("haproxy", [haproxy(), "-db", "-f", str(config)], folder)
+    return spawn("haproxy", [haproxy(), "-db", "-f", str(config)], folder, env)
+
+
+def proxy_settings(ports: Ports) -> dict[str, str]:
+    """Return deploy/haproxy.cfg's settings for the loopback stack."""
+    replicas = {f"REPLICA{i}": f"{HOST}:{port}" for i, port in enumerate(ports.replicas, 1)}
+    return {"PROXY_PLAIN_HTTP": "1", "PROXY_HTTP": f"{HOST}:{ports.proxy}", **replicas}
 
 
 # Commands --------------------------------------------------------------------------------------

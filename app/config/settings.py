@@ -31,6 +31,11 @@ CALLBACK = "/oauth2callback"  # the path Streamlit's sign-in answers on (redirec
 SECRETS_FILE = ".streamlit/secrets.toml"
 MAX_TIME_LIMIT = 300.0  # seconds: a grading that holds a slot longer starves the class
 MAX_WORKER_CONCURRENCY = 2  # training runs per worker process (the grader's own cap)
+# Settings that may instead be read from a file named by NINJA_<SETTING>_FILE (a systemd
+# credential, a container secret), so that a password need not sit in an environment file.
+FROM_FILE = ("database_url",)
+FILE_SUFFIX = "_FILE"
+MAX_SECRET_BYTES = 4096
 
 
 class ConfigError(ValueError):
@@ -52,6 +57,7 @@ class AppConfig:
     mode: str = "local"  # "classroom": everyone signs in through the [auth] provider
     instructors: tuple[str, ...] = ()  # classroom: instructors' e-mail addresses, lower case
     instructor_claim: tuple[str, str] | None = None  # classroom: (claim, value) naming instructors
+    secrets_file: Path | None = None  # a secrets.toml ([auth]) outside the checkout
 
     @property
     def classroom(self) -> bool:
@@ -84,7 +90,7 @@ def from_env(environ: Mapping[str, str]) -> AppConfig:
     """Return the configuration, overriding defaults with `NINJA_<FIELD>` variables."""
     known = {f.name: f for f in fields(AppConfig)}
     values: dict = {}
-    for key, raw in environ.items():
+    for key, raw in _with_files(environ).items():
         if not key.startswith(PREFIX):
             continue
         name = key[len(PREFIX) :].lower()
@@ -105,6 +111,39 @@ def from_env(environ: Mapping[str, str]) -> AppConfig:
         config = AppConfig(**{**values, "database_url": f"sqlite:///{path}"})
     _check_database(config)
     return config
+
+
+def _with_files(environ: Mapping[str, str]) -> dict[str, str]:
+    """Return environ with each `NINJA_<SETTING>_FILE` replaced by `NINJA_<SETTING>` holding the
+    named file's text (its first line, stripped); giving both, or an unreadable, empty or large
+    file, is an error that names the setting."""
+    found = dict(environ)
+    for name in FROM_FILE:
+        setting = PREFIX + name.upper()
+        path = found.pop(setting + FILE_SUFFIX, None)
+        if path is None:
+            continue
+        if setting in found:
+            raise ConfigError(f"Set `{setting}` or `{setting}{FILE_SUFFIX}`, not both.")
+        found[setting] = _read_secret(setting + FILE_SUFFIX, Path(path))
+    return found
+
+
+def _read_secret(setting: str, path: Path) -> str:
+    """Return the one line a secret's file holds; say which setting names a bad file."""
+    try:
+        with path.open("rb") as file:
+            data = file.read(MAX_SECRET_BYTES + 1)
+        text = data.decode("utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        reason = getattr(err, "strerror", None) or "not UTF-8 text"
+        raise ConfigError(f"`{setting}`: cannot read {path}: {reason}.") from None
+    lines = text.strip().splitlines()
+    if len(data) > MAX_SECRET_BYTES or len(lines) != 1:
+        raise ConfigError(
+            f"`{setting}`: {path} must hold one line (the value): found {len(lines)} lines."
+        )
+    return lines[0].strip()
 
 
 def _check_database(config: AppConfig) -> None:
@@ -175,6 +214,8 @@ def _convert(name: str, raw: str):
     """Return raw converted to the type of field `name`."""
     if name in ("data_dir", "exercises_dir"):
         return Path(raw).expanduser()
+    if name == "secrets_file":
+        return _secrets_file(name, raw)
     if name in ("require_all_layers", "instructor"):
         return _flag(name, raw)
     if name == "reveal_after":
@@ -192,6 +233,14 @@ def _convert(name: str, raw: str):
     if name == "instructor_claim":
         return _claim(name, raw)
     return raw.strip() if name == "mode" else raw
+
+
+def _secrets_file(name: str, raw: str) -> Path:
+    """Return the path of a readable file (its TOML is checked with the secrets)."""
+    path = Path(raw).expanduser()
+    if not os.access(path, os.R_OK) or not path.is_file():
+        raise ConfigError(f"`{PREFIX}{name.upper()}` must name a readable file: got {raw!r}.")
+    return path
 
 
 def _emails(name: str, raw: str) -> tuple[str, ...]:
@@ -316,6 +365,7 @@ def main(argv: list[str] | None = None) -> int:
     files = secrets_files(sys.argv[1:] if argv is None else argv)
     try:
         config = from_env(os.environ)
+        files += [str(config.secrets_file)] if config.secrets_file else []
         check_secrets(config, streamlit_secrets(files) if config.classroom else {})
         check_database(config)
     except ConfigError as err:

@@ -4,6 +4,8 @@
     python -m app.storage check                           # exit 2 unless it is there
     python -m app.storage export --identity "ISS SUB"     # one learner's data, as JSON
     python -m app.storage delete --profile 7 --yes        # one learner's data, gone
+    python -m app.storage backup /var/backups/ninja/      # the whole database, to a file
+    python -m app.storage restore FILE                    # into an empty database
 
 The database is `NINJA_DATABASE_URL` (or the local default of app/config/settings.py), or `--url`.
 """
@@ -14,12 +16,14 @@ import argparse
 import json
 import os
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.config import ConfigError, StorageError, from_env
 from app.config.dburl import redact
+from app.storage import backup
 from app.storage.engine import StorageUnavailable, make_engine
-from app.storage.schema import check, current, head, sqlite_path, upgrade
+from app.storage.schema import UPGRADE, check, current, head, sqlite_path, upgrade
 from app.storage.store import open_store
 
 if TYPE_CHECKING:
@@ -86,6 +90,20 @@ def _delete(args: argparse.Namespace, url: str) -> int:
     return 0
 
 
+def _backup(args: argparse.Namespace, url: str) -> int:
+    """Write the whole database to a file (or into a folder); say where."""
+    written = backup.backup(url, args.target)
+    print(f"{redact(url)}: backed up to {written} ({written.stat().st_size:,} bytes)")
+    return 0
+
+
+def _restore(args: argparse.Namespace, url: str) -> int:
+    """Restore a backup into an empty database."""
+    backup.restore(url, args.source)
+    print(f"{redact(url)}: restored from {args.source}; next, `{UPGRADE}` if the code is newer")
+    return 0
+
+
 def _chosen(store: Store, args: argparse.Namespace) -> list[Profile]:
     """Return the profiles named by --identity or --profile; none found is an error."""
     if args.identity is not None:
@@ -118,6 +136,12 @@ def _parser() -> argparse.ArgumentParser:
         who.add_argument("--profile", type=int, help="a profile id")
         sub.set_defaults(verb=verb)
     verbs.choices["export"].add_argument("--out", help="write the JSON to this file")
+    saved = verbs.add_parser("backup", help="write the whole database to a file")
+    saved.add_argument("target", type=Path, help="the backup file, or a folder to write it in")
+    saved.set_defaults(verb=_backup)
+    restored = verbs.add_parser("restore", help="restore a backup into an empty database")
+    restored.add_argument("source", type=Path, help="a file written by `backup`")
+    restored.set_defaults(verb=_restore)
     verbs.choices["delete"].add_argument("--yes", action="store_true", help="really delete")
     return parser
 

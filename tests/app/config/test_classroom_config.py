@@ -161,18 +161,43 @@ def test_the_check_reads_the_secrets_file_named_on_the_command_line(tmp_path, fo
     assert refused.returncode == 2 and "needs an [auth] section" in refused.stderr
 
 
-RUN = Path(__file__).resolve().parents[3] / "scripts" / "run"
+@pytest.mark.slow
+def test_the_check_reads_the_secrets_file_named_by_the_environment(tmp_path):
+    """NINJA_SECRETS_FILE names a secrets.toml outside the checkout (a systemd credential, a
+    container secret): the check reads it as scripts/serve hands it to Streamlit."""
+    named = tmp_path / "credentials" / "secrets.toml"
+    named.parent.mkdir()
+    named.write_text(auth_toml())
+    settings = {**CLASSROOM_DB, "NINJA_SECRETS_FILE": str(named)}
+    done = check(tmp_path, settings, "[server]\n")
+    assert (done.returncode, done.stderr) == (0, "")
+    named.write_text("[server]\n")
+    refused = check(tmp_path, settings, auth_toml())
+    assert refused.returncode == 2 and "needs an [auth] section" in refused.stderr
+
+
+SCRIPTS = Path(__file__).resolve().parents[3] / "scripts"
+
+
+def commands_of(script: str) -> list[str]:
+    """Return a shell script's command lines (no comments, no blank lines)."""
+    lines = [line.strip() for line in (SCRIPTS / script).read_text().splitlines()]
+    return [line for line in lines if line and not line.startswith("#")]
 
 
 def test_scripts_run_checks_the_configuration_before_it_serves():
-    """scripts/run is not started here (it installs the locked requirements first); its lines
-    are: the check above, then Streamlit, and nothing of a database server or a sign-in."""
-    lines = [line.strip() for line in RUN.read_text().splitlines()]
-    commands = [line for line in lines if line and not line.startswith("#")]
+    """scripts/run is not started here (it installs the locked requirements first): it sets up,
+    then hands over to scripts/serve, whose lines are the check above, then Streamlit, and
+    nothing of a database server or a sign-in (and no installation: services run it)."""
+    run = commands_of("run")
+    assert run[-2:] == ["scripts/setup", 'exec scripts/serve "$@"']
+    commands = commands_of("serve")
     check = commands.index('.venv/bin/python -m app.config "$@"')
     serve = next(i for i, c in enumerate(commands) if "-m streamlit run app/main.py" in c)
     assert commands[serve].startswith("exec ") and check < serve
     assert not any(word in c.lower() for c in commands for word in ("postgres", "auth", "login"))
+    installs = ("scripts/setup", "pip", "apt-get")
+    assert not any(word in c.split() for c in commands for word in installs)
 
 
 def test_the_local_instructor_switch_is_refused_in_the_classroom_mode():

@@ -93,3 +93,56 @@ def test_the_workers_settings_are_settings_and_bad_ones_are_refused():
     for name, value in (("CONCURRENCY", "3"), ("CONCURRENCY", "0"), ("STALE", "0"), ("STALE", "x")):
         with pytest.raises(ConfigError, match=f"`NINJA_WORKER_{name}` must be"):
             from_env({f"NINJA_WORKER_{name}": value})
+
+
+URL = "postgresql://ninja:s3cret@db.uni.edu/class"
+
+
+def test_the_database_url_may_come_from_a_file_named_by_the_environment(tmp_path):
+    secret = tmp_path / "database url"
+    secret.write_text(URL + "\n")
+    config = from_env({"NINJA_DATABASE_URL_FILE": str(secret)})
+    assert config.database_url == URL
+
+
+SECRET_FILES = [
+    ("missing", None, "`NINJA_DATABASE_URL_FILE`: cannot read"),
+    ("empty", "", "must hold one line (the value): found 0 lines"),
+    ("two lines", URL + "\nsqlite:///x\n", "must hold one line (the value): found 2 lines"),
+    ("not text", b"\xff\xfe", "`NINJA_DATABASE_URL_FILE`: cannot read"),
+    ("bad URL", "mysql://x/y", "`NINJA_DATABASE_URL`:"),
+]
+
+
+@pytest.mark.parametrize("case, content, message", SECRET_FILES, ids=[c[0] for c in SECRET_FILES])
+def test_a_bad_secret_file_is_refused_naming_the_setting(tmp_path, case, content, message):
+    secret = tmp_path / "url"
+    if isinstance(content, bytes):
+        secret.write_bytes(content)
+    elif content is not None:
+        secret.write_text(content)
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        from_env({"NINJA_DATABASE_URL_FILE": str(secret)})
+
+
+def test_a_setting_and_its_file_together_are_refused(tmp_path):
+    secret = tmp_path / "url"
+    secret.write_text(URL)
+    both = {"NINJA_DATABASE_URL": URL, "NINJA_DATABASE_URL_FILE": str(secret)}
+    with pytest.raises(ConfigError, match="Set `NINJA_DATABASE_URL` or `NINJA_DATABASE_URL_FILE`"):
+        from_env(both)
+
+
+def test_only_secret_settings_come_from_files(tmp_path):
+    (tmp_path / "mode").write_text("classroom")
+    with pytest.raises(ConfigError, match="`NINJA_MODE_FILE` is not a setting"):
+        from_env({"NINJA_MODE_FILE": str(tmp_path / "mode")})
+
+
+def test_the_secrets_file_must_be_a_readable_file(tmp_path):
+    named = tmp_path / "secrets.toml"
+    named.write_text("[auth]\n")
+    assert from_env({"NINJA_SECRETS_FILE": str(named)}).secrets_file == named
+    for bad in (tmp_path / "missing.toml", tmp_path):
+        with pytest.raises(ConfigError, match="`NINJA_SECRETS_FILE` must name a readable file"):
+            from_env({"NINJA_SECRETS_FILE": str(bad)})
