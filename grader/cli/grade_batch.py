@@ -11,9 +11,16 @@ from grader import gradebook
 from grader.cli import inputs
 from grader.cli.common import GRADER_FAILED, SOLVED, emit, load_dataset, say, start_sandbox
 from grader.course import BadInput, discover
-from grader.gradebook import Book, Graded, Item, safetext
-from grader.gradebook.history import carried, read_previous
-from grader.gradebook.times import read_manifest, stamped
+from grader.gradebook import (
+    Book,
+    Graded,
+    Item,
+    carried,
+    read_manifest,
+    read_previous,
+    safetext,
+    stamped,
+)
 
 
 def add_arguments(parser) -> None:

@@ -76,6 +76,7 @@ class Book:
     points: tuple[float, ...] = ()  # each column's points, in order (none given: 1 each)
     course: Course | None = None  # the course and its policy (None: [points] as given, no more)
     references: dict = field(default_factory=dict)  # {item: why its reference answer fails}
+    counted_only: bool = False  # list only the answer that counts per item (the app's many)
 
     def weights(self) -> tuple[float, ...]:
         """Return each column's points: [points] of course.toml, else 1."""
@@ -145,18 +146,32 @@ def write_gradebook(
     info["points_out_of"] = scored.number(sum(book.weights()))
     info["policy"] = scored.policy_json(book.policy())
     info["notes"] = scored.notes(ordered, book.references)
-    learners: dict[str, list[Graded]] = {
-        safetext.shown(n): [] for n in sorted({*book.learners, *(book.roster or ())})
-    }
-    for r in ordered:
-        learners.setdefault(r.learner, []).append(r)
-    learners = dict(sorted(learners.items()))
     marks = book.marks(ordered)
+    if book.counted_only:
+        ordered = _counted(ordered, marks)
+    learners = _by_learner(ordered, book)
     _write_whole(paths[0], _long_csv(ordered))
     _write_whole(paths[1], _wide_csv(learners, book, info, marks))
     document = {"schema": SCHEMA, **info, "learners": _learners_json(learners, book, marks)}
     _write_whole(paths[2], json.dumps(document, indent=2, ensure_ascii=True))
     return paths
+
+
+def _counted(ordered: list[Graded], marks: list[Mark]) -> list[Graded]:
+    """Keep, of each learner's answers to an item of the course, the one that counts; answers
+    to nothing of the course stay."""
+    counts = {(m.learner, m.item): m.source for m in marks}
+    return [r for r in ordered if counts.get((r.learner, r.item), r.file) == r.file]
+
+
+def _by_learner(ordered: list[Graded], book: Book) -> dict[str, list[Graded]]:
+    """Return every learner's rows, by name: those found, the roster's, each with no rows
+    when they sent nothing."""
+    names = {*book.learners, *(book.roster or ())}
+    learners: dict[str, list[Graded]] = {safetext.shown(n): [] for n in names}
+    for r in ordered:
+        learners.setdefault(r.learner, []).append(r)
+    return dict(sorted(learners.items()))
 
 
 def _facts(rows: list[Graded], book: Book) -> list[Graded]:

@@ -213,13 +213,16 @@ def _order(verdict: Verdict) -> int:
 
 
 def _when(scored: _Scored) -> float:
-    """Return when a scored submission came (one of unknown time comes last)."""
+    """Return a tie-break on time: a solve counts from the first, anything else from the latest
+    (an answer of unknown time last)."""
     submitted = scored.submission.submitted
-    return math.inf if submitted is None else submitted
+    if submitted is None:
+        return math.inf
+    return submitted if scored.verdict.status == SOLVED else -submitted
 
 
 def _best(scored: list[_Scored]) -> _Scored:
     """Return the submission that counts: the most points, then the better status, then the
-    earliest."""
+    first solve, else the latest answer (the dashboard's rule before points were scored)."""
     rank = [(-s.points, _order(s.verdict), _when(s), i) for i, s in enumerate(scored)]
     return scored[min(range(len(scored)), key=rank.__getitem__)]

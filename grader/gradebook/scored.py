@@ -15,8 +15,8 @@ FROM_FILES = (
     "Pass --manifest with the LMS's submission times."
 )
 REFERENCE_FAILS = (
-    "The reference answer of `{item}` fails its own grading ({problem}): its verdicts may be "
-    "wrong, and its reveal shows learners a wrong answer."
+    "`{item}` fails its proof ({problem}): its reference answer may be wrong, so may its "
+    "verdicts, and its reveal may show learners a wrong answer."
 )
 NOT_PROVEN = "`{item}` is not proven yet (its reference answer has not been graded)."
 
@@ -116,7 +116,7 @@ def learner_notes(rows: list) -> str:
     """Return the wide CSV's `notes` cell of one learner: times read from files, and the items
     whose reference answer fails."""
     found = ["times from the file system"] if any(r.time_from == "file" for r in rows) else []
-    found += sorted({f"{r.item}: its reference answer fails" for r in rows if r.reference_fails})
+    found += sorted({f"{r.item}: fails its proof" for r in rows if r.reference_fails})
     return "; ".join(found)
 
 

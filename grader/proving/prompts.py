@@ -3,7 +3,7 @@ prompt's code blocks that assigns a tensor of the scenario is compared with the 
 programs (as Python, spacing aside), and its shape comment with the line's own.
 
     >>> prompt_findings(catalog.get("dbnvar"))
-    [Finding(where='.../17_dbnvar.toml: prompt', problem='shows `bnvar = 1/n*...` ...')]
+    [('.../17_dbnvar.toml: prompt', 'shows `bnvar = 1/n*...`, but the scenario computes ...')]
 """
 
 from __future__ import annotations
@@ -12,22 +12,20 @@ import ast
 import re
 import tomllib
 
-from grader.proving.prover import Finding
-
 FENCE = re.compile(r"^(```|~~~)[^\n]*\n(.*?)^\1", re.MULTILINE | re.DOTALL)
 SHAPE = re.compile(r"#\s*(\([^)]*\))")
 
 
-def prompt_findings(exercise) -> list[Finding]:
-    """Return a finding for each prompt line that assigns a scenario tensor otherwise than the
-    scenario does, or gives it another shape comment."""
+def prompt_findings(exercise) -> list[tuple[str, str]]:
+    """Return (where, problem) for each prompt line that assigns a scenario tensor otherwise
+    than the scenario does, or gives it another shape comment."""
     lines = _scenario_lines(exercise.scenario.path)
     where = f"{exercise.path}: prompt"
     found = []
     for text in _prompt_lines(exercise.prompt):
         problem = _differs(text, lines)
         if problem:
-            found.append(Finding(where, problem))
+            found.append((where, problem))
     return found
 
 

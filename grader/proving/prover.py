@@ -91,7 +91,7 @@ def validate(path: Path | None = None, dataset=None, sandbox=None) -> tuple[int,
     from grader.proving.prompts import prompt_findings
 
     for exercise in chosen:
-        findings.extend(prompt_findings(exercise))
+        findings.extend(Finding(w, p) for w, p in prompt_findings(exercise))
         findings.extend(f for f in prove(exercise, grader) if f not in findings)
     return len(chosen), findings
 

@@ -10,6 +10,7 @@ import jsonschema
 import pytest
 
 from app.classroom import ClassView, classbook
+from app.classroom.answers import Answers
 from app.classroom.classview import Learner
 from app.storage import REGRADE, Attempt, Facts, open_store
 from grader import discover
@@ -201,7 +202,7 @@ def test_the_gradebook_is_grade_batchs_and_validates(klass):
     catalog = discover()
     learners = ClassView(store).class_learners()
     names = classbook.gradebook_names(learners)
-    files = classbook.gradebook_files(ClassView(store).class_standing(), names, catalog)
+    files = classbook.gradebook_files(Answers(store).class_answers(), names, catalog)
     book = json.loads(files["json"])
     schema = json.loads((ROOT / "docs" / "gradebook.schema.json").read_text())
     jsonschema.Draft202012Validator(schema).validate(book)
