@@ -3,9 +3,9 @@ plain data out. `grade-batch`, the instructor dashboard's gradebook and the LMS 
 `score`, so that the three give the same numbers.
 
     >>> marks = score(course, [Submission("ada", "whole_pass:01_mlp", (Verdict("not_solved",
-    ...     "", right=6, parts=11),), submitted=deadline + 1)])
+    ...     "", right=13, parts=26),), submitted=deadline + 1)])
     >>> marks[0].credit, marks[0].late_days, marks[0].points   # per_gradient, 10% a day, 4 points
-    (0.545455, 1, 1.963636)
+    (0.5, 1, 1.8)
 
 An item's points are `[points]` (1 unless given) times its credit (1 when solved; with
 `partial_credit`, the share of a multi-part answer right) times what the late policy keeps

@@ -189,6 +189,8 @@ def test_the_doc_documents_every_key_and_status():
     assert _keys(schema) <= documented, _keys(schema) - documented
     for status in schema["$defs"]["item"]["properties"]["status"]["enum"]:
         assert f"`{status}`" in doc
+    example = doc[doc.index('```json\n{\n  "schema"') + 8 :]
+    jsonschema.Draft202012Validator(schema).validate(json.loads(example[: example.index("```")]))
 
 
 LANGUAGE = Path(__file__).parents[1] / "fixtures" / "language" / "exercises"
