@@ -32,7 +32,7 @@ _HOMES = {
     "read_previous": "grader.gradebook.history",
     "score": "grader.gradebook.policy",
     "stamped": "grader.gradebook.times",
-    "submissions": "grader.gradebook.book",
+    "recorded_marks": "grader.gradebook.recorded",
     "MAX_ANSWER_BYTES": "grader.gradebook.collect",
     "SCHEMA": "grader.gradebook.book",
     "answer_text": "grader.gradebook.collect",

@@ -25,9 +25,10 @@ from grader.gradebook.book import (
     Graded,
     columns_of,
     course_info,
+    submissions,
     write_gradebook,
 )
-from grader.gradebook.policy import Verdict
+from grader.gradebook.policy import Mark, Verdict, score
 
 APP_DATASET = "recorded in the app"  # each attempt names its own dataset
 STATUSES = ("solved", "not_solved", "refused", "grader_failed")  # the schema's
@@ -82,6 +83,14 @@ def _verdict(fact: dict, kind: str) -> Verdict:
     """Return a recorded verdict as the scoring function reads it."""
     version = fact["version"] if kind == "exercise" else ""
     return Verdict(_status(fact), version, *fact.get("tally", (0, 0, 0, 0)))
+
+
+def recorded_marks(facts: list[dict], catalog) -> list[Mark]:
+    """Return the scored cells of recorded attempts (the facts of gradebook_rows) under the
+    course's policy: the numbers the dashboard's book holds, for a route that sends scores
+    elsewhere (the LMS push)."""
+    rows = gradebook_rows(facts, catalog)
+    return score(catalog.course, submissions(rows, course_items(catalog)))
 
 
 def gradebook_files(

@@ -27,9 +27,10 @@ from pathlib import Path
 import pytest
 
 from app.classroom import classbook
-from app.classroom.answers import Answers
+from app.classroom.answers import Answers, gradebook_facts
 from app.storage import Attempt, facts_of, open_store
 from grader import Grader, discover
+from grader.gradebook import recorded_marks
 
 from ...grader.cli_helpers import in_process  # grade-batch's main, here, on the shared sandbox
 
@@ -129,8 +130,11 @@ def by_dashboard(klass: Klass, work: Path) -> dict:
         )  # fmt: skip
         store.work.record_attempt(profiles[learner], attempt)
     names = {p.id: name for name, p in profiles.items()}
-    files = classbook.gradebook_files(Answers(store).class_answers(), names, catalog)
-    return _scores(json.loads(files["json"]))
+    answers = Answers(store).class_answers()
+    scores = _scores(json.loads(classbook.gradebook_files(answers, names, catalog)["json"]))
+    marks = recorded_marks(gradebook_facts(answers, names), catalog)  # what a push would send
+    assert scores == _by_learner(marks), "the book's marks are the scoring function's"
+    return scores
 
 
 ROUTES: dict[str, Callable[[Klass, Path], dict]] = {
@@ -156,6 +160,14 @@ def _scores(book: dict) -> dict:
         assert learner["points"] == pytest.approx(sum(marks.values())), learner["learner"]
         scores[learner["learner"]] = marks
     return scores
+
+
+def _by_learner(marks) -> dict:
+    """Return {learner: {item: points}} of the scoring function's marks."""
+    found: dict[str, dict] = {}
+    for m in marks:
+        found.setdefault(m.learner, {})[m.item] = round(m.points, 6)
+    return found
 
 
 def _dataset():
