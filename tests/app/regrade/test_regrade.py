@@ -194,6 +194,8 @@ def _the_books_tell_the_truth(tmp_path: Path, course: Path, url: str, old: str, 
     assert [(v["status"], v["version"]) for v in book["ada"]["items"][0]["history"]] == [
         ("solved", old)
     ]
+    wide = out.with_suffix(".wide.csv").read_text(encoding="utf-8-sig")
+    assert f"dxhat: solved@{old} -> not_solved@{new}" in wide
     toml = course / "course.toml"
     toml.write_text(toml.read_text() + '[grading]\nregrades = "keep_credit"\n')
     kept = _dashboard_marks(url, course)["ada"]
