@@ -88,6 +88,7 @@ MISCONCEPTIONS: tuple[Misconception, ...] = (
     Misconception("softmax_wrong_dim", "takes the softmax over the wrong dim"),
     Misconception("fused_wrong_dim", "sums a fused formula over another dim than its statistics"),
     Misconception("index_order", "indexes with the targets first, `[Yb, range(n)]`"),
+    Misconception("outside_language", "writes a construct outside the exercise language"),
 )
 IDS: tuple[str, ...] = tuple(m.id for m in MISCONCEPTIONS)
 
@@ -146,6 +147,7 @@ IDS: tuple[str, ...] = tuple(m.id for m in MISCONCEPTIONS)
     SOFTMAX_WRONG_DIM,
     FUSED_WRONG_DIM,
     INDEX_ORDER,
+    OUTSIDE_LANGUAGE,
 ) = IDS
 BESSEL_FACTORS = ("n-1", "1/(n-1)", "n/(n-1)", "(n-1)/n")  # a factor of these is Bessel's
 

@@ -15,6 +15,9 @@ one database never share it); without one, it is the folder's name.
     misconceptions = ["missing_branch"]
     exercises = ["dq", "dk"]
     rule = "a tensor used twice: add the gradient from every consumer"
+
+    [language]  # names the exercise language adds here (docs/exercise-language.md)
+    attributes = ["masked_fill"]
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from datetime import datetime
 from pathlib import Path
 
 from grader.course.schema import SchemaError, check_keys, require
+from grader.language import LANGUAGE, Language, widen
 from grader.misconceptions import IDS
 
 FILE_NAME = "course.toml"
@@ -61,6 +65,7 @@ class Course:
     id: str = "default"  # a course read from a folder has that folder's name unless it sets one
     points: tuple[tuple[str, float], ...] = ()  # [points]: an item's weight in the gradebook
     deadlines: tuple[tuple[str, datetime], ...] = ()  # [deadlines]: when an item is due
+    language: Language = LANGUAGE  # [language]: the exercise language, with what it adds
 
     def deadline_of(self, item: str) -> datetime | None:
         """Return an item's deadline (an aware datetime), if course.toml gives one."""
@@ -79,8 +84,10 @@ COURSE_KEYS = {f.name: type(getattr(Course, f.name)) for f in fields(Course)} | 
     "practice": list,
     "points": dict,
     "deadlines": dict,
+    "language": dict,
 }
 PRACTICE_KEYS = {"misconceptions": list, "exercises": list, "rule": str}
+LANGUAGE_KEYS = {"attributes": list}  # no imports, no names: only declared attribute names
 
 
 def load_course(root: Path) -> Course:
@@ -121,6 +128,9 @@ def read_course(root: Path) -> tuple[Course, tuple[SchemaError, ...]]:
     for item, value in kept.pop("deadlines", {}).items():
         _keep(due, item, lambda v=value, i=item: _deadline(v, f"{where}: deadlines.{i}"), problems)
     kept["deadlines"] = tuple(due.items())
+    if "language" in kept:
+        table = kept.pop("language")
+        _keep(kept, "language", lambda: _language(table, where), problems)
     return replace(course, **kept, practice=tuple(practice.values())), tuple(problems)
 
 
@@ -156,6 +166,16 @@ def _value(key: str, value, where: str):
         ok = COURSE_ID.match(value) is not None
         require(ok, f"{where}: id", "must be letters, digits, `_`, `-` or `.` (1 to 64)")
     return value.strip() if isinstance(value, str) else value
+
+
+def _language(raw: dict, where: str) -> Language:
+    """Read `[language]`: the attribute names a course adds to the exercise language."""
+    where = f"{where}: language"
+    check_keys(raw, LANGUAGE_KEYS, ("attributes",), where)
+    try:
+        return widen(tuple(raw["attributes"]))
+    except ValueError as err:
+        raise SchemaError(f"{where}.attributes", str(err)) from None
 
 
 def _practice(raw: dict, where: str) -> Practice:

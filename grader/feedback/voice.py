@@ -135,6 +135,22 @@ def uses_autograd(what: str, line: int | None, dynamic: bool = False) -> str:
     return f"Your code uses autograd (`{what}`){where}; write the gradient by hand."
 
 
+def outside_language(construct: str, line: int | None, dynamic: bool = False) -> str:
+    if dynamic:
+        return uses_autograd(construct, line, dynamic=True)
+    where = f" on line {line}" if line else ""
+    return (
+        f"`{construct}`{where} is not part of the exercise language: write the gradient with "
+        "tensor operations (see the list)."
+    )
+
+
+def hint_outside_language(nearest: tuple[str, ...] = ()) -> str:
+    if not nearest:
+        return ""
+    return f"Hint: the nearest in the exercise language: {', '.join(f'`{n}`' for n in nearest)}."
+
+
 def raised(kind: str, line: int | None, why: str = "") -> str:
     """Say the code raised; the traceback follows, after the diagnosis when there is one."""
     where = f" on line {line}" if line else ""
@@ -668,6 +684,7 @@ SENTENCES = {
     m.INDEX_OUT_OF_RANGE: hint_index_out_of_range,
     m.FUSED_WRONG_DIM: hint_fused_wrong_dim,
     m.INDEX_ORDER: hint_index_order,
+    m.OUTSIDE_LANGUAGE: hint_outside_language,
 }
 
 

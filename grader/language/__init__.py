@@ -21,7 +21,7 @@ _HOMES = {
     "Language": "grader.language.checker",
     "OPERATIONS": "grader.language.operations",
     "Refusal": "grader.language.checker",
-    "widen": "grader.language.widening",
+    "widen": "grader.language.checker",
 }
 __all__ = sorted(_HOMES)
 

@@ -41,6 +41,16 @@ class Refusal:
     kind: str
     nearest: tuple[str, ...] = ()
 
+    @property
+    def autograd(self) -> bool:
+        """Return whether the construct is autograd's (`.backward`, `torch.autograd`, ...)."""
+        return self.kind == AUTOGRAD
+
+    @property
+    def dynamic(self) -> bool:
+        """Return whether it reaches names by a string or loads code (`getattr`, `eval`, ...)."""
+        return self.kind == DYNAMIC
+
 
 @dataclass(frozen=True)
 class Language:
@@ -58,6 +68,9 @@ class Language:
     def refusal(self, tree: ast.Module) -> Refusal | None:
         """Return the first construct of the code outside this language, or None."""
         return first_refusal(tree, self)
+
+
+LANGUAGE = Language()  # the exercise language every course starts from
 
 
 def first_refusal(tree: ast.Module, language: Language) -> Refusal | None:
@@ -198,4 +211,21 @@ def _nearest(name: str, allowed) -> tuple[str, ...]:
     return tuple(difflib.get_close_matches(name, sorted(allowed), n=3, cutoff=0.6))
 
 
-LANGUAGE = Language()
+def widen(names: tuple[str, ...]) -> Language:
+    """Return the exercise language with the attribute names a course adds (its course.toml's
+    `[language] attributes`); raise ValueError saying why a name cannot be added: only the
+    declared extra names can (declared.EXTRA), never a private name, autograd or an import."""
+    for name in names:
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ValueError(f"{name!r} is not an attribute name")
+        if name.startswith("_"):
+            raise ValueError(f"`{name}` is private: a course can never add a private name")
+        if name in d.AUTOGRAD_WORDS or name in d.DYNAMIC_WORDS:
+            raise ValueError(f"`{name}` reaches autograd or other names: it can never be added")
+        if name not in d.EXTRA | d.ATTRIBUTES:
+            near = ", ".join(f"`{n}`" for n in _nearest(name, d.EXTRA)) or "none close"
+            raise ValueError(
+                f"`{name}` is not an operation a course may add (nearest: {near}; "
+                "every one is listed in docs/exercise-language.md)"
+            )
+    return LANGUAGE.widened(tuple(names))

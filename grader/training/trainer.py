@@ -64,7 +64,9 @@ class Trainer:
         """Compare the section's seven gradients with autograd's on the run's first step."""
         wire = settings.wire(self.dataset.vocab_size, self.dataset.block_size)
         program, data = self.model.program(), (self.dataset.Xtr, self.dataset.Ytr)
-        return gradcheck.check(code, program, wire, *data, self.sandbox)
+        return gradcheck.check(
+            code, program, wire, *data, self.sandbox, self.catalog.course.language
+        )
 
     def train(
         self, code: str, settings: TrainSettings, alive=None, on_finish=None
