@@ -44,7 +44,10 @@ def test_app_holds_no_maths():
 
 
 # The rooms of docs/rooms.md: each a package whose face (`__init__.py`) declares `__all__`.
-ROOMS = ("cli", "proving", "notebook", "training", "grading", "feedback", "course", "sandbox")
+ROOMS = (
+    "cli", "proving", "notebook", "training", "grading", "feedback", "course", "sandbox",
+    "language",
+)  # fmt: skip
 MAX_ROOT_FILES = 6
 MAX_APP_DOORS = 7  # the 7th: grader.cli, whose gradebook the instructor dashboard writes
 

@@ -142,7 +142,10 @@ class Runner:
 
         trainer = self.trainers.get(run.dataset)
         settings = TrainSettings(**run.settings)
-        job = TrainingJob(run.code, settings, trainer.dataset, model=trainer.model)
+        language = trainer.catalog.course.language  # checked again before the run
+        job = TrainingJob(
+            run.code, settings, trainer.dataset, model=trainer.model, language=language
+        )
         beat.attach(job)
         return job.wait().report
 

@@ -65,6 +65,15 @@ class Language:
         added = tuple(dict.fromkeys(self.added + tuple(names)))
         return replace(self, added=added, attributes=self.attributes | set(names))
 
+    def by_family(self) -> dict[str, tuple[str, ...]]:
+        """Return the attribute names by family title, those the course adds last."""
+        found = {
+            d.TITLES[f]: tuple(sorted(names, key=str.lower)) for f, names in d.FAMILIES.items()
+        }
+        if self.added:
+            found[d.TITLES[d.EXTRA_FAMILY]] = self.added
+        return found
+
     def refusal(self, tree: ast.Module) -> Refusal | None:
         """Return the first construct of the code outside this language, or None."""
         return first_refusal(tree, self)

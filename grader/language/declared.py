@@ -20,6 +20,13 @@ VOCABULARY = tomllib.loads((HERE / "vocabulary.toml").read_text(encoding="utf-8"
 EXTRA_FAMILY = "extra"  # the names a course may add in its course.toml, not the base language
 SYNTAX_FAMILY = "syntax"  # what the syntax and builtins dispatch: examples, not attribute names
 FAMILIES = {k: v for k, v in VOCABULARY.items() if k not in (EXTRA_FAMILY, SYNTAX_FAMILY)}
+TITLES = {
+    "creation": "making tensors", "shape": "shapes and views", "dtype": "dtypes and values",
+    "indexing": "indexing and scatters", "reductions": "reductions",
+    "elementwise": "element-wise maths (and in place)", "comparison": "comparisons",
+    "products": "products", "functional": "F (torch.nn.functional)", "constants": "constants",
+    "python": "lists and dicts", EXTRA_FAMILY: "added by a course", SYNTAX_FAMILY: "syntax",
+}  # fmt: skip
 ATTRIBUTES = frozenset(name for family in FAMILIES.values() for name in family)
 EXTRA = frozenset(VOCABULARY[EXTRA_FAMILY])
 

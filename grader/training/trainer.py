@@ -86,7 +86,9 @@ class Trainer:
                 on_finish(report)
             self.reference(settings)
 
-        return checked, TrainingJob(code, settings, self.dataset, alive, finished, self.model)
+        language = self.catalog.course.language
+        job = TrainingJob(code, settings, self.dataset, alive, finished, self.model, language)
+        return checked, job
 
     def reference(self, settings: TrainSettings, start: bool = True) -> ReferenceStatus:
         """Return the autograd reference for these settings, training it once if needed."""
