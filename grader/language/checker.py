@@ -125,7 +125,8 @@ def _judge(node: ast.AST, language: Language) -> tuple[Refusal | None, list[ast.
         return _name(node.arg, node), children
     if isinstance(node, ast.FunctionDef):
         if node.decorator_list:
-            return _at(node, f"@{ast.unparse(node.decorator_list[0])}", SYNTAX), []
+            decorator = node.decorator_list[0]
+            return _at(decorator, f"@{ast.unparse(decorator)}", SYNTAX), []
         return _name(node.name, node), children
     if isinstance(node, ast.keyword) and node.arg is not None:
         return _keyword(node), children
