@@ -9,10 +9,15 @@ nothing runs. The same file runs again as an ordinary user (test_unprivileged.py
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+import jsonschema
 import nbformat
 import pytest
 
 from grader import Grader, notebook
+from grader.feedback import checkjson
 from grader.training import Trainer, TrainSettings
 
 from ..fixtures import lecture_notebook as lecture
@@ -81,3 +86,11 @@ def test_the_scratchpad_prints_a_tensor_and_its_slices(grader):
 
 def test_an_honest_answer_is_still_graded_after_the_refusals(grader, catalog):
     assert grader.grade("dhpreact", catalog.get("dhpreact").solution()).solved
+
+
+def test_the_json_of_a_refusal_names_the_construct_and_its_line(grader):
+    exercise, code = ATTACKS["4-library/decomposed-tanh"]
+    payload = checkjson.exercise(grader.grade(exercise, code), checkjson.Subject("exercise"))
+    schema = Path(__file__).resolve().parents[3] / "docs" / "check-json.schema.json"
+    jsonschema.validate(payload, json.loads(schema.read_text()))
+    assert (payload["refused_construct"], payload["refused_line"]) == ("import pkgutil", 1)
