@@ -90,7 +90,9 @@ def test_an_honest_answer_is_still_graded_after_the_refusals(grader, catalog):
 
 def test_the_json_of_a_refusal_names_the_construct_and_its_line(grader):
     exercise, code = ATTACKS["4-library/decomposed-tanh"]
-    payload = checkjson.exercise(grader.grade(exercise, code), checkjson.Subject("exercise"))
+    payload = checkjson.exercise(
+        grader.grade(exercise, code), checkjson.Subject("exercise", exercise)
+    )
     schema = Path(__file__).resolve().parents[3] / "docs" / "check-json.schema.json"
     jsonschema.validate(payload, json.loads(schema.read_text()))
     assert (payload["refused_construct"], payload["refused_line"]) == ("import pkgutil", 1)
