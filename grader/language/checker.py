@@ -89,11 +89,24 @@ def first_refusal(tree: ast.Module, language: Language) -> Refusal | None:
     return min(found, key=lambda pair: pair[1])[0] if found else None
 
 
+# Declared nodes with nothing of their own to judge: contexts and operators (no children), and
+# the rest, whose children are walked.
+LEAVES = frozenset(kind for kind in d.NODES if not kind._fields)
+JUDGED = (ast.Attribute, ast.Name, ast.arg, ast.FunctionDef, ast.keyword)
+PLAIN = frozenset(d.NODES - LEAVES - set(JUDGED))
+
+
 def refusals(tree: ast.Module, language: Language) -> Iterator[tuple[Refusal, tuple]]:
     """Yield every refusal in the code, each with its node's span (start, then end)."""
     todo: list[ast.AST] = [tree]
     while todo:
         node = todo.pop()
+        kind = type(node)
+        if kind in LEAVES:
+            continue
+        if kind in PLAIN:
+            todo.extend(ast.iter_child_nodes(node))
+            continue
         refused, children = _judge(node, language)
         if refused is not None:
             yield _with_span(refused, node)
