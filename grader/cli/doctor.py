@@ -1,4 +1,5 @@
-"""`doctor`: which sandbox layers this machine provides, and the exercise language's check."""
+"""`doctor`: which sandbox layers this machine provides, and the exercise language's check
+(`language`: always on, in this process; `python -m grader language` says what it holds)."""
 
 from __future__ import annotations
 
@@ -15,25 +16,14 @@ def run(args) -> int:
     Exit 0 when every layer is on, 1 when some are unavailable (each is also logged), and 3
     when no sandbox starts at all, so that learner code could not be graded.
     """
-    layers = _layers() | {"language": "on"}
+    layers = _layers() | {"language": "on"}  # checked in this process, before any run
     for name, state in layers.items():
         emit(f"{name:24} {state}")
-    emit(_language())
     on = sum(state == "on" for state in layers.values())
     emit(f"{on} of {len(layers)} layers on.")
     if "zygote" in layers:
         return GRADER_FAILED
     return SOLVED if on == len(layers) else NOT_SOLVED
-
-
-def _language() -> str:
-    """Return the exercise language layer's state: the static check, in the grading process."""
-    from grader.language import ATTRIBUTES, OPERATIONS
-
-    return (
-        f"The exercise language is checked before any run ({len(ATTRIBUTES)} attribute names); "
-        f"the dispatch audit lets through its {len(OPERATIONS)} forward operations."
-    )
 
 
 def _layers() -> dict[str, str]:
