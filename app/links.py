@@ -8,11 +8,15 @@ A page built here without its callable is a link: Streamlit finds a page by its 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
 from app import services
 from app.storage import ATTEMPTED, SOLVED
+
+if TYPE_CHECKING:
+    from grader import Catalog
 
 HOME, PROGRESS, TRAINING, PROBLEMS = "home", "progress", "training", "problems"
 INSTRUCTOR = "instructor"  # the instructor's dashboard
@@ -72,7 +76,7 @@ def exercise_page(
 
 def whole_pass_page(
     slug: str,
-    catalog=None,
+    catalog: Catalog | None = None,
     render: Callable[[], None] | None = None,
     icon: str | None = None,
 ):
@@ -89,7 +93,7 @@ def whole_pass_page(
     )
 
 
-def next_after(exercise_id: str, catalog=None) -> tuple[str, object]:
+def next_after(exercise_id: str, catalog: Catalog | None = None) -> tuple[str, st.Page]:
     """Return the label and page that follow an exercise: the next one, a whole pass, or Home."""
     catalog = catalog or services.catalog()
     ids = [e.id for e in catalog.exercises]

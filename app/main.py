@@ -6,7 +6,8 @@ import logging
 import streamlit as st
 
 # installed (editable) by scripts/setup
-from app import classroom, nav, safety, services, sidebar, visits
+from app import classroom, nav, services
+from app.panels import safety, sidebar, visits
 from app.storage import StorageUnavailable
 from app.views import style
 

@@ -4,6 +4,7 @@ each handed its screen's render function; addresses and titles come from app/lin
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
@@ -11,6 +12,9 @@ from app import classroom, links, services, session
 from app.links import HOME, INSTRUCTOR, PROBLEMS, PROGRESS, TRAINING, TRAINING_SECTION
 from app.screens import checking, home, instructor, problems, progress, training, whole_pass
 from app.screens import exercise as exercise_screen
+
+if TYPE_CHECKING:
+    from grader import Catalog
 
 
 def sections() -> dict[str, list]:
@@ -31,7 +35,7 @@ def sections() -> dict[str, list]:
     # neither (which would send its bookmark to Home).
     pending = services.proofs_pending()
     catalog = services.catalog()
-    statuses = services.store().statuses(session.profile())
+    statuses = services.store().work.statuses(session.profile())
     found: dict[str, list] = {"": [_fixed(HOME, home.render), _fixed(PROGRESS, progress.render)]}
     found[""].append(_dashboard())
     for exercise in catalog.exercises:
@@ -69,7 +73,9 @@ def _dashboard():
     return links.page(INSTRUCTOR, render=_page(instructor.render), visibility=shown)
 
 
-def _add_checking(found: dict[str, list], address: str, catalog, pending: set[str]) -> None:
+def _add_checking(
+    found: dict[str, list], address: str, catalog: Catalog, pending: set[str]
+) -> None:
     """Register the addressed exercise while it is being proven (pending: the ids not proven
     before the catalog was read): its page says so and opens the exercise once it is (a
     bookmark is never "Page not found" and never loses its URL)."""
@@ -99,7 +105,7 @@ def _page(render: Callable[..., None], *args: str) -> Callable[[], None]:
     return run
 
 
-def _first_group(catalog, slug: str) -> str:
+def _first_group(catalog: Catalog, slug: str) -> str:
     """Return the group of the scenario's first exercise, or ''."""
     return next((e.group for e in catalog.exercises if e.scenario.slug == slug), "")
 

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import streamlit as st
 
-from app import classroom, identity, services
+from app import classroom, services
+from app.config import identity
 from app.storage import Profile
+
+if TYPE_CHECKING:
+    from grader import Grader
+    from grader.training import Trainer
 
 PROFILE_KEY = "profile"
 FIRST_PROFILE = "learner"
@@ -22,45 +29,46 @@ def profile() -> Profile:
     if chosen is None or (classroom.enabled() and chosen.owner != _identity()):
         store, owner = services.store(), _identity()
         chosen = (
-            store.last_profile(owner)
-            or next(iter(store.profiles(owner)), None)
-            or (None if classroom.enabled() else store.adopt_unowned(owner))
-            or store.add_profile(FIRST_PROFILE, owner)
+            store.learners.last_profile(owner)
+            or next(iter(store.learners.profiles(owner)), None)
+            or (None if classroom.enabled() else store.learners.adopt_unowned(owner))
+            or store.learners.add_profile(FIRST_PROFILE, owner)
         )
         st.session_state[PROFILE_KEY] = chosen
         if classroom.enabled():  # the dashboard names the person and knows their groups
             who = classroom.current()
-            store.note_person(who.identity, who.name, who.email, who.groups, who.role)
+            view = classroom.ClassView(store)
+            view.note_person(who.identity, who.name, who.email, who.groups, who.role)
     return chosen
 
 
 def profiles() -> list[Profile]:
     """Return the profiles of this browser's identity, oldest first."""
-    return services.store().profiles(_identity())
+    return services.store().learners.profiles(_identity())
 
 
 def switch_profile(chosen: Profile) -> None:
     """Make chosen (one of this browser's profiles) its profile now and next time."""
-    services.store().use_profile(chosen)
+    services.store().learners.use_profile(chosen)
     st.session_state[PROFILE_KEY] = chosen
 
 
 def new_profile(name: str) -> Profile:
     """Return this browser's profile called name, creating it if new."""
-    return services.store().add_profile(name, _identity())
+    return services.store().learners.add_profile(name, _identity())
 
 
 def dataset_source() -> str:
     """Return the dataset source the profile uses: "default", "names" or "upload:<path>"."""
-    return services.store().setting(profile(), DATASET_SETTING, services.DEFAULT_SOURCE)
+    return services.store().learners.setting(profile(), DATASET_SETTING, services.DEFAULT_SOURCE)
 
 
 def use_dataset(source: str) -> None:
     """Make source the profile's dataset."""
-    services.store().set_setting(profile(), DATASET_SETTING, source)
+    services.store().learners.set_setting(profile(), DATASET_SETTING, source)
 
 
-def grader():
+def grader() -> Grader:
     """Return the grader for the profile's dataset, falling back to the default dataset."""
     source = dataset_source()
     try:
@@ -71,7 +79,7 @@ def grader():
         return services.grader(services.DEFAULT_SOURCE)
 
 
-def trainer():
+def trainer() -> Trainer:
     """Return Exercise 4's trainer for the profile's dataset (the default one if it is gone)."""
     source = dataset_source()
     try:

@@ -21,8 +21,8 @@ def main() -> None:
     parser.add_argument("--learners", type=int, default=100)
     parser.add_argument("--slots", type=int, default=2)
     args = parser.parse_args()
-    from grader.cli.classgen import write_class
     from grader.course.exercises import discover
+    from grader.gradebook import write_class
 
     with tempfile.TemporaryDirectory() as tmp:
         subs = Path(tmp) / "class"

@@ -7,7 +7,7 @@ Each simulated learner opens a real session over the websocket (bench/streamlit_
 Streamlit's own protobuf messages), opens an exercise page, then, again and again: thinks
 (a random time in --think seconds), types (the editor's debounced auto-save), pauses a second,
 presses Ctrl+Enter, and times submit -> the delta that carries the verdict. A third of the
-answers are right (exercises/solutions), the rest wrong (bench_load's WRONG, and the solution
+answers are right (solutions/), the rest wrong (bench_load's WRONG, and the solution
 scaled by 2: both draw the heatmaps). Meanwhile a few real chromium pages (Debian's chromium
 through Playwright) submit wrong answers every few seconds and time Ctrl+Enter -> the new
 feedback painted. Learners are added step by step (--ramp); once their pages are open, each step
@@ -48,12 +48,11 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_app import paint_watch  # noqa: E402
-from streamlit_client import ClientError, StreamlitSession  # noqa: E402
+from bench_app import paint_watch
+from streamlit_client import ClientError, StreamlitSession
 
 ROOT = Path(__file__).resolve().parents[1]
-SOLUTIONS = ROOT / "exercises" / "solutions" / "01_mlp"
+SOLUTIONS = ROOT / "solutions" / "01_mlp"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
 GOAL = 1.0  # seconds: the ramp stops once p95 passes it

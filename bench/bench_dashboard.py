@@ -7,7 +7,7 @@ Fills a fresh progress database (a temporary SQLite file unless --url names one,
 empty) with LEARNERS people, each with ATTEMPTS attempts at each of EXERCISES items of the
 course (the lecture's exercises and whole pass, ids repeated with a suffix when more are
 asked for), some solving, some with a misconception, then times:
-- the grid's query (store.class_cells(), the slowest of the page's reads) and the page's other
+- the grid's query (ClassView.class_cells(), the slowest of the page's reads) and the page's other
   reads, each the median of --rounds;
 - the page's first paint: AppTest renders app/screens/instructor.py, cold (the first session
   of the process: imports, the exercise files read) and then warm, as the instructor of the
@@ -28,7 +28,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 GOALS = {"grid query": 1.0, "first paint (warm)": 2.0}  # seconds, at most
 MISCONCEPTIONS = ("sign_flipped", "bessel", "keepdim_lost", "broadcast_not_summed", "transposed")
@@ -47,9 +46,10 @@ def main() -> int:
     url = args.url or f"sqlite:///{folder}/progress.sqlite3"
     os.environ.update({"NINJA_DATA_DIR": folder, "NINJA_DATABASE_URL": url})
     os.environ.update({"NINJA_INSTRUCTOR": "1", "NINJA_MODE": "local"})
-    from app import services
+    from app import classroom, services
 
     store = services.store()
+    view = classroom.ClassView(store)
     items = _items(services.declared(), args.exercises)
     started = time.perf_counter()
     total = generate(store, items, args.learners, args.attempts)
@@ -58,10 +58,10 @@ def main() -> int:
         f"generated {args.learners} learners x {len(items)} items x {args.attempts} attempts"
         f" = {total} attempts in {time.perf_counter() - started:.1f} s"
     )
-    figures = {"grid query": _median(store.class_cells, args.rounds)}
-    figures["learners query"] = _median(store.class_learners, args.rounds)
-    figures["misconceptions query"] = _median(store.class_misconceptions, args.rounds)
-    figures["stuck query"] = _median(lambda: store.class_stuck(time.time() - 3600, 5), args.rounds)
+    figures = {"grid query": _median(view.class_cells, args.rounds)}
+    figures["learners query"] = _median(view.class_learners, args.rounds)
+    figures["misconceptions query"] = _median(view.class_misconceptions, args.rounds)
+    figures["stuck query"] = _median(lambda: view.class_stuck(time.time() - 3600, 5), args.rounds)
     figures |= paint()
     for name, seconds in figures.items():
         goal = GOALS.get(name)
@@ -77,7 +77,7 @@ def main() -> int:
 
 def _items(catalog, wanted: int) -> list[str]:
     """Return `wanted` item ids: the course's own, then more made from them."""
-    from grader.cli.batch import columns_of
+    from grader.gradebook import columns_of
 
     own = list(columns_of(catalog))
     extra = [f"{own[i % len(own)]}_{i}" for i in range(max(0, wanted - len(own)))]
@@ -86,12 +86,14 @@ def _items(catalog, wanted: int) -> list[str]:
 
 def generate(store, items: list[str], learners: int, attempts: int) -> int:
     """Insert the class: people, profiles and attempts (a few solve, some misconceptions)."""
+    from app import classroom
+
     rng = random.Random(20)
     now = time.time()
     rows = []
     for n in range(learners):
-        profile = store.add_profile("learner", owner=f"https://id.bench {n}")
-        store.note_person(
+        profile = store.learners.add_profile("learner", owner=f"https://id.bench {n}")
+        classroom.ClassView(store).note_person(
             profile.owner, f"Learner {n:03}", f"l{n:03}@uni.test", (f"section {n % 4}",), "learner"
         )
         for item in items:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import json
 import os
 import subprocess
@@ -28,7 +29,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 GOAL_MIB, GOAL_S = 100, 2.0
 PROBE = """
 import json, resource, sys, time
@@ -78,9 +78,10 @@ def lecture(**answers) -> bytes:
     """Return the lecture's notebook (the tests' fixture), every exercise written."""
     import nbformat
 
-    sys.path.insert(0, str(ROOT / "tests" / "grader"))
-    from fixtures import lecture_notebook
-
+    path = ROOT / "tests" / "grader" / "fixtures" / "lecture_notebook.py"
+    spec = importlib.util.spec_from_file_location("lecture_notebook", path)  # tests: not installed
+    lecture_notebook = sys.modules["lecture_notebook"] = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(lecture_notebook)
     return nbformat.writes(lecture_notebook.build(**answers)).encode()
 
 

@@ -3,9 +3,9 @@
 It speaks Streamlit's own protobuf messages (streamlit.proto's BackMsg and ForwardMsg, from
 the installed streamlit) on `/_stcore/stream`, as the page's JavaScript does:
 - opening a page is a `rerun_script` BackMsg naming the page (its URL path);
-- the code editor (app/editor.py, streamlit-code-editor) is a component widget; typing sends its
-  value `{"id", "type": "change", "text", ...}` after the debounce, and Ctrl+Enter (or Submit)
-  sends `{"type": "submit", ...}`, each as the component's JSON widget state in a
+- the code editor (app/panels/editor.py, streamlit-code-editor) is a component widget; typing
+  sends its value `{"id", "type": "change", "text", ...}` after the debounce, and Ctrl+Enter (or
+  Submit) sends `{"type": "submit", ...}`, each as the component's JSON widget state in a
   `rerun_script` of the editor's fragment (`fragment_id`: the exercise's work area is an
   `st.fragment`). The page's stamp script (editor.STAMP_SCRIPT) adds `page`, `seq` and
   `submitted` to every value once a submission was made; so does this client;
@@ -36,7 +36,7 @@ import websockets
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-EDITOR_KEY = "editor:"  # the exercise editor's widget key starts so (app/workbench.py)
+EDITOR_KEY = "editor:"  # the exercise editor's widget key starts so (app/panels/workbench.py)
 SOLVED, NOT_YET = "**Solved.**", "**Not yet.**"  # app/views/results.py's verdicts
 BUSY = "Your code is kept in the editor."  # results.show_busy
 TOO_FAST = "You are submitting very fast"  # app/ratelimit.too_fast
@@ -96,6 +96,9 @@ class StreamlitSession:
         self._registered: dict[str, float] = {}  # auto reruns asked for during this run
         self._due: dict[str, float] = {}
         self.error: BaseException | None = None
+        # More for websockets.connect: headers (cookies, Origin), an SSL context, subprotocols
+        # (Streamlit reads the XSRF token from the second), as a signed-in browser sends them.
+        self.connect_options: dict = {"subprotocols": ["streamlit"]}
 
     # Opening and closing ---------------------------------------------------------------------
 
@@ -103,10 +106,10 @@ class StreamlitSession:
         """Connect, ask for the page, and wait until its editor is drawn and the run is over."""
         self._socket = await websockets.connect(
             stream_url(self.base_url),
-            subprotocols=["streamlit"],
             max_size=MAX_MESSAGE,
             open_timeout=timeout,
             ping_interval=None,
+            **self.connect_options,
         )
         self._reader = asyncio.create_task(self._read())
         self._ticker = asyncio.create_task(self._tick())

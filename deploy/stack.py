@@ -2,7 +2,7 @@
 
 `up` starts, all on loopback: PostgreSQL (a data directory of its own), the OpenID Connect test
 provider with three test accounts, two app replicas in the classroom mode, HAProxy in front
-of them, and one training worker (`python -m app.worker`, the task queue's); it waits until
+of them, and one training worker (`python -m app.training`, the task queue's); it waits until
 every part answers, then prints the address and the accounts. `status` says which parts run
 and answer; `down` stops every part it started, by the pid it recorded.
 
@@ -26,7 +26,6 @@ import secrets
 import shutil
 import signal
 import socket
-import string
 import subprocess
 import sys
 import time
@@ -334,7 +333,7 @@ def start_worker(folder: Path, url: str) -> dict:
         "NINJA_DATABASE_URL": url,
         "NINJA_DATA_DIR": str(data),
     }
-    return spawn("worker", [str(PYTHON), "-m", "app.worker"], folder, env)
+    return spawn("worker", [str(PYTHON), "-m", "app.training"], folder, env)
 
 
 def worker_answers(url: str, record: dict) -> bool:
@@ -356,22 +355,25 @@ def worker_answers(url: str, record: dict) -> bool:
 
 
 def start_proxy(folder: Path, ports: Ports) -> dict:
-    servers = "\n".join(
-        f"    server replica{i} {HOST}:{port} check inter 2s fall 2 rise 1 cookie replica{i}"
-        for i, port in enumerate(ports.replicas, start=1)
+    """Start HAProxy with deploy/haproxy.cfg, in plain HTTP on loopback (the demo has no
+    certificate), the replicas' addresses in its environment."""
+    if len(ports.replicas) != 2:
+        raise StackError("deploy/haproxy.cfg names two replicas (REPLICA1, REPLICA2).")
+    config = ROOT / "deploy" / "haproxy.cfg"
+    env = {**os.environ, **proxy_settings(ports)}
+    check = subprocess.run(
+        [haproxy(), "-c", "-f", str(config)], capture_output=True, text=True, env=env
     )
-    template = string.Template((ROOT / "deploy" / "haproxy.cfg").read_text())
-    config = folder / "haproxy.cfg"
-    config.write_text(
-        template.substitute(
-            pidfile=folder / "haproxy.pid", bind=f"{HOST}:{ports.proxy}", servers=servers
-        )
-    )
-    check = subprocess.run([haproxy(), "-c", "-f", str(config)], capture_output=True, text=True)
     if check.returncode != 0:
         alerts = [line for line in check.stderr.splitlines() if "ALERT" in line]
         raise StackError(f"haproxy refused {config}: {' '.join(alerts[:2])}")
-    return spawn("haproxy", [haproxy(), "-db", "-f", str(config)], folder)
+    return spawn("haproxy", [haproxy(), "-db", "-f", str(config)], folder, env)
+
+
+def proxy_settings(ports: Ports) -> dict[str, str]:
+    """Return deploy/haproxy.cfg's settings for the loopback stack."""
+    replicas = {f"REPLICA{i}": f"{HOST}:{port}" for i, port in enumerate(ports.replicas, 1)}
+    return {"PROXY_PLAIN_HTTP": "1", "PROXY_HTTP": f"{HOST}:{ports.proxy}", **replicas}
 
 
 # Commands --------------------------------------------------------------------------------------

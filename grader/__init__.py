@@ -6,7 +6,7 @@
 
 Learner code runs only in the sandbox's forked workers; references stay in this process.
 The rooms, lowest first: sandbox/, course/, feedback/, grading/, training/, notebook/ and
-proving/, cli/; each has a face (its `__init__.py`) and docs/rooms.md draws the order.
+proving/, gradebook/, cli/; each has a face (its `__init__.py`) and docs/rooms.md draws the order.
 Names are imported on first use, so `from grader import discover` does not load torch.
 """
 

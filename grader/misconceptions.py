@@ -22,13 +22,27 @@ class Misconception:
 
 
 @dataclass(frozen=True)
+class Remedy:
+    """A change the feedback proposes, made only once it was checked: applied to the answer
+    (tensor maths on the returned tensor, in the grading process) or, where the answer's code
+    has to change, rewritten and run in the sandbox, it gives autograd's answer. `code` is
+    what the learner may write: a line that follows their code and reworks their answer, or,
+    when `whole`, their whole code rewritten."""
+
+    code: str
+    whole: bool = False
+
+
+@dataclass(frozen=True)
 class Found:
     """A misconception recognised in an answer: its id, the facts its sentence needs (`args`,
-    in the order of the feedback function), or an instructor's own sentence (`said`)."""
+    in the order of the feedback function), or an instructor's own sentence (`said`), and the
+    remedy checked before its sentence proposes it (`remedy`)."""
 
     misconception: str
     args: tuple = ()
     said: str = ""
+    remedy: Remedy | None = None
 
 
 MISCONCEPTIONS: tuple[Misconception, ...] = (
@@ -88,6 +102,11 @@ MISCONCEPTIONS: tuple[Misconception, ...] = (
     Misconception("softmax_wrong_dim", "takes the softmax over the wrong dim"),
     Misconception("fused_wrong_dim", "sums a fused formula over another dim than its statistics"),
     Misconception("index_order", "indexes with the targets first, `[Yb, range(n)]`"),
+    Misconception("neighbour_step", "applies a factor of the next step, or the previous one again"),
+    Misconception("partial_derivative", "leaves a factor or the upstream gradient out of a branch"),
+    Misconception("embedding_routing", "sends an embedding's gradient to the wrong rows"),
+    Misconception("precedence", "relies on operator precedence that groups the formula wrongly"),
+    Misconception("one_hot_width", "makes a one-hot without num_classes, too narrow"),
     Misconception("outside_language", "writes a construct outside the exercise language"),
 )
 IDS: tuple[str, ...] = tuple(m.id for m in MISCONCEPTIONS)
@@ -147,6 +166,11 @@ IDS: tuple[str, ...] = tuple(m.id for m in MISCONCEPTIONS)
     SOFTMAX_WRONG_DIM,
     FUSED_WRONG_DIM,
     INDEX_ORDER,
+    NEIGHBOUR_STEP,
+    PARTIAL_DERIVATIVE,
+    EMBEDDING_ROUTING,
+    PRECEDENCE,
+    ONE_HOT_WIDTH,
     OUTSIDE_LANGUAGE,
 ) = IDS
 BESSEL_FACTORS = ("n-1", "1/(n-1)", "n/(n-1)", "(n-1)/n")  # a factor of these is Bessel's

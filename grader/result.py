@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from grader.misconceptions import Remedy
 from grader.sandbox import LearnerError
 
 PASS, FAIL, SKIPPED = "pass", "fail", "skipped"
@@ -44,6 +45,7 @@ class Check:
     message: str = ""
     hint: str = ""
     misconception: str = ""  # the id it found (grader/misconceptions.py), "" when none
+    remedy: Remedy | None = None  # the change its sentence proposes, checked before it was said
     construct: str = ""  # the first construct outside the exercise language (a rules check)
     line: int | None = None  # the line of `construct`
 

@@ -52,7 +52,6 @@ def import_graph() -> dict[str, set[str]]:
     """Return each module of PACKAGES -> the modules of PACKAGES it imports (grimp's graph)."""
     import grimp
 
-    sys.path.insert(0, str(ROOT))
     graph = grimp.build_graph(*PACKAGES, cache_dir=None)
     return {
         module: set(graph.find_modules_directly_imported_by(module)) for module in graph.modules

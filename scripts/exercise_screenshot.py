@@ -11,23 +11,26 @@ tests/e2e/test_screenshot.py runs `shoot` against the browser tests' own server.
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import sys
 import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 
-from e2e_helpers import (  # noqa: E402 (the helpers live beside the browser tests)
-    CHROMIUM,
-    CHROMIUM_ARGS,
-    WAIT_MS,
-    open_page,
-    start_server,
-    stop_server,
-    type_and_submit,
-)
+
+def _e2e_helpers():
+    """Return tests/e2e/e2e_helpers.py (the browser tests' helpers), imported by its path: the
+    tests are not installed, and nothing is added to the import path."""
+    path = ROOT / "tests" / "e2e" / "e2e_helpers.py"
+    spec = importlib.util.spec_from_file_location("e2e_helpers", path)
+    module = sys.modules["e2e_helpers"] = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+e2e = _e2e_helpers()
 
 DEFAULT = ROOT / "docs" / "img" / "exercise.png"
 EXERCISE = "dcounts"
@@ -41,10 +44,10 @@ MARGIN = 60  # pixels of page below the feedback
 def shoot(page, url: str, path: Path, settle_ms: int = 0) -> Path:
     """Open the exercise at url, submit the wrong answer, save the page once feedback shows
     (after settle_ms more, for a picture without half-faded elements)."""
-    open_page(page, f"{url}/{EXERCISE}")
-    type_and_submit(page, WRONG)
+    e2e.open_page(page, f"{url}/{EXERCISE}")
+    e2e.type_and_submit(page, WRONG)
     feedback = page.get_by_text(FEEDBACK, exact=False).first
-    feedback.wait_for(timeout=WAIT_MS)
+    feedback.wait_for(timeout=e2e.WAIT_MS)
     page.wait_for_timeout(settle_ms)
     box, window = feedback.bounding_box(), page.viewport_size
     bottom = min(box["y"] + box["height"] + MARGIN, window["height"])
@@ -69,21 +72,24 @@ def main(argv: list[str]) -> int:
     from playwright.sync_api import sync_playwright
 
     target = Path(argv[0]).resolve() if argv else DEFAULT
-    if not CHROMIUM.exists():
-        print(f"Debian's chromium is not at {CHROMIUM} (apt-get install chromium)", file=sys.stderr)
+    if not e2e.CHROMIUM.exists():
+        print(
+            f"Debian's chromium is not at {e2e.CHROMIUM} (apt-get install chromium)",
+            file=sys.stderr,
+        )
         return 1
     with tempfile.TemporaryDirectory() as tmp:
-        server = start_server(Path(tmp) / "var", Path(tmp) / "server.log")
+        server = e2e.start_server(Path(tmp) / "var", Path(tmp) / "server.log")
         try:
             with sync_playwright() as playwright:
                 browser = playwright.chromium.launch(
-                    executable_path=str(CHROMIUM), args=CHROMIUM_ARGS
+                    executable_path=str(e2e.CHROMIUM), args=e2e.CHROMIUM_ARGS
                 )
                 page = browser.new_context(viewport=VIEWPORT).new_page()
                 print(shoot(page, server.url, target, settle_ms=1000))
                 browser.close()
         finally:
-            stop_server(server.process)
+            e2e.stop_server(server.process)
     return 0
 
 

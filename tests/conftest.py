@@ -85,10 +85,15 @@ def store_url(request, tmp_path):
 #   for the PostgreSQL and browser tests, whichever process they run in. The re-run as an
 #   ordinary user takes the same lock for its own tests (the `reruns` fixture passes its path);
 # - the tests that run as an ordinary user share one build of its copy: one group, handed out
-#   second.
+#   second;
+# - the tests in containers (tests/deploy/) share one build of the image: one group, handed out
+#   third, so the process that is not running the browser tests takes it after the ordinary
+#   user's; they take the lock as the PostgreSQL tests do (a container's PostgreSQL and its
+#   shared memory are the machine's too).
 BESIDE_NOTHING = "one-after-another"
 AS_THE_USER = "as-the-ordinary-user"
-USES_POSTGRES = {"postgres", "store_url"}
+IN_CONTAINERS = "in-containers"
+USES_POSTGRES = {"postgres", "store_url", "image"}
 HOLDS_THE_MACHINE = "BPN_TESTS_HOLD_THE_MACHINE"  # set while a host-wide test runs
 RUN = "BPN_TESTS_RUN"  # the run's id: the controller sets it, its worker processes inherit it
 LOCK = "BPN_TESTS_LOCK"  # the lock file of a run this process is part of (a re-run's)
@@ -130,6 +135,8 @@ def pytest_collection_modifyitems(config, items):
             group = BESIDE_NOTHING
         elif "ordinary" in item.fixturenames:
             group = AS_THE_USER
+        elif "image" in item.fixturenames:
+            group = IN_CONTAINERS
         groups[item.nodeid] = group
     _groups_dir().mkdir(mode=0o755, exist_ok=True)  # the ordinary user's re-run reads the lock
     for name in ("turns.lock", "turns.gate"):
@@ -139,7 +146,7 @@ def pytest_collection_modifyitems(config, items):
 
 def pytest_xdist_make_scheduler(config, log):
     """Schedule whole groups (`Turns`): the browser tests first, then the ordinary user's, then
-    the others largest first, as xdist's --dist loadscope does files."""
+    the containers', then the others largest first, as xdist's --dist loadscope does files."""
     from xdist.scheduler import LoadScopeScheduling
 
     class Turns(LoadScopeScheduling):
@@ -153,7 +160,7 @@ def pytest_xdist_make_scheduler(config, log):
             return self.groups.get(nodeid, nodeid.split("::")[0])
 
         def _assign_work_unit(self, node) -> None:
-            for first in (AS_THE_USER, BESIDE_NOTHING):  # so BESIDE_NOTHING goes first
+            for first in (IN_CONTAINERS, AS_THE_USER, BESIDE_NOTHING):  # the last goes first
                 if first in self.workqueue:
                     self.workqueue.move_to_end(first, last=False)
             super()._assign_work_unit(node)

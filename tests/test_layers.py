@@ -45,11 +45,19 @@ def test_app_holds_no_maths():
 
 # The rooms of docs/rooms.md: each a package whose face (`__init__.py`) declares `__all__`.
 ROOMS = (
-    "cli", "proving", "notebook", "training", "grading", "feedback", "course", "sandbox",
+    "cli",
+    "gradebook",
+    "proving",
+    "notebook",
+    "training",
+    "grading",
+    "feedback",
+    "course",
+    "sandbox",
     "language",
-)  # fmt: skip
+)
 MAX_ROOT_FILES = 6
-MAX_APP_DOORS = 7  # the 7th: grader.cli, whose gradebook the instructor dashboard writes
+MAX_APP_DOORS = 7  # the 7th: grader.gradebook, whose book the instructor dashboard writes
 
 
 def test_import_linter_contracts_hold(monkeypatch):
@@ -138,12 +146,15 @@ def test_every_room_has_a_face_with_a_small_all():
         assert 0 < len(face.__all__) <= 25, room
 
 
-def _app_doors() -> set[str]:
+def _app_doors(type_only: bool = False) -> set[str]:
     """Return every grader module that app/ imports (a name imported from a package counts as
-    that package unless it is one of its modules)."""
+    that package unless it is one of its modules): at run time, or (type_only) in the
+    `if TYPE_CHECKING:` blocks that name types for annotations only."""
     doors = set()
     for path in (ROOT / "app").rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        blocks = [n for n in tree.body if isinstance(n, ast.If) and _type_checking(n)]
+        for node in ast.walk(ast.Module(blocks, []) if type_only else _without(tree, blocks)):
             if isinstance(node, ast.Import):
                 doors.update(a.name for a in node.names if a.name.split(".")[0] == "grader")
             elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "grader":
@@ -152,6 +163,16 @@ def _app_doors() -> set[str]:
                     is_module = _package(node.module) and importlib.util.find_spec(sub) is not None
                     doors.add(sub if is_module else node.module)
     return doors
+
+
+def _type_checking(node: ast.If) -> bool:
+    """Return whether a top-level `if` is `if TYPE_CHECKING:`."""
+    return isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
+
+
+def _without(tree: ast.Module, blocks: list[ast.stmt]) -> ast.Module:
+    """Return the module without some of its top-level statements."""
+    return ast.Module([n for n in tree.body if n not in blocks], [])
 
 
 def _package(name: str) -> bool:
@@ -163,3 +184,19 @@ def test_the_app_comes_in_through_at_most_six_faces():
     doors = _app_doors()
     assert len(doors) <= MAX_APP_DOORS, sorted(doors)
     assert all(_package(door) for door in doors), sorted(d for d in doors if not _package(d))
+
+
+def test_bench_and_scripts_leave_the_import_path_alone():
+    """The project is installed (editable): nothing in bench/ or scripts/ edits `sys.path`."""
+    edits = []
+    for path in [*(ROOT / "bench").rglob("*.py"), *(ROOT / "scripts").rglob("*.py")]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and ast.unparse(node) == "sys.path":
+                edits.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not edits, edits
+
+
+def test_types_named_for_annotations_come_from_faces_or_the_shared_words():
+    doors = _app_doors(type_only=True)
+    assert doors, "the app names grader types in its annotations"
+    assert all(_package(door) or door == "grader.result" for door in doors), sorted(doors)

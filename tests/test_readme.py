@@ -61,7 +61,7 @@ def test_fenced_bash_finds_commands_and_drops_comments():
 
 
 def test_only_reading_verbs_are_safe():
-    assert is_safe(f"{GRADER} check exercises/solutions/01_mlp/dh.py --exercise dh")
+    assert is_safe(f"{GRADER} check solutions/01_mlp/dh.py --exercise dh")
     assert is_safe(f"{GRADER} --help")
     assert not is_safe(f"{GRADER} download-names")
     assert not is_safe(f"{GRADER}")

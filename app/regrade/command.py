@@ -8,11 +8,27 @@ import sys
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from app import wordlists
+import grader as grader_lib
 from app.config import ConfigError, from_env
 from app.regrade.report import Change, inert, report
-from app.storage import EDITOR, REGRADE, Attempt, StorageError, facts_of, open_store
+from app.storage import (
+    EDITOR,
+    REGRADE,
+    Attempt,
+    StorageError,
+    Store,
+    facts_of,
+    open_store,
+    wordlists,
+)
+from grader import proving, sandbox
+
+if TYPE_CHECKING:
+    from app.config import AppConfig
+    from app.storage import Profile
+    from grader import Catalog, Exercise, Grader, Result
 
 DONE, BAD_INPUT, GRADER_FAILED = 0, 2, 3
 BUSY_RETRIES = 20
@@ -27,9 +43,9 @@ class Refused(Exception):
 class Stale:
     """A stored attempt to grade again: whose it is, the attempt, the exercise as it is now."""
 
-    profile: object
+    profile: Profile
     attempt: Attempt
-    exercise: object
+    exercise: Exercise
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -67,7 +83,7 @@ def parser() -> argparse.ArgumentParser:
     return found
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     """Find the stale attempts, grade them again, report, and record them with --apply."""
     config = from_env(os.environ)
     catalog = course(args.exercises or config.exercises_dir, args.grade_sound)
@@ -83,21 +99,19 @@ def run(args) -> int:
     for one in stale:
         change, attempt = regrader.grade(one, one.exercise.id in sound)
         if args.apply and attempt is not None:
-            store.record_attempt(one.profile, attempt)
+            store.work.record_attempt(one.profile, attempt)
             change = replace(change, recorded=True)
         changes.append(change)
     report(changes, catalog.course.id, args.apply, args.json)
     return GRADER_FAILED if any(c.failed for c in changes) else DONE
 
 
-def course(folder: Path | None, grade_sound: bool):
+def course(folder: Path | None, grade_sound: bool) -> Catalog:
     """Return the course's catalog; Refused if it has problems (unless told to skip them)."""
-    from grader import EXERCISES_DIR, discover
-
-    root = folder or EXERCISES_DIR
+    root = folder or grader_lib.EXERCISES_DIR
     if not root.is_dir():
         raise Refused(f"--exercises {root} is not a course folder")
-    catalog = discover(root)
+    catalog = grader_lib.discover(root)
     problems = [f"{e.where}: {e.problem}" for e in catalog.errors]
     if problems and not grade_sound:
         raise Refused(
@@ -115,7 +129,7 @@ def database(url: str) -> str:
     return url
 
 
-def exercises(catalog, asked: list[str]) -> dict:
+def exercises(catalog: Catalog, asked: list[str]) -> dict[str, Exercise]:
     """Return {id: exercise} of the exercises to re-grade: those asked, else every one."""
     known = {e.id: e for e in catalog.exercises}
     unknown = [a for a in asked if a not in known]
@@ -124,13 +138,13 @@ def exercises(catalog, asked: list[str]) -> dict:
     return {a: known[a] for a in asked} if asked else known
 
 
-def stale_attempts(store, chosen: dict, every: bool) -> list[Stale]:
+def stale_attempts(store: Store, chosen: dict[str, Exercise], every: bool) -> list[Stale]:
     """Return the attempts typed in the editor at an earlier version (with every: at any),
     oldest first, leaving out those already re-graded at the current version. Attempts from a
     notebook are left out: a notebook is graded whole (grade it again)."""
     found = []
-    for profile in store.profiles():
-        attempts = [a for a in store.attempts(profile) if a.exercise_id in chosen]
+    for profile in store.learners.profiles():
+        attempts = [a for a in store.work.attempts(profile) if a.exercise_id in chosen]
         done = {_key(a) for a in attempts if a.origin == REGRADE}
         for a in attempts:
             exercise = chosen[a.exercise_id]
@@ -148,27 +162,25 @@ def _key(attempt: Attempt, version: str | None = None) -> tuple:
     return attempt.exercise_id, attempt.code, attempt.created_at, at
 
 
-def start_sandbox(config) -> None:
+def start_sandbox(config: AppConfig) -> None:
     """Start the process-wide sandbox with the app's limits, as the app grades (a learner's
     code gets the time it got there; with NINJA_REQUIRE_ALL_LAYERS, every layer or nothing)."""
-    from grader.sandbox import Limits, default_sandbox
-
-    limits = Limits(cpu_seconds=config.time_limit, wall_seconds=2 * config.time_limit)
-    default_sandbox(config.require_all_layers, limits)
+    limits = sandbox.Limits(cpu_seconds=config.time_limit, wall_seconds=2 * config.time_limit)
+    sandbox.default_sandbox(config.require_all_layers, limits)
 
 
-def proven(catalog, ids: set[str], cache_dir: Path, grade_sound: bool) -> set[str]:
+def proven(catalog: Catalog, ids: set[str], cache_dir: Path, grade_sound: bool) -> set[str]:
     """Return the ids whose scenario runs and which `validate`'s proofs find sound (remembered
     under the app's cache, as the app remembers them); Refused naming the others, unless told
     to skip them."""
-    from grader import Grader
-    from grader.proving import Proofs, runnable
-
     others = [e.id for e in catalog.exercises if e.id not in ids]
     chosen = catalog.withdraw((), exercises=others)
-    ran = runnable(chosen)
-    grader = Grader(load_dataset("default", cache_dir), ran)
-    proofs = Proofs(ran, grader, cache_dir / "proofs.json")
+    ran = proving.runnable(chosen)
+    proofs = proving.Proofs(
+        ran,
+        grader_lib.Grader(wordlists.load_dataset("default", cache_dir), ran),
+        cache_dir / "proofs.json",
+    )
     proofs.run()
     lines = [f"{e.where}: {e.problem}" for e in ran.errors]
     lines += [f"{f.where}: {f.problem}" for found in proofs.failed().values() for f in found]
@@ -186,7 +198,13 @@ class Regrader:
     """Grades stored answers again: one grader per dataset the answers were graded on, all on
     the process-wide sandbox."""
 
-    def __init__(self, catalog, cache_dir: Path, store=None, uploads_dir: Path | None = None):
+    def __init__(
+        self,
+        catalog: Catalog,
+        cache_dir: Path,
+        store: Store | None = None,
+        uploads_dir: Path | None = None,
+    ):
         self.catalog, self.cache_dir = catalog, cache_dir
         self.store, self.uploads_dir = store, uploads_dir  # where uploaded word lists are found
         self.graders: dict = {}
@@ -216,17 +234,16 @@ class Regrader:
             0.0, a.dataset, a.created_at, facts_of(result), exercise.version, REGRADE,
         )  # fmt: skip
 
-    def _grader(self, source: str):
+    def _grader(self, source: str) -> Grader:
         """Return the grader of a dataset source, built once."""
         if source not in self.graders:
-            from grader import Grader
-
-            chosen = load_dataset(source, self.cache_dir, self.store, self.uploads_dir)
-            self.graders[source] = Grader(chosen, self.catalog)
+            kept = self.store.word_lists if self.store else None
+            chosen = wordlists.load_dataset(source, self.cache_dir, self.uploads_dir, kept)
+            self.graders[source] = grader_lib.Grader(chosen, self.catalog)
         return self.graders[source]
 
 
-def _graded(grader, exercise_id: str, code: str):
+def _graded(grader: Grader, exercise_id: str, code: str) -> Result:
     """Grade code in the sandbox, waiting for a slot while it is busy."""
     for _ in range(BUSY_RETRIES):
         result = grader.grade(exercise_id, code)
@@ -234,15 +251,3 @@ def _graded(grader, exercise_id: str, code: str):
             break
         time.sleep(0.2)
     return result
-
-
-def load_dataset(source: str, cache_dir: Path, store=None, uploads_dir: Path | None = None):
-    """Return the dataset of a source as the app names it: default, names or upload:<path>
-    (read from the store when this machine lacks the file: app/wordlists.py)."""
-    import data
-
-    if source.startswith(wordlists.PREFIX):
-        named = source.removeprefix(wordlists.PREFIX)
-        found = wordlists.readable(store, uploads_dir, named) if store and uploads_dir else named
-        return data.load_dataset(str(found))
-    return data.load_dataset(source, cache_dir=cache_dir)

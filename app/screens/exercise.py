@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pandas as pd
 import streamlit as st
 
-from app import links, preview, scratchpad, services, session, whycard, workbench
+from app import links, services, session
+from app.panels import preview, scratchpad, whycard, workbench
 from app.storage import REGRADE, SOLVED, facts_of
 from app.views import graphview, results
+
+if TYPE_CHECKING:
+    from app.storage import Attempt
+    from grader import ExerciseView, Grader, TensorInfo
 
 REVEAL_CONFIRM = "reveal:confirm"
 EARLIER_VERSION = "It answered an earlier version of this exercise, which has changed since."
@@ -30,7 +37,7 @@ def render(exercise_id: str) -> None:
 
 
 @st.fragment
-def _work(exercise_id: str, view) -> None:
+def _work(exercise_id: str, view: ExerciseView) -> None:
     """Show the editor and what an attempt changes: the feedback, the why card, the scratchpad,
     the derivation, the hints and the reveal.
 
@@ -58,21 +65,21 @@ def _work(exercise_id: str, view) -> None:
         st.rerun()  # so that the navigation and the badge show the new status
 
 
-def _graph(grader, exercise_id: str) -> None:
+def _graph(grader: Grader, exercise_id: str) -> None:
     """Show, folded, where this tensor sits in the forward pass and which consumers feed it."""
     catalog = services.catalog()
     exercise = catalog.get(exercise_id)
-    statuses = services.store().statuses(session.profile())
+    statuses = services.store().work.statuses(session.profile())
     with st.expander("Where this gradient comes from (the graph)"):
         focus = (exercise.target, exercise.given)
         graphview.show(grader, catalog, exercise.scenario.slug, statuses, focus)
 
 
-def _header(view) -> None:
+def _header(view: ExerciseView) -> None:
     """Show the title, the group and whether this profile has solved it."""
     st.caption(view.group or view.scenario)
     st.title(view.title)
-    status = services.store().statuses(session.profile()).get(view.id)
+    status = services.store().work.statuses(session.profile()).get(view.id)
     if status == SOLVED:
         st.badge("Solved", icon=":material/check_circle:", color="green")
     elif status:
@@ -81,7 +88,7 @@ def _header(view) -> None:
         st.badge("Not attempted yet", icon=":material/radio_button_unchecked:", color="gray")
 
 
-def _scope(view) -> None:
+def _scope(view: ExerciseView) -> None:
     """Show the forward lines (unless the prompt quotes them already) and the table of tensors
     in scope, with shapes and roles, the whole width of the page (at 800 px, half of it hid
     the role column behind a scroll)."""
@@ -96,7 +103,7 @@ def _scope(view) -> None:
     st.dataframe(_tensor_table(view.tensors), hide_index=True, width="stretch")
 
 
-def _tensor_table(tensors) -> pd.DataFrame:
+def _tensor_table(tensors: tuple[TensorInfo, ...]) -> pd.DataFrame:
     """Return one row per tensor: name, shape, shape in words, role."""
     return pd.DataFrame(
         [
@@ -111,12 +118,12 @@ def _tensor_table(tensors) -> pd.DataFrame:
     )
 
 
-def _grade(grader, exercise_id: str, code: str) -> bool:
+def _grade(grader: Grader, exercise_id: str, code: str) -> bool:
     """Grade a submission, record it, and keep the result to show; return whether the
     exercise's status changed."""
     store, profile = services.store(), session.profile()
-    before = store.statuses(profile).get(exercise_id)
-    earlier = store.attempts(profile, exercise_id)
+    before = store.work.statuses(profile).get(exercise_id)
+    earlier = store.work.attempts(profile, exercise_id)
     st.session_state[f"again:{exercise_id}"] = bool(earlier) and earlier[-1].code == code
     with st.spinner("Grading…"):
         result = grader.grade(exercise_id, code)
@@ -125,12 +132,12 @@ def _grade(grader, exercise_id: str, code: str) -> bool:
             exercise_id, code, result.solved, summary, result.elapsed, result.busy, facts
         )
         st.session_state[f"result:{exercise_id}"] = result
-    return store.statuses(profile).get(exercise_id) != before
+    return store.work.statuses(profile).get(exercise_id) != before
 
 
 def _last_attempt(exercise_id: str) -> None:
     """Remind the learner of their last recorded attempt (after a reload or a restart)."""
-    attempts = services.store().attempts(session.profile(), exercise_id)
+    attempts = services.store().work.attempts(session.profile(), exercise_id)
     if attempts:
         last = attempts[-1]
         verdict = "solved" if last.solved else "not solved yet"
@@ -143,7 +150,7 @@ def _last_attempt(exercise_id: str) -> None:
 def _hints(exercise_id: str, hints: tuple[str, ...]) -> None:
     """Show the hints revealed so far, and a button for the next one."""
     store, profile = services.store(), session.profile()
-    shown = min(store.count_events(profile, exercise_id, "hint"), len(hints))
+    shown = min(store.work.count_events(profile, exercise_id, "hint"), len(hints))
     for i, hint in enumerate(hints[:shown], start=1):
         st.info(f"**Hint {i}.** {hint}", icon=":material/lightbulb:")
     if shown < len(hints) and st.button(
@@ -151,7 +158,7 @@ def _hints(exercise_id: str, hints: tuple[str, ...]) -> None:
         icon=":material/lightbulb:",
         key=f"hint:{exercise_id}",
     ):
-        store.record_event(profile, exercise_id, "hint")
+        store.work.record_event(profile, exercise_id, "hint")
         st.rerun()
 
 
@@ -159,13 +166,13 @@ def _reveal(exercise_id: str, starter: str) -> None:
     """Offer the reference solution after enough real attempts, and show it once confirmed."""
     store, profile = services.store(), session.profile()
     needed = services.config().reveal_after
-    if store.count_events(profile, exercise_id, "reveal"):
+    if store.work.count_events(profile, exercise_id, "reveal"):
         _show_solution(exercise_id)
-    elif store.statuses(profile).get(exercise_id) == SOLVED:
+    elif store.work.statuses(profile).get(exercise_id) == SOLVED:
         return  # solved: nothing left to reveal
     elif needed == 0:
         st.caption("Revealing the solution is switched off here.")
-    elif (real := real_attempts(store.attempts(profile, exercise_id), starter)) < needed:
+    elif (real := real_attempts(store.work.attempts(profile, exercise_id), starter)) < needed:
         st.caption(
             f"The solution can be revealed after {_attempts(needed)} of your own that ran "
             f"(changed from the starter): {real} so far."
@@ -185,7 +192,7 @@ def _confirm_reveal(exercise_id: str) -> None:
     st.warning("Show the reference solution? It is recorded as revealed in your progress.")
     yes, no = st.columns(2)
     if yes.button("Yes, show the solution", type="primary", key=f"reveal_yes:{exercise_id}"):
-        services.store().record_event(session.profile(), exercise_id, "reveal")
+        services.store().work.record_event(session.profile(), exercise_id, "reveal")
         st.session_state[key] = False
         st.rerun()
     if no.button("Cancel", key=f"reveal_no:{exercise_id}"):
@@ -193,7 +200,7 @@ def _confirm_reveal(exercise_id: str) -> None:
         st.rerun()
 
 
-def real_attempts(attempts, starter: str) -> int:
+def real_attempts(attempts: list[Attempt], starter: str) -> int:
     """Return how many of the learner's own attempts changed the starter and ran (not refused,
     raised or timed out; a regrade of an old answer is not one)."""
     return sum(

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import streamlit as st
 
-from app import classroom, datasets, links, services, session
+from app import classroom, links, services, session
+from app.panels import datasets
 from app.storage import ATTEMPTED, SOLVED
 from app.views import graphview
+
+if TYPE_CHECKING:
+    from app.storage import ExerciseProgress
+    from grader import Catalog, Exercise, SchemaError
+    from grader.course import Scenario
 
 ICONS = {SOLVED: ":material/check_circle:", ATTEMPTED: ":material/pending:"}
 UNTOUCHED = ":material/radio_button_unchecked:"
@@ -22,7 +30,7 @@ def render() -> None:
     catalog = services.catalog()
     st.title(catalog.course.title)
     st.markdown(catalog.course.intro)
-    statuses = services.store().statuses(session.profile())
+    statuses = services.store().work.statuses(session.profile())
     training = services.training_available(catalog)
     _continue(catalog, statuses, training)
     _errors(catalog.errors)
@@ -58,9 +66,9 @@ def _checking(shown: int) -> None:
         )
 
 
-def _continue(catalog, statuses: dict[str, str], training: bool) -> None:
+def _continue(catalog: Catalog, statuses: dict[str, str], training: bool) -> None:
     """Offer the exercise to work on next: the last one touched if unsolved, else the next."""
-    target = next_exercise(catalog, services.store().progress(session.profile()), statuses)
+    target = next_exercise(catalog, services.store().work.progress(session.profile()), statuses)
     if target is None and catalog.exercises:
         more = ", or train the MLP" if training else ""
         st.success(f"Every exercise is solved. Try the whole pass in one go{more}.")
@@ -74,7 +82,9 @@ def _continue(catalog, statuses: dict[str, str], training: bool) -> None:
         st.switch_page(links.exercise_page(target))
 
 
-def next_exercise(catalog, progress, statuses: dict[str, str]) -> str | None:
+def next_exercise(
+    catalog: Catalog, progress: list[ExerciseProgress], statuses: dict[str, str]
+) -> str | None:
     """Return the exercise to continue with, or None when all are solved."""
     ids = [e.id for e in catalog.exercises]
     touched = sorted((p for p in progress if p.exercise_id in ids), key=lambda p: p.last_at or 0)
@@ -84,14 +94,14 @@ def next_exercise(catalog, progress, statuses: dict[str, str]) -> str | None:
     return next((i for i in order if statuses.get(i) != SOLVED), None)
 
 
-def _after(catalog, last: str) -> list[str]:
+def _after(catalog: Catalog, last: str) -> list[str]:
     """Return the exercises after `last` in its own scenario, then every exercise in the
     course's order (the lecture's first): never a new scenario while the lecture has gaps."""
     own = [e.id for e in catalog.exercises if e.scenario.slug == catalog.get(last).scenario.slug]
     return own[own.index(last) + 1 :] + [e.id for e in catalog.exercises]
 
 
-def _errors(errors) -> None:
+def _errors(errors: tuple[SchemaError, ...]) -> None:
     """List the problems with the exercise files for an instructor; a learner is only told that
     some exercises are withdrawn (no paths, no answers' places). The rest keep working."""
     if not errors:
@@ -104,7 +114,7 @@ def _errors(errors) -> None:
             st.markdown(f"- `{err.where}`: {err.problem}")
 
 
-def _scenario_map(catalog, scenario, statuses: dict[str, str]) -> None:
+def _scenario_map(catalog: Catalog, scenario: Scenario, statuses: dict[str, str]) -> None:
     """Show a scenario's forward lines with their gradients, then its other groups."""
     exercises = [e for e in catalog.exercises if e.scenario.slug == scenario.slug]
     groups: dict[str, list] = {}
@@ -123,14 +133,14 @@ def _scenario_map(catalog, scenario, statuses: dict[str, str]) -> None:
             _whole_pass_link(catalog, scenario, statuses)
 
 
-def _whole_pass_link(catalog, scenario, statuses: dict[str, str]) -> None:
+def _whole_pass_link(catalog: Catalog, scenario: Scenario, statuses: dict[str, str]) -> None:
     """Link to the scenario's whole-pass page, marked with its status."""
     icon = ICONS.get(statuses.get(links.whole_pass_id(scenario.slug)), UNTOUCHED)
     label = f"**The whole pass:** all {len(scenario.whole_pass)} gradients in one program"
     st.page_link(links.whole_pass_page(scenario.slug, catalog), label=label, icon=icon)
 
 
-def _forward_lines(scenario, exercises, statuses: dict[str, str]) -> None:
+def _forward_lines(scenario: Scenario, exercises: list[Exercise], statuses: dict[str, str]) -> None:
     """List the gradients in teaching order, each beside the forward line of its tensor."""
     forward = {stmt.target for stmt in scenario.forward}
     columns = st.columns(2)
@@ -146,7 +156,7 @@ def _forward_lines(scenario, exercises, statuses: dict[str, str]) -> None:
             _link(exercise, statuses, f"`{exercise.answer}` · {line}")
 
 
-def _link(exercise, statuses: dict[str, str], text: str) -> None:
+def _link(exercise: Exercise, statuses: dict[str, str], text: str) -> None:
     """Link to an exercise, marked with its status."""
     icon = ICONS.get(statuses.get(exercise.id), UNTOUCHED)
     st.page_link(links.exercise_page(exercise.id), label=text, icon=icon)

@@ -8,14 +8,21 @@ nobody else, and anyone else who opens its address gets LEARNERS and nothing of 
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import streamlit as st
 
-from app import classbook, classroom, services
-from app.classbook import STUCK_ATTEMPTS, STUCK_WINDOW, Grid
+from app import classroom, services
+from app.classroom import ClassView, classbook
+from app.classroom.classbook import STUCK_ATTEMPTS, STUCK_WINDOW, Grid
 from app.screens import problems
 from app.storage import ATTEMPTED, SOLVED
+
+if TYPE_CHECKING:
+    from app.classroom.classbook import Row
+    from app.classroom.classview import Learner, Misconception
+    from grader import Catalog
 
 TITLE = "Instructor dashboard"
 LEARNERS = "This page is for the course's instructors only."
@@ -37,20 +44,20 @@ def render() -> None:
     if not classroom.is_instructor():
         st.error(LEARNERS, icon=":material/lock:")
         return
-    store, catalog = services.store(), services.declared()  # every item, proven or not yet
-    learners = store.class_learners()
-    grid = classbook.class_grid(learners, store.class_cells(), classbook.course_items(catalog))
+    view, catalog = classroom.ClassView(services.store()), services.declared()  # every item
+    learners = view.class_learners()
+    grid = classbook.class_grid(learners, view.class_cells(), classbook.course_items(catalog))
     tabs = st.tabs(TABS)
     with tabs[0]:
         _class(grid)
     with tabs[1]:
-        _exercises(grid, store.class_misconceptions())
+        _exercises(grid, view.class_misconceptions())
     with tabs[2]:
-        _learner(grid, store)
+        _learner(grid, view)
     with tabs[3]:
-        _stuck(grid, store)
+        _stuck(grid, view)
     with tabs[4]:
-        _gradebook(learners, store, catalog)
+        _gradebook(learners, view, catalog)
     with tabs[5]:
         problems.render()
 
@@ -93,13 +100,13 @@ def _grid_table(grid: Grid) -> pd.DataFrame:
     return pd.DataFrame.from_records(records)
 
 
-def _when(who) -> str:
+def _when(who: Learner) -> str:
     if not who.last_seen:
         return ""
     return datetime.fromtimestamp(who.last_seen, UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
-def _exercises(grid: Grid, misconceptions) -> None:
+def _exercises(grid: Grid, misconceptions: list[Misconception]) -> None:
     """Each item: solved, attempted, medians, and its most common misconceptions."""
     summaries = classbook.item_summaries(grid, misconceptions)
     table = pd.DataFrame.from_records(
@@ -131,7 +138,7 @@ def _exercises(grid: Grid, misconceptions) -> None:
                 st.code(m.example, language="python")
 
 
-def _learner(grid: Grid, store) -> None:
+def _learner(grid: Grid, view: ClassView) -> None:
     """One learner's history: each attempt's code and verdict, hints and reveals."""
     if not grid.rows:
         st.info(NOBODY, icon=":material/group_off:")
@@ -147,7 +154,7 @@ def _learner(grid: Grid, store) -> None:
     )
     if chosen is None:
         return
-    attempts, events = store.class_history(chosen)
+    attempts, events = view.class_history(chosen)
     row = rows[chosen]
     st.markdown(
         "\n".join(f"- {_cell_line(item, row)}" for item in grid.columns if item in row.cells)
@@ -174,7 +181,7 @@ def _learner(grid: Grid, store) -> None:
             st.code(a.code, language="python")
 
 
-def _cell_line(item: str, row) -> str:
+def _cell_line(item: str, row: Row) -> str:
     """Return one line of a learner's exercise: solved after n attempts, or n attempts."""
     cell = row.cells[item]
     if cell.solved:
@@ -182,7 +189,7 @@ def _cell_line(item: str, row) -> str:
     return f"`{item}`: {cell.attempts} attempt(s), not solved"
 
 
-def _label(row) -> str:
+def _label(row: Row) -> str:
     who = row.learner
     return f"{who.name} ({who.email})" if who.email and who.email != who.name else who.name
 
@@ -191,7 +198,7 @@ def _at(when: float) -> str:
     return datetime.fromtimestamp(when, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-def _stuck(grid: Grid, store) -> None:
+def _stuck(grid: Grid, view: ClassView) -> None:
     """Who made many attempts at an exercise in the last hour and has not solved it."""
     st.caption(
         f"Stuck: {STUCK_ATTEMPTS} or more attempts at one exercise in the last "
@@ -200,7 +207,7 @@ def _stuck(grid: Grid, store) -> None:
     names = {r.learner.profile_id: _label(r) for r in grid.rows}
     found = [
         s
-        for s in store.class_stuck(classbook.stuck_since(), STUCK_ATTEMPTS)
+        for s in view.class_stuck(classbook.stuck_since(), STUCK_ATTEMPTS)
         if s.profile_id in names
     ]
     if not found:
@@ -220,7 +227,7 @@ def _stuck(grid: Grid, store) -> None:
     )
 
 
-def _gradebook(learners, store, catalog) -> None:
+def _gradebook(learners: list[Learner], view: ClassView, catalog: Catalog) -> None:
     """The gradebook, as grade-batch writes it: CSV (long and wide) and JSON."""
     st.markdown(
         "The class's gradebook in grade-batch's format (`backprop-ninja/gradebook/2`, "
@@ -230,7 +237,7 @@ def _gradebook(learners, store, catalog) -> None:
     names = classbook.gradebook_names(learners)
 
     def files() -> dict[str, bytes]:  # built when a button is pressed, not on every paint
-        return classbook.gradebook_files(store.class_standing(), names, catalog)
+        return classbook.gradebook_files(view.class_standing(), names, catalog)
 
     kinds = (("csv", "text/csv"), ("wide.csv", "text/csv"), ("json", "application/json"))
     for column, (suffix, mime) in zip(st.columns(len(kinds)), kinds, strict=True):

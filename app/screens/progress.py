@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import streamlit as st
 
 from app import links, services, session
+
+if TYPE_CHECKING:
+    from app.storage import Attempt, ExerciseProgress, Profile
+    from grader import Catalog
+    from grader.course import Course
 
 CONFIRM_KEY = "progress:confirm_reset"
 HISTORY_ROWS = 50
@@ -19,7 +25,7 @@ def render() -> None:
     profile = session.profile()
     st.title("Progress")
     st.caption(f"Profile: **{profile.name}**")
-    table = progress_table(services.catalog(), services.store().progress(profile))
+    table = progress_table(services.catalog(), services.store().work.progress(profile))
     solved = int((table["status"] == "solved").sum())
     left, middle, right = st.columns(3)
     left.metric("Solved", f"{solved} of {len(table)}")
@@ -41,7 +47,7 @@ def render() -> None:
 
 
 def suggestion(
-    attempts, statuses: dict[str, str], known: set[str], course
+    attempts: list[Attempt], statuses: dict[str, str], known: set[str], course: Course
 ) -> tuple[str, str] | None:
     """Return (exercise, why) to practise the kind of mistake the learner made most, at least
     twice: the course declares, per misconception id, where to practise (course.toml)."""
@@ -59,11 +65,13 @@ def suggestion(
     return None
 
 
-def _suggestion(profile) -> None:
+def _suggestion(profile: Profile) -> None:
     """Suggest an exercise from the learner's recorded mistakes."""
     store, catalog = services.store(), services.catalog()
     known = {e.id for e in catalog.exercises}
-    found = suggestion(store.attempts(profile), store.statuses(profile), known, catalog.course)
+    found = suggestion(
+        store.work.attempts(profile), store.work.statuses(profile), known, catalog.course
+    )
     if found is None:
         return
     exercise_id, why = found
@@ -72,7 +80,7 @@ def _suggestion(profile) -> None:
     st.page_link(links.exercise_page(exercise_id), label=f"Practise it on {exercise_id}")
 
 
-def history_table(attempts, first_pass: str = "") -> pd.DataFrame:
+def history_table(attempts: list[Attempt], first_pass: str = "") -> pd.DataFrame:
     """Return the latest attempts, newest first: when, which (a link), verdict, feedback.
 
     `first_pass` is the scenario whose whole pass lives at ./whole_pass (the others at
@@ -101,9 +109,9 @@ def _url(key: str, first_pass: str) -> str:
     return links.WHOLE_PASS if slug == first_pass else f"{links.WHOLE_PASS}_{slug}"
 
 
-def _history(profile) -> None:
+def _history(profile: Profile) -> None:
     """Show the latest attempts with links back to their exercises."""
-    attempts = services.store().attempts(profile)
+    attempts = services.store().work.attempts(profile)
     if not attempts:
         return
     st.header("History")
@@ -119,9 +127,9 @@ def _history(profile) -> None:
     )
 
 
-def _training_runs(profile) -> None:
+def _training_runs(profile: Profile) -> None:
     """List the finished training runs, newest first, with a link to open them again."""
-    runs = services.store().training_runs(profile)
+    runs = services.store().runs.training_runs(profile)
     if not runs:
         return
     st.header("Training runs")
@@ -143,7 +151,7 @@ def _training_runs(profile) -> None:
         st.page_link(links.page(links.TRAINING), label="Open the training page to see their curves")
 
 
-def progress_table(catalog, progress) -> pd.DataFrame:
+def progress_table(catalog: Catalog, progress: list[ExerciseProgress]) -> pd.DataFrame:
     """Return one row per exercise (and whole pass), in teaching order."""
     by_id = {p.exercise_id: p for p in progress}
     rows = [(e.id, e.title) for e in catalog.exercises]
@@ -163,7 +171,7 @@ def csv_text(table: pd.DataFrame) -> str:
     return table.to_csv(index=False)
 
 
-def _row(key: str, title: str, p) -> dict:
+def _row(key: str, title: str, p: ExerciseProgress | None) -> dict:
     """Return one exercise's figures."""
     if p is None:
         return {
@@ -195,7 +203,7 @@ def _duration(seconds: float) -> str:
     return f"{minutes // 60} h {minutes % 60:02d} min" if minutes >= 60 else f"{minutes} min"
 
 
-def _reset(profile) -> None:
+def _reset(profile: Profile) -> None:
     """Delete the profile's progress, after an explicit confirmation."""
     if not st.session_state.get(CONFIRM_KEY):
         if st.button("Reset progress…", icon=":material/delete:", key="progress:reset"):
@@ -208,7 +216,7 @@ def _reset(profile) -> None:
     )
     yes, no = st.columns(2)
     if yes.button("Yes, delete my progress", type="primary", key="progress:reset_yes"):
-        services.store().reset(profile)
+        services.store().work.reset(profile)
         st.session_state[CONFIRM_KEY] = False
         st.toast("Progress deleted.")
         st.rerun()

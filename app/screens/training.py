@@ -4,19 +4,26 @@ The editor holds the backward section, prefilled from the learner's solved answe
 of the loop is shown read-only. Submitting checks the seven gradients against autograd; Start
 checks again and trains in a sandboxed worker, with live progress, a Stop button, and the
 result beside an autograd-trained reference. In the classroom mode the run waits on the task
-queue for a worker machine (app/worker/), and the page shows its place in the queue.
+queue for a worker machine (app/training/), and the page shows its place in the queue.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, fields
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from app import services, session, training_session, whycard, workbench
+from app import services, session
+from app.panels import whycard, workbench
 from app.storage import NOT_SOLVED, Facts, facts_of
+from app.training import runs
 from app.views import training_view
-from grader import TRAINING
+from grader import TRAINING, feedback
+from grader import training as grader_training
+
+if TYPE_CHECKING:
+    from grader.training import Trainer, TrainSettings
 
 KEY = "training"
 CHECK_KEY = "training:check"
@@ -69,17 +76,13 @@ def render() -> None:
     _history()
 
 
-def _presets() -> dict:
-    """Return the grader's presets (imported late: the page's first render stays light)."""
-    from grader.training import PRESETS
-
-    return PRESETS
+def _presets() -> dict[str, TrainSettings]:
+    """Return the grader's presets (its face loads them on first use)."""
+    return grader_training.PRESETS
 
 
-def _settings():
+def _settings() -> TrainSettings | None:
     """Show the settings with the two presets; return TrainSettings, or None if invalid."""
-    from grader.training import TrainSettings
-
     presets = _presets()
     for name, value in asdict(presets["lecture"]).items():
         st.session_state.setdefault(f"training:{name}", value)
@@ -92,15 +95,16 @@ def _settings():
             columns[i % 4].number_input(
                 label, low, high, step=step, format=shown, key=f"training:{name}"
             )
-    chosen = {f.name: st.session_state[f"training:{f.name}"] for f in fields(TrainSettings)}
+    names = [f.name for f in fields(grader_training.TrainSettings)]
+    chosen = {name: st.session_state[f"training:{name}"] for name in names}
     try:
-        return TrainSettings(**chosen)
+        return grader_training.TrainSettings(**chosen)
     except ValueError as err:
         st.error(str(err))
         return None
 
 
-def _apply(preset) -> None:
+def _apply(preset: TrainSettings) -> None:
     """Put a preset's values into the settings widgets."""
     for name, value in asdict(preset).items():
         st.session_state[f"training:{name}"] = value
@@ -108,13 +112,13 @@ def _apply(preset) -> None:
 
 def _solved_answers() -> dict[str, str]:
     """Return the learner's latest solved answer to each exercise."""
-    attempts = services.store().attempts(session.profile())
+    attempts = services.store().work.attempts(session.profile())
     return {a.exercise_id: a.code for a in attempts if a.solved}
 
 
 def _rebuild(section: str) -> None:
     """Offer to start the section again from the learner's solved answers, if it differs."""
-    draft = services.store().draft(session.profile(), KEY)
+    draft = services.store().work.draft(session.profile(), KEY)
     if draft is not None and draft != section:
         st.button(
             "Rebuild from my solved answers",
@@ -126,13 +130,13 @@ def _rebuild(section: str) -> None:
         )
 
 
-def _code(trainer) -> str:
+def _code(trainer: Trainer) -> str:
     """Return the section as last typed (the saved draft), else as prefilled."""
-    draft = services.store().draft(session.profile(), KEY)
+    draft = services.store().work.draft(session.profile(), KEY)
     return draft if draft is not None else trainer.section(_solved_answers())
 
 
-def _check(trainer, code: str, settings) -> None:
+def _check(trainer: Trainer, code: str, settings: TrainSettings | None) -> None:
     """Check the gradients of a submitted section and keep the result to show."""
     if settings is None:
         facts = Facts(status=NOT_SOLVED)  # nothing ran: the settings were refused
@@ -144,10 +148,10 @@ def _check(trainer, code: str, settings) -> None:
     st.session_state[CHECK_KEY] = check
 
 
-def _actions(trainer, settings) -> None:
+def _actions(trainer: Trainer, settings: TrainSettings | None) -> None:
     """Show Start training (and Stop while a run is going)."""
-    job = training_session.current()
-    running = job is not None and job.status().active
+    run = runs.current()
+    running = run is not None and run.status().active
     if st.button(
         "Start training",
         type="primary",
@@ -157,28 +161,26 @@ def _actions(trainer, settings) -> None:
     ):
         code = _code(trainer)
         with st.spinner("Checking your gradients against autograd…"):
-            check = training_session.start(trainer, code, settings)
+            check = runs.start(trainer, code, settings)
         workbench.record(KEY, code, check.passed, check.message, 0.0, facts=facts_of(check))
         st.session_state[CHECK_KEY] = check
         st.rerun()
 
 
-def _run(trainer) -> None:
+def _run(trainer: Trainer) -> None:
     """Show this session's run: live while it goes, then its results."""
-    job = training_session.current()
-    if job is None:
+    run = runs.current()
+    if run is None:
         return
     st.header("Training")
-    if job.status().active:
+    if run.status().active:
         _live()
         return
-    report = job.status().report
+    report = run.status().report
     reference = trainer.reference(report.settings, start=report.state == "finished")
     speed = ""
     if report.state == "finished" and reference.state == "done":
-        from grader.feedback import speed_comparison
-
-        speed = speed_comparison(report.steps_per_s, reference.steps_per_s)
+        speed = feedback.speed_comparison(report.steps_per_s, reference.steps_per_s)
     training_view.show_report(report, reference, speed)
     if report.state == "finished" and reference.state == "running":
         _reference_wait(trainer, report.settings)
@@ -186,48 +188,46 @@ def _run(trainer) -> None:
 
 @st.fragment(run_every=1.0)
 def _live() -> None:
-    """Refresh the progress every second; Stop ends the worker at once."""
-    job = training_session.current()
-    if st.session_state.pop(STOPPING, None) is job:
-        job.wait(2)  # killed in the callback; show the stopped run without a poll's delay
-    status = job.status()
+    """Refresh the progress every second; Stop ends the run at once."""
+    run = runs.current()
+    if st.session_state.pop(STOPPING, None) is run:
+        run.wait(2)  # killed in the callback; show the stopped run without a poll's delay
+    status = run.status()
     if not status.active:
         st.rerun()
-    waiting = training_session.position(job)
+    waiting = run.position
     if waiting:  # the classroom's queue: no worker has it yet
-        from grader.feedback import training_queued
-
-        st.info(training_queued(waiting), icon=":material/hourglass_top:")
+        st.info(feedback.training_queued(waiting), icon=":material/hourglass_top:")
     training_view.show_progress(status)
     st.button("Stop", icon=":material/stop:", key="training:stop", on_click=_stop)
 
 
 def _stop() -> None:
     """Stop the run from the click's callback, which runs before anything is drawn again."""
-    job = training_session.current()
-    if job is not None:
-        job.stop()
-        st.session_state[STOPPING] = job
+    run = runs.current()
+    if run is not None:
+        run.stop()
+        st.session_state[STOPPING] = run
 
 
 @st.fragment(run_every=2.0)
-def _reference_wait(trainer, settings) -> None:
+def _reference_wait(trainer: Trainer, settings: TrainSettings) -> None:
     """Say how far the autograd reference is; show the comparison once it is done."""
-    from grader.feedback import reference_running
-
     reference = trainer.reference(settings)
     if reference.state != "running":
         st.rerun()
-    st.info(reference_running(reference.step, reference.steps), icon=":material/hourglass_top:")
+    st.info(
+        feedback.reference_running(reference.step, reference.steps), icon=":material/hourglass_top:"
+    )
 
 
 def _history() -> None:
     """List the profile's finished runs; open one again to see its curve and samples."""
-    runs = services.store().training_runs(session.profile())
-    if runs:
+    finished = services.store().runs.training_runs(session.profile())
+    if finished:
         st.header("Your finished runs")
-        st.dataframe(training_view.runs_table(runs), hide_index=True, width="stretch")
-        newest_first = list(reversed(runs))
+        st.dataframe(training_view.runs_table(finished), hide_index=True, width="stretch")
+        newest_first = list(reversed(finished))
         chosen = st.selectbox(
             "Open a finished run",
             range(len(newest_first)),

@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import streamlit as st
 
-from app import datasets, links, notebook_progress, services, session, workbench
+from app import links, services, session
+from app.panels import datasets, notebook_progress, workbench
 from app.storage import SOLVED, facts_of
 from app.views import notebook_view, results
 from grader import notebook
 from grader.training import TrainSettings
 
+if TYPE_CHECKING:
+    from app.storage import Profile, Store
+    from grader import Catalog, Grader, PassResult
+    from grader.course import Scenario
 
-def starter(scenario, answers: dict[str, str] | None = None) -> str:
+
+def starter(scenario: Scenario, answers: dict[str, str] | None = None) -> str:
     """Return a template with one line per gradient, in backward order, with its shape; a
     gradient the learner has solved as an exercise comes filled in with their own answer."""
     answers = answers or {}
@@ -28,7 +36,7 @@ def starter(scenario, answers: dict[str, str] | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def my_answers(catalog, store, profile, slug: str) -> dict[str, str]:
+def my_answers(catalog: Catalog, store: Store, profile: Profile, slug: str) -> dict[str, str]:
     """Return, per tensor of the whole pass, the code of the learner's last solved attempt at
     the step exercise asking for its gradient."""
     found: dict[str, str] = {}
@@ -38,7 +46,7 @@ def my_answers(catalog, store, profile, slug: str) -> dict[str, str]:
             continue
         if exercise.target in found:
             continue
-        solved = [a for a in store.attempts(profile, exercise.id) if a.solved]
+        solved = [a for a in store.work.attempts(profile, exercise.id) if a.solved]
         if solved:
             found[exercise.target] = solved[-1].code
     return found
@@ -93,7 +101,7 @@ def render(slug: str) -> None:
         _notebook(key, grader)
 
 
-def _notebook(key: str, grader) -> None:
+def _notebook(key: str, grader: Grader) -> None:
     """Offer to grade the learner's own Jupyter notebook of the lecture; show its report."""
     st.header("Or grade your own notebook")
     st.markdown(
@@ -115,7 +123,7 @@ def _notebook(key: str, grader) -> None:
         notebook_view.show_notebook(shown)
 
 
-def _grade_notebook(key: str, grader, raw: bytes, name: str) -> None:
+def _grade_notebook(key: str, grader: Grader, raw: bytes, name: str) -> None:
     """Read and grade a notebook (in grader/); keep the report, or why it cannot be graded."""
     try:
         found = notebook.read(raw, name)
@@ -131,7 +139,7 @@ def _grade_notebook(key: str, grader, raw: bytes, name: str) -> None:
         st.rerun()  # so that the badge and the navigation show the new statuses
 
 
-def _root(key: str, result) -> None:
+def _root(key: str, result: PassResult) -> None:
     """Say what the step exercise of the first wrong gradient says of the learner's lines for
     it, and open that exercise on those lines."""
     if not result.root_exercise:
@@ -153,14 +161,14 @@ def _root(key: str, result) -> None:
 
 def _status(key: str) -> None:
     """Show whether the profile has passed the whole thing."""
-    status = services.store().statuses(session.profile()).get(key)
+    status = services.store().work.statuses(session.profile()).get(key)
     if status == SOLVED:
         st.badge("Solved", icon=":material/check_circle:", color="green")
     elif status:
         st.badge("Attempted, not solved yet", icon=":material/pending:", color="orange")
 
 
-def _grade(grader, slug: str, key: str, code: str) -> None:
+def _grade(grader: Grader, slug: str, key: str, code: str) -> None:
     """Grade a whole pass, record it, and keep the result to show."""
     with st.spinner("Grading all gradients…"):
         result = grader.grade_pass(code, slug)  # timed by the grader

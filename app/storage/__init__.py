@@ -1,54 +1,58 @@
 """The progress store, behind one URL (SQLite or PostgreSQL): what the pages keep and read.
 
     >>> from app.storage import open_store
-    >>> store = open_store("sqlite:///var/progress.db", course="default")
-    >>> store.statuses(profile)  # {exercise id: SOLVED or ATTEMPTED}
+    >>> store = open_store("sqlite:///var/progress.sqlite3", course="default")
+    >>> store.work.statuses(profile)  # {exercise id: SOLVED or ATTEMPTED}
 
-store.py is the Store (drafts, attempts, hints, reveals); profiles.py the learner profiles of
-an identity; submissions.py the submissions recorded before grading; runstore.py Exercise 4's
-finished training runs; queue.py its runs on the classroom's task queue; privacy.py one
-learner's export and deletion. engine.py opens SQLite or PostgreSQL through SQLAlchemy;
-schema.py and alembic/ keep the schema (`python -m app.storage upgrade`). A call that cannot
-reach the database raises StorageUnavailable.
+store.py is the Store, made of parts of at most a dozen calls each: profiles.py (`learners`:
+the profiles of an identity, their settings), work.py (`work`: drafts, attempts, hints,
+reveals), submissions.py (recorded before grading), runstore.py (`runs`: Exercise 4's finished
+runs), wordlists.py (uploaded word lists, in files and rows), privacy.py (one learner's export
+and deletion). A room above adds its own part the same way (`Part`: app/training/queue.py, the
+classroom's runs on the task queue; app/classroom/classview.py, the class as a whole).
+tables.py declares the tables once; engine.py opens SQLite or PostgreSQL through SQLAlchemy;
+schema.py and alembic/ bring a database to those tables (`python -m app.storage upgrade`). A
+call that cannot reach the database raises StorageUnavailable.
 """
 
-from app.storage.engine import StorageUnavailable
+from app.storage import tables, wordlists
+from app.storage.engine import Db, Part, StorageUnavailable
+from app.storage.migrations import DEFAULT_COURSE, EDITOR, NOTEBOOK, REGRADE
 from app.storage.profiles import Profile, StorageError
-from app.storage.queue import QueuedRun
 from app.storage.runstore import TrainingRun
 from app.storage.schema import SchemaBehind
-from app.storage.store import (
+from app.storage.store import Store, open_store
+from app.storage.work import (
     ATTEMPTED,
-    DEFAULT_COURSE,
-    EDITOR,
     NOT_SOLVED,
-    NOTEBOOK,
-    REGRADE,
     SOLVED,
     Attempt,
+    ExerciseProgress,
     Facts,
-    Store,
     facts_of,
-    open_store,
 )
 
 __all__ = [
     "ATTEMPTED",
     "DEFAULT_COURSE",
     "EDITOR",
-    "NOT_SOLVED",
     "NOTEBOOK",
+    "NOT_SOLVED",
     "REGRADE",
     "SOLVED",
-    "SchemaBehind",
     "Attempt",
+    "Db",
+    "ExerciseProgress",
     "Facts",
+    "Part",
     "Profile",
-    "QueuedRun",
+    "SchemaBehind",
     "StorageError",
     "StorageUnavailable",
     "Store",
     "TrainingRun",
     "facts_of",
     "open_store",
+    "tables",
+    "wordlists",
 ]

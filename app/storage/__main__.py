@@ -4,8 +4,10 @@
     python -m app.storage check                           # exit 2 unless it is there
     python -m app.storage export --identity "ISS SUB"     # one learner's data, as JSON
     python -m app.storage delete --profile 7 --yes        # one learner's data, gone
+    python -m app.storage backup /var/backups/ninja/      # the whole database, to a file
+    python -m app.storage restore FILE                    # into an empty database
 
-The database is `NINJA_DATABASE_URL` (or the local default of app/config.py), or `--url`.
+The database is `NINJA_DATABASE_URL` (or the local default of app/config/settings.py), or `--url`.
 """
 
 from __future__ import annotations
@@ -14,12 +16,19 @@ import argparse
 import json
 import os
 import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-from app.config import ConfigError, from_env
-from app.dburl import StorageError, redact
+from app.config import ConfigError, StorageError, from_env
+from app.config.dburl import redact
+from app.storage import backup
 from app.storage.engine import StorageUnavailable, make_engine
-from app.storage.schema import check, current, head, sqlite_path, upgrade
+from app.storage.schema import UPGRADE, check, current, head, sqlite_path, upgrade
 from app.storage.store import open_store
+
+if TYPE_CHECKING:
+    from app.storage.profiles import Profile
+    from app.storage.store import Store
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -34,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
-def _upgrade(args, url: str) -> int:
+def _upgrade(args: argparse.Namespace, url: str) -> int:
     """Bring the database's schema to the code's head."""
     engine = make_engine(url)
     path = sqlite_path(engine)
@@ -47,7 +56,7 @@ def _upgrade(args, url: str) -> int:
     return 0
 
 
-def _check(args, url: str) -> int:
+def _check(args: argparse.Namespace, url: str) -> int:
     """Exit 0 when the schema is at the code's head (a SQLite file upgrades itself: 0 too)."""
     engine = make_engine(url)
     if engine.dialect.name != "sqlite":
@@ -55,10 +64,10 @@ def _check(args, url: str) -> int:
     return 0
 
 
-def _export(args, url: str) -> int:
+def _export(args: argparse.Namespace, url: str) -> int:
     """Print (or write) one learner's data as JSON."""
     store = open_store(url)
-    data = store.export_profiles(_chosen(store, args))
+    data = store.privacy.export_profiles(_chosen(store, args))
     text = json.dumps(data, indent=2, ensure_ascii=False)
     if args.out:
         with open(args.out, "w", encoding="utf-8") as out:
@@ -68,7 +77,7 @@ def _export(args, url: str) -> int:
     return 0
 
 
-def _delete(args, url: str) -> int:
+def _delete(args: argparse.Namespace, url: str) -> int:
     """Delete one learner's data, after --yes."""
     store = open_store(url)
     profiles = _chosen(store, args)
@@ -76,17 +85,31 @@ def _delete(args, url: str) -> int:
     if not args.yes:
         print(f"Would delete profile {names} and all their rows: add --yes.", file=sys.stderr)
         return 1
-    gone = store.delete_profiles(profiles)
+    gone = store.privacy.delete_profiles(profiles)
     print(f"Deleted profile {names}: {gone} rows.")
     return 0
 
 
-def _chosen(store, args) -> list:
+def _backup(args: argparse.Namespace, url: str) -> int:
+    """Write the whole database to a file (or into a folder); say where."""
+    written = backup.backup(url, args.target)
+    print(f"{redact(url)}: backed up to {written} ({written.stat().st_size:,} bytes)")
+    return 0
+
+
+def _restore(args: argparse.Namespace, url: str) -> int:
+    """Restore a backup into an empty database."""
+    backup.restore(url, args.source)
+    print(f"{redact(url)}: restored from {args.source}; next, `{UPGRADE}` if the code is newer")
+    return 0
+
+
+def _chosen(store: Store, args: argparse.Namespace) -> list[Profile]:
     """Return the profiles named by --identity or --profile; none found is an error."""
     if args.identity is not None:
-        found = store.profiles(args.identity)
+        found = store.learners.profiles(args.identity)
     else:
-        found = [p for p in [store.profile(args.profile)] if p is not None]
+        found = [p for p in [store.learners.profile(args.profile)] if p is not None]
     if not found:
         who = f"identity {args.identity!r}" if args.identity is not None else f"id {args.profile}"
         raise StorageError(f"No profile with {who} in this database.")
@@ -113,6 +136,12 @@ def _parser() -> argparse.ArgumentParser:
         who.add_argument("--profile", type=int, help="a profile id")
         sub.set_defaults(verb=verb)
     verbs.choices["export"].add_argument("--out", help="write the JSON to this file")
+    saved = verbs.add_parser("backup", help="write the whole database to a file")
+    saved.add_argument("target", type=Path, help="the backup file, or a folder to write it in")
+    saved.set_defaults(verb=_backup)
+    restored = verbs.add_parser("restore", help="restore a backup into an empty database")
+    restored.add_argument("source", type=Path, help="a file written by `backup`")
+    restored.set_defaults(verb=_restore)
     verbs.choices["delete"].add_argument("--yes", action="store_true", help="really delete")
     return parser
 

@@ -1,4 +1,4 @@
-"""One engine per database URL, and the connection every store call runs in.
+"""One engine per database URL, the connection every store call runs in, and the parts of a store.
 
 SQLite (the local mode) opens a connection per call, as the store always did; PostgreSQL keeps
 a pool whose connections are tested before use, so a server restarted mid-class costs the calls
@@ -7,19 +7,25 @@ StorageUnavailable, which the app shows as "try again" (app/main.py).
 
     >>> with transaction(engine) as db:
     ...     db.execute("SELECT code FROM drafts WHERE profile_id = :p", {"p": 1}).fetchall()
+
+A store (store.py) is made of parts, each a small object whose calls run in one transaction of
+the store's (`Part._db()`); a room above storage adds its own (app/training/queue.py,
+app/classroom/classview.py) the same way.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
+from typing import Protocol
 
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import CursorResult
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.pool import NullPool
+from sqlalchemy.sql import Executable
 
-from app.dburl import SQLITE, driver_url, kind, redact
+from app.config.dburl import SQLITE, driver_url, kind, redact
 
 SQLITE_WAIT = 10  # seconds a SQLite writer waits for another's lock before giving up
 POOL_SIZE, POOL_OVERFLOW = 10, 30  # PostgreSQL connections kept per process, and added at a peak
@@ -36,7 +42,7 @@ class Db:
     def __init__(self, connection: Connection):
         self.connection = connection
 
-    def execute(self, sql, params: Mapping | None = None) -> CursorResult:
+    def execute(self, sql: str | Executable, params: Mapping | None = None) -> CursorResult:
         """Run SQL text (or a SQLAlchemy statement) with its named parameters."""
         statement = text(sql) if isinstance(sql, str) else sql
         return self.connection.execute(statement, dict(params or {}))
@@ -50,9 +56,42 @@ class Db:
         """Return "sqlite" or "postgresql"."""
         return self.connection.dialect.name
 
+    @property
+    def driver(self) -> object:
+        """Return the driver's own connection (psycopg's or sqlite3's), inside this transaction:
+        a library that writes its own rows in our transaction takes it (procrastinate's defer)."""
+        return self.connection.connection.driver_connection
+
+
+class Opened(Protocol):
+    """What a part needs of its store (a Store): the engine and the course it keeps."""
+
+    @property
+    def engine(self) -> Engine: ...
+
+    @property
+    def course(self) -> str: ...
+
+
+class Part:
+    """Some of a store's calls, on the tables they own: each call runs in one transaction of
+    its own (`self._db()`), with named parameters, for the store's course (`self.course`)."""
+
+    def __init__(self, store: Opened):
+        self.store = store
+
+    @property
+    def course(self) -> str:
+        """Return the course whose progress the store keeps."""
+        return self.store.course
+
+    def _db(self) -> AbstractContextManager[Db]:
+        """Return one transaction of the store's engine."""
+        return transaction(self.store.engine)
+
 
 def make_engine(url: str) -> Engine:
-    """Return an engine for a database URL (app/dburl.py says which are usable)."""
+    """Return an engine for a database URL (app/config/dburl.py says which are usable)."""
     if kind(url) == SQLITE:
         engine = create_engine(url, poolclass=NullPool, connect_args={"timeout": SQLITE_WAIT})
         event.listen(engine, "connect", _sqlite_pragmas)
@@ -62,7 +101,7 @@ def make_engine(url: str) -> Engine:
     )
 
 
-def _sqlite_pragmas(connection, _record) -> None:
+def _sqlite_pragmas(connection: object, _record: object) -> None:
     """Enforce foreign keys (SQLite leaves them off unless each connection asks)."""
     connection.execute("PRAGMA foreign_keys=ON")
 

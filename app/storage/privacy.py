@@ -1,18 +1,25 @@
 """One learner's data, exported whole or deleted whole (`python -m app.storage export|delete`).
 
-Mixed into storage.Store. A learner is found by identity (the classroom's "<issuer> <subject>",
-or a local browser's identity: a profile's owner) or by profile id; everything kept about a
-profile is a row tied to it (drafts, attempts, pending submissions, hints and reveals,
-settings, training runs finished or queued), in every course, and goes with it: the foreign
-keys cascade.
+A part of the store (app/storage/store.py). A learner is found by identity (the classroom's
+"<issuer> <subject>", or a local browser's identity: a profile's owner) or by profile id;
+everything kept about a profile is a row tied to it (drafts, attempts, pending submissions,
+hints and reveals, settings, training runs finished or queued), in every course, and goes with
+it: the foreign keys cascade.
 
-    >>> data = store.export_profiles(store.profiles("https://id.uni.edu 42"))
-    >>> store.delete_profiles(store.profiles("https://id.uni.edu 42"))
+    >>> found = store.learners.profiles("https://id.uni.edu 42")
+    >>> data = store.privacy.export_profiles(found)
+    >>> store.privacy.delete_profiles(found)
 """
 
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
+
+from app.storage.engine import Db, Part
+
+if TYPE_CHECKING:
+    from app.storage.profiles import Profile
 
 FORMAT = "backprop-ninja/learner-export/1"
 # Every table that holds a profile's rows, and the order its rows are listed in.
@@ -34,19 +41,15 @@ JSON_COLUMNS = {  # a training run's, stored as JSON text
 OWNER_TABLES = ("learners", "people")
 
 
-class Privacy:
+class Privacy(Part):
     """The store's calls that export or delete a learner's data."""
 
-    def profile(self, profile_id: int):
-        """Return the profile with this id, None if there is none."""
-        return next((p for p in self.profiles() if p.id == profile_id), None)
-
-    def export_profiles(self, profiles) -> dict:
+    def export_profiles(self, profiles: list[Profile]) -> dict:
         """Return everything kept about these profiles, as plain JSON-ready data."""
         with self._db() as db:
             return {"format": FORMAT, "profiles": [_export(db, p) for p in profiles]}
 
-    def delete_profiles(self, profiles) -> int:
+    def delete_profiles(self, profiles: list[Profile]) -> int:
         """Delete these profiles with every row tied to them, in every course; return how
         many rows went (the profiles' included)."""
         gone = 0
@@ -64,7 +67,7 @@ class Privacy:
         return gone
 
 
-def _export(db, profile) -> dict:
+def _export(db: Db, profile: Profile) -> dict:
     """Return one profile and its rows, table by table."""
     row = db.execute(
         "SELECT id, name, owner, created_at FROM profiles WHERE id = :p", {"p": profile.id}
@@ -93,7 +96,7 @@ def _plain(table: str, row: dict) -> dict:
     return row
 
 
-def _count(db, table: str, profile_id: int) -> int:
+def _count(db: Db, table: str, profile_id: int) -> int:
     """Return how many rows of a table belong to a profile."""
     return db.execute(
         f"SELECT COUNT(*) FROM {table} WHERE profile_id = :p", {"p": profile_id}

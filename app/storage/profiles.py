@@ -1,10 +1,10 @@
-"""Learner profiles in the progress store, each owned by one browser's identity.
+"""Learner profiles, each owned by one identity, and their settings (a part of the store).
 
-Mixed into storage.Store, whose `_db()` gives each call its own transaction. An owner is the
-identity of app/identity.py: a browser sees, picks and remembers only its own profiles.
+An owner is the identity of app/config/identity.py (a local browser) or the classroom's
+"<issuer> <subject>": a browser sees, picks and remembers only its own profiles.
 
-    >>> ada = store.add_profile("ada", owner="3f2a...")
-    >>> store.use_profile(ada); store.last_profile("3f2a...") == ada
+    >>> ada = store.learners.add_profile("ada", owner="3f2a...")
+    >>> store.learners.use_profile(ada); store.learners.last_profile("3f2a...") == ada
     True
 """
 
@@ -13,9 +13,10 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from app.dburl import StorageError
+from app.config import StorageError
+from app.storage.engine import Part
 
-__all__ = ["Profile", "Profiles", "StorageError"]
+__all__ = ["Learners", "Profile", "StorageError"]
 COLUMNS = "id, name, owner"
 MAX_NAME = 40
 
@@ -29,8 +30,8 @@ class Profile:
     owner: str = ""  # the browser identity it belongs to; "" for one made before identities
 
 
-class Profiles:
-    """The profile calls of the store."""
+class Learners(Part):
+    """The store's calls for profiles and their settings (whatever the course)."""
 
     def profiles(self, owner: str | None = None) -> list[Profile]:
         """Return one identity's profiles (every profile when owner is None), oldest first."""
@@ -91,3 +92,29 @@ class Profiles:
         return next((p for p in adopted if last and str(p.id) == last[0]), None) or next(
             iter(adopted), None
         )
+
+    def profile(self, profile_id: int) -> Profile | None:
+        """Return the profile with this id, None if there is none."""
+        with self._db() as db:
+            row = db.execute(
+                f"SELECT {COLUMNS} FROM profiles WHERE id = :i", {"i": profile_id}
+            ).fetchone()
+        return Profile(*row) if row else None
+
+    def setting(self, profile: Profile, key: str, default: str = "") -> str:
+        """Return one of the profile's settings."""
+        with self._db() as db:
+            row = db.execute(
+                "SELECT value FROM settings WHERE profile_id = :p AND key = :k",
+                {"p": profile.id, "k": key},
+            ).fetchone()
+        return row[0] if row else default
+
+    def set_setting(self, profile: Profile, key: str, value: str) -> None:
+        """Store one of the profile's settings."""
+        with self._db() as db:
+            db.execute(
+                "INSERT INTO settings (profile_id, key, value) VALUES (:p, :k, :v)"
+                " ON CONFLICT (profile_id, key) DO UPDATE SET value = excluded.value",
+                {"p": profile.id, "k": key, "v": value},
+            )

@@ -1,9 +1,8 @@
-"""Finished training runs (Exercise 4) in the progress store: one table and two calls.
+"""Finished training runs (Exercise 4) in the progress store: one table and two calls (a part
+of the store: app/storage/store.py).
 
-Mixed into storage.Store, whose `_db()` gives each call its own transaction.
-
-    >>> store.record_run(me, TrainingRun({"steps": 20000}, 2.21, 2.23, ("emma.",), ...))
-    >>> store.training_runs(me)[-1].val_loss
+    >>> store.runs.record_run(me, TrainingRun({"steps": 20000}, 2.21, 2.23, ("emma.",), ...))
+    >>> store.runs.training_runs(me)[-1].val_loss
 """
 
 from __future__ import annotations
@@ -11,6 +10,12 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from app.storage.engine import Part
+
+if TYPE_CHECKING:
+    from sqlalchemy import Row
 
 COLUMNS = (
     "settings, train_loss, val_loss, samples, steps_per_s, elapsed, curve, dataset, code,"
@@ -34,10 +39,17 @@ class TrainingRun:
     created_at: float = 0.0
 
 
-class TrainingRuns:
+class Owner(Protocol):
+    """Whose run it is: a Profile, or anything with the profile's id (a worker knows only it)."""
+
+    @property
+    def id(self) -> int: ...
+
+
+class FinishedRuns(Part):
     """The store's calls for finished training runs."""
 
-    def record_run(self, profile, run: TrainingRun) -> None:
+    def record_run(self, profile: Owner, run: TrainingRun) -> None:
         """Record one finished training run."""
         values = {
             "profile_id": profile.id,
@@ -59,7 +71,7 @@ class TrainingRuns:
                 values,
             )
 
-    def training_runs(self, profile) -> list[TrainingRun]:
+    def training_runs(self, profile: Owner) -> list[TrainingRun]:
         """Return the profile's finished training runs, oldest first."""
         with self._db() as db:
             rows = db.execute(
@@ -69,7 +81,7 @@ class TrainingRuns:
         return [_run(row) for row in rows]
 
 
-def _run(row: tuple) -> TrainingRun:
+def _run(row: Row) -> TrainingRun:
     """Rebuild a run from its row."""
     settings, train, val, samples, rate, elapsed, curve, dataset, code, at = row
     return TrainingRun(

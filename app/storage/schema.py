@@ -9,6 +9,7 @@ change a class's schema, so a store behind the code's head is refused (SchemaBeh
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from alembic import command
@@ -66,7 +67,7 @@ def sqlite_path(engine: Engine) -> Path | None:
     return Path(engine.url.database)
 
 
-def _run(engine: Engine, step, revision: str) -> None:
+def _run(engine: Engine, step: Callable[[Config, str], None], revision: str) -> None:
     """Run one Alembic command on a connection of ours, in its transaction."""
     config = _config()
     with transaction(engine) as db:

@@ -1,23 +1,28 @@
 """Submissions in the progress store: recorded before grading, replaced by their attempt.
 
-Mixed into storage.Store, whose `_db()` gives each call its own transaction. A submission is a
+A part of the store (app/storage/store.py), each call in one transaction. A submission is a
 pending row, committed before the grader sees the code; its attempt (with the verdict) replaces
 it in one transaction. A row left behind means the server stopped in between: the page says the
 code was not graded and keeps it. A ticket names a submission once, so a browser that sends the
 same submission again (after a restart) does not get it graded twice: the ticket is unique
 among attempts, so two replicas or two tabs racing with one ticket record one attempt.
 
-    >>> store.begin_submission(me, "dlogprobs", "page:1", code, code, server="a1")
+    >>> store.submissions.begin_submission(me, "dlogprobs", "page:1", code, code, server="a1")
     True
-    >>> store.finish_submission(me, "page:1", attempt)
+    >>> store.submissions.finish_submission(me, "page:1", attempt)
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from app.storage.engine import Db
+from app.storage.engine import Part
+from app.storage.work import Attempt, insert_attempt, upsert_draft
+
+if TYPE_CHECKING:
+    from app.storage.profiles import Profile
 
 
 @dataclass(frozen=True)
@@ -31,11 +36,11 @@ class Pending:
     created_at: float
 
 
-class Submissions:
+class Submissions(Part):
     """The store's calls for submissions on their way to the grader."""
 
     def begin_submission(
-        self, profile, exercise_id: str, ticket: str, code: str, draft: str, server: str
+        self, profile: Profile, exercise_id: str, ticket: str, code: str, draft: str, server: str
     ) -> bool:
         """Record a submission before grading it, and the draft, in one transaction.
 
@@ -64,7 +69,7 @@ class Submissions:
             upsert_draft(db, profile, self.course, exercise_id, draft)
         return done is None
 
-    def finish_submission(self, profile, ticket: str, attempt) -> None:
+    def finish_submission(self, profile: Profile, ticket: str, attempt: Attempt | None) -> None:
         """Replace a pending submission by its attempt (None: by nothing) in one transaction.
 
         Older pending submissions of the same exercise go too: this one supersedes them.
@@ -86,7 +91,7 @@ class Submissions:
                 },
             )
 
-    def pending(self, profile, exercise_id: str) -> list[Pending]:
+    def pending(self, profile: Profile, exercise_id: str) -> list[Pending]:
         """Return the profile's submissions of an exercise not yet graded, oldest first."""
         with self._db() as db:
             rows = db.execute(
@@ -95,41 +100,3 @@ class Submissions:
                 {"p": profile.id, "c": self.course, "e": exercise_id},
             ).fetchall()
         return [Pending(*row) for row in rows]
-
-
-def upsert_draft(db: Db, profile, course: str, exercise_id: str, code: str) -> None:
-    """Keep the code typed for an exercise of a course (inside the caller's transaction)."""
-    db.execute(
-        "INSERT INTO drafts (profile_id, course_id, exercise_id, code, updated_at)"
-        " VALUES (:p, :c, :e, :code, :at) ON CONFLICT (profile_id, course_id, exercise_id)"
-        " DO UPDATE SET code = excluded.code, updated_at = excluded.updated_at",
-        {"p": profile.id, "c": course, "e": exercise_id, "code": code, "at": time.time()},
-    )
-
-
-def insert_attempt(db: Db, profile, course: str, a, ticket: str | None) -> None:
-    """Insert one attempt at a course's exercise (inside the caller's transaction); a ticket
-    already recorded is kept, the second insert doing nothing (the ticket's unique index)."""
-    facts = a.facts
-    values = {
-        "profile_id": profile.id,
-        "exercise_id": a.exercise_id,
-        "code": a.code,
-        "solved": int(a.solved),
-        "summary": a.summary,
-        "elapsed": a.elapsed,
-        "time_spent": a.time_spent,
-        "dataset": a.dataset,
-        "created_at": a.created_at or time.time(),
-        "ticket": ticket,
-        "ran": int(facts.ran),
-        "failed_check": facts.failed_check,
-        "misconception": facts.misconception,
-        "status": facts.status,
-        "facts": facts.source,
-        "course_id": course,
-        "version": a.version,
-        "origin": a.origin,
-    }
-    names, marks = ", ".join(values), ", ".join(f":{name}" for name in values)
-    db.execute(f"INSERT INTO attempts ({names}) VALUES ({marks}) ON CONFLICT DO NOTHING", values)

@@ -8,10 +8,14 @@ outlined. A node with an exercise links to it.
 from __future__ import annotations
 
 from html import escape
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
 from app.storage import ATTEMPTED, SOLVED
+
+if TYPE_CHECKING:
+    from grader import Catalog, Grader
 
 FILL = {SOLVED: "#c8e6c9", ATTEMPTED: "#ffe0b2", None: "#ffffff"}
 NO_EXERCISE_FILL = "#eeeeee"
@@ -23,7 +27,12 @@ LEGEND = (
 )
 
 
-def dot_source(graph, exercises: dict[str, str], statuses: dict[str, str], focus=None) -> str:
+def dot_source(
+    graph,
+    exercises: dict[str, str],
+    statuses: dict[str, str],
+    focus: tuple[str, tuple[str, ...]] | None = None,
+) -> str:
     """Return the DOT text of a graph.
 
     `exercises` maps a tensor to the exercise asking for its gradient; `focus` is (target,
@@ -66,7 +75,7 @@ def _label(node) -> str:
     return f"<{escape(node.name)}{shape if node.symbolic else ''}>"
 
 
-def exercise_for_each_tensor(catalog, slug: str) -> dict[str, str]:
+def exercise_for_each_tensor(catalog: Catalog, slug: str) -> dict[str, str]:
     """Return, per tensor of a scenario, the first exercise (in teaching order) asking for it."""
     found: dict[str, str] = {}
     for exercise in catalog.exercises:
@@ -75,7 +84,13 @@ def exercise_for_each_tensor(catalog, slug: str) -> dict[str, str]:
     return found
 
 
-def show(grader, catalog, slug: str, statuses: dict[str, str], focus=None) -> None:
+def show(
+    grader: Grader,
+    catalog: Catalog,
+    slug: str,
+    statuses: dict[str, str],
+    focus: tuple[str, tuple[str, ...]] | None = None,
+) -> None:
     """Draw one scenario's graph with the legend."""
     graph = grader.graph(slug)
     exercises = exercise_for_each_tensor(catalog, slug)

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import streamlit as st
 
 from app.views import results, training_view
 from grader import PassResult, Result
+
+if TYPE_CHECKING:
+    from grader.result import NotebookPart, NotebookResult
 
 BADGES = {  # a part's status -> (label, icon, colour)
     "solved": ("Solved", ":material/check_circle:", "green"),
@@ -17,7 +22,7 @@ BADGES = {  # a part's status -> (label, icon, colour)
 }
 
 
-def show_notebook(result) -> None:
+def show_notebook(result: NotebookResult) -> None:
     """Show a notebook's verdict and its four exercises, each in a bordered box."""
     if result.solved:
         st.success(result.message, icon=results.SOLVED_ICON)
@@ -33,7 +38,7 @@ def show_notebook(result) -> None:
     st.caption(f"Graded in {result.elapsed:.1f} s.")
 
 
-def _part(part) -> None:
+def _part(part: NotebookPart) -> None:
     """Show one exercise's own report: the whole pass, an exercise's checks, or Exercise 4."""
     if part.result is None:
         st.info(part.summary)

@@ -3,14 +3,19 @@ Vega-Lite spec the browser draws) and the training's loss curves (matplotlib).""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
+
+if TYPE_CHECKING:
+    from grader import Heatmap
 
 MAX_TICKS = 12
 PANEL_WIDTH, PANEL_HEIGHT = 260, 200  # px, about the matplotlib panels' size
 
 
-def heatmap_chart(heatmap, name: str) -> tuple[dict, dict]:
+def heatmap_chart(heatmap: Heatmap, name: str) -> tuple[dict, dict]:
     """Return the cells and a Vega-Lite spec of three panels, like the lecture's dlogits image:
     yours, autograd's, the difference. The browser draws them (the server sends numbers).
 
@@ -32,7 +37,7 @@ def heatmap_chart(heatmap, name: str) -> tuple[dict, dict]:
     return _cells(heatmap), spec
 
 
-def _cells(heatmap) -> dict:
+def _cells(heatmap: Heatmap) -> dict:
     """Return the three grids as columns of one table: panel, row, col, value."""
     table: dict[str, list] = {"panel": [], "row": [], "col": [], "value": []}
     for panel, grid in enumerate((heatmap.learner, heatmap.reference, heatmap.diff)):
@@ -44,7 +49,7 @@ def _cells(heatmap) -> dict:
     return table
 
 
-def _panel(index: int, title: str, heatmap, scale: dict) -> dict:
+def _panel(index: int, title: str, heatmap: Heatmap, scale: dict) -> dict:
     """Return one panel: its grid's cells as rectangles, the wrong rows and columns as ticks."""
     return {
         "title": {"text": title, "fontSize": 12, "fontWeight": "normal"},

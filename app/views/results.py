@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pandas as pd
 import streamlit as st
 
 from app.views.plots import heatmap_chart
+from grader import feedback
+
+if TYPE_CHECKING:
+    from grader import Check, Cmp, GradRow, Heatmap, LearnerError, PassResult, Result
 
 MARKS = {
     "pass": ":green[✓]",
@@ -17,7 +23,7 @@ SOLVED_ICON, FAILED_ICON = ":material/check_circle:", ":material/cancel:"
 ROOT_STYLE = "background-color: rgba(255, 75, 75, 0.18); font-weight: bold"
 
 
-def show_result(result) -> None:
+def show_result(result: Result) -> None:
     """Show the verdict, every check, the cmp line, the exception and the heatmaps."""
     if result.busy:
         show_busy(result.summary())
@@ -46,7 +52,7 @@ def show_language(language) -> None:
             st.markdown(f"**{family}**: " + ", ".join(f"`{n}`" for n in names))
 
 
-def show_heatmap(heatmap, answer: str) -> None:
+def show_heatmap(heatmap: Heatmap, answer: str) -> None:
     """Show the heatmaps, drawn by the browser from the numbers (the server draws no pixels)."""
     cells, spec = heatmap_chart(heatmap, answer)
     st.vega_lite_chart(cells, spec, width="content")
@@ -57,7 +63,7 @@ def show_busy(message: str) -> None:
     st.warning(f"{message} Your code is kept in the editor.", icon=":material/hourglass_top:")
 
 
-def show_checks(checks) -> None:
+def show_checks(checks: tuple[Check, ...]) -> None:
     """List the checks, cheapest first, each with its mark, message and hint."""
     lines = []
     for check in checks:
@@ -67,7 +73,7 @@ def show_checks(checks) -> None:
     st.markdown("\n".join(lines))
 
 
-def show_error(error) -> None:
+def show_error(error: LearnerError) -> None:
     """Show the learner's exception: their own lines only, as the grader reports them."""
     text = error.traceback.rstrip() or f"{error.type}: {error.message}"
     st.code(text, language="python")
@@ -80,14 +86,12 @@ def show_stdout(stdout: str) -> None:
             st.code(stdout, language=None)
 
 
-def cmp_text(cmp) -> str:
+def cmp_text(cmp: Cmp) -> str:
     """Return the lecture's cmp line."""
-    from grader.feedback import cmp_line
-
-    return cmp_line(cmp)
+    return feedback.cmp_line(cmp)
 
 
-def show_pass(result) -> None:
+def show_pass(result: PassResult) -> None:
     """Show a whole pass: the verdict, the cmp table with the root cause highlighted."""
     if result.busy:
         show_busy(result.message)
@@ -114,19 +118,21 @@ def show_pass(result) -> None:
     st.caption(f"Graded in {result.elapsed * 1000:.0f} ms.")
 
 
-def show_pass_feedback(rows) -> None:
+def show_pass_feedback(rows: tuple[GradRow, ...]) -> None:
     """Show the feedback of every gradient that did not pass in full, wrapped (a table cuts it)."""
     lines = [f"- **{row.name}:** {row.message}" for row in rows if row.status != "pass"]
     if lines:
         st.markdown("**Feedback in full**\n\n" + "\n".join(lines))
 
 
-def pass_table(result) -> pd.io.formats.style.Styler:
+def pass_table(result: PassResult) -> pd.io.formats.style.Styler:
     """Return the whole pass's cmp table, the first wrong gradient (the root) highlighted."""
     return cmp_table(result.rows, result.root_cause)
 
 
-def cmp_table(rows, root: str | None, shapes: bool = False) -> pd.io.formats.style.Styler:
+def cmp_table(
+    rows: tuple[GradRow, ...], root: str | None, shapes: bool = False
+) -> pd.io.formats.style.Styler:
     """Return the lecture's cmp table, one row per gradient (led by its shape, if asked), the
     row of `root` highlighted."""
     frame = pd.DataFrame([_cmp_row(row, shapes) for row in rows])
@@ -137,7 +143,7 @@ def cmp_table(rows, root: str | None, shapes: bool = False) -> pd.io.formats.sty
     return frame.style.apply(highlight, axis=1).format({"maxdiff": "{:.1e}"}, na_rep="")
 
 
-def _cmp_row(row, shapes: bool) -> dict:
+def _cmp_row(row: GradRow, shapes: bool) -> dict:
     """Return one gradient's row: (shape,) gradient, mark, exact, approximate, maxdiff, feedback."""
     cmp = row.cmp
     return {

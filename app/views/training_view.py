@@ -3,18 +3,30 @@
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import streamlit as st
 
 from app.views.plots import loss_curves_figure
 from app.views.results import cmp_table, show_error, show_stdout
+from grader import feedback, training
+
+if TYPE_CHECKING:
+    from app.storage import TrainingRun
+    from grader.training import (
+        Evaluation,
+        GradCheck,
+        ReferenceStatus,
+        TrainingReport,
+        TrainingStatus,
+    )
 
 LECTURE = "The lecture reached train 2.0705 / val 2.1099 (names.txt, 200,000 steps)."
 STATE_ICONS = {"finished": ":material/check_circle:", "stopped": ":material/stop_circle:"}
 
 
-def show_check(check) -> None:
+def show_check(check: GradCheck) -> None:
     """Show the gradient check: the verdict, then the lecture's cmp line for each parameter."""
     if check.passed:
         st.success(check.message, icon=":material/check_circle:")
@@ -27,12 +39,12 @@ def show_check(check) -> None:
     show_stdout(check.stdout)
 
 
-def check_table(check) -> pd.io.formats.style.Styler:
+def check_table(check: GradCheck) -> pd.io.formats.style.Styler:
     """Return one row per parameter, led by its shape, the root cause highlighted."""
     return cmp_table(check.rows, check.root_cause, shapes=True)
 
 
-def show_progress(status) -> None:
+def show_progress(status: TrainingStatus) -> None:
     """Show a run in progress: a bar with steps/s and time left, and the loss curve so far."""
     if status.state == "starting":
         st.progress(0.0, text="Starting the sandboxed worker…")
@@ -63,12 +75,10 @@ def live_curve(curve: tuple[float, ...], bucket: int) -> pd.DataFrame:
 
 def _bucket(steps: int) -> int:
     """Return how many steps each point of a run's curve averages (as TrainSettings.bucket)."""
-    from grader.training import CURVE_POINTS
-
-    return max(1, steps // CURVE_POINTS)
+    return max(1, steps // training.CURVE_POINTS)
 
 
-def show_report(report, reference, speed: str) -> None:
+def show_report(report: TrainingReport, reference: ReferenceStatus, speed: str) -> None:
     """Show how a run ended and, once it finished, the model beside autograd's."""
     if report.state in ("failed", "interrupted"):  # interrupted: its worker died (classroom)
         st.error(report.message, icon=":material/error:")
@@ -85,7 +95,7 @@ def show_report(report, reference, speed: str) -> None:
     show_stdout(report.stdout)
 
 
-def _steps_done(report) -> None:
+def _steps_done(report: TrainingReport) -> None:
     """Show the loss of the steps a run did before it stopped or failed: its curve so far and
     the mean of its last whole bucket of steps."""
     bucket = report.settings.bucket
@@ -107,7 +117,7 @@ def _steps_done(report) -> None:
     _curve_chart(report.curve, bucket)
 
 
-def _comparison(report, reference, speed: str) -> None:
+def _comparison(report: TrainingReport, reference: ReferenceStatus, speed: str) -> None:
     """Show losses, samples and loss curves beside the autograd reference's."""
     ref = reference.evaluation if reference.state == "done" else None
     st.markdown("**After batchnorm calibration on the whole training set**")
@@ -126,7 +136,7 @@ def _comparison(report, reference, speed: str) -> None:
     st.pyplot(loss_curves_figure(curves, report.settings.bucket), width="stretch")
 
 
-def _losses(report, reference) -> pd.DataFrame:
+def _losses(report: TrainingReport, reference: ReferenceStatus) -> pd.DataFrame:
     """Return the train and val losses and speed of the run and of the reference."""
     rows = [_loss_row("your backward pass", report.evaluation, report.steps_per_s)]
     if reference.state == "done":
@@ -134,7 +144,7 @@ def _losses(report, reference) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _loss_row(label: str, evaluation, steps_per_s: float) -> dict:
+def _loss_row(label: str, evaluation: Evaluation, steps_per_s: float) -> dict:
     return {
         "trained by": label,
         "train loss": f"{evaluation.train_loss:.4f}",
@@ -143,7 +153,7 @@ def _loss_row(label: str, evaluation, steps_per_s: float) -> dict:
     }
 
 
-def runs_table(runs) -> pd.DataFrame:
+def runs_table(runs: list[TrainingRun]) -> pd.DataFrame:
     """Return the profile's finished runs, newest first."""
     rows = [
         {
@@ -162,17 +172,15 @@ def runs_table(runs) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def run_label(run) -> str:
+def run_label(run: TrainingRun) -> str:
     """Name a finished run in a list: when, steps and its validation loss."""
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(run.created_at))
     val = "no evaluation" if run.val_loss is None else f"val {run.val_loss:.4f}"
     return f"{when} · {run.settings.get('steps', 0):,} steps · {val}"
 
 
-def show_saved(run) -> None:
+def show_saved(run: TrainingRun) -> None:
     """Show a finished run again from the store: losses, its samples and its loss curve."""
-    from grader.training import CURVE_POINTS
-
     if run.train_loss is not None:
         st.dataframe(
             pd.DataFrame(
@@ -190,12 +198,10 @@ def show_saved(run) -> None:
     if run.samples:
         st.dataframe(pd.DataFrame({"samples": list(run.samples)}), hide_index=True)
     if run.curve:
-        bucket = max(1, int(run.settings.get("steps", 0)) // CURVE_POINTS)  # as the run drew it
+        bucket = _bucket(int(run.settings.get("steps", 0)))  # as the run drew it
         st.pyplot(loss_curves_figure({"your backward pass": run.curve}, bucket), width="stretch")
 
 
 def _duration(seconds: float) -> str:
     """Format seconds as the grader's feedback does."""
-    from grader.feedback import duration
-
-    return duration(seconds)
+    return feedback.duration(seconds)

@@ -7,8 +7,8 @@ import json
 import os
 import sys
 
-from grader.cli import safetext
 from grader.course import BadInput
+from grader.gradebook import safetext
 
 SOLVED, NOT_SOLVED, BAD_INPUT, GRADER_FAILED = 0, 1, 2, 3
 CODES = "exit codes: 0 solved, 1 not solved, 2 bad input (nothing graded), 3 grader failed or busy"

@@ -5,9 +5,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from grader.cli import safetext
 from grader.cli.common import SOLVED, emit
 from grader.course import BadInput
+from grader.gradebook import safetext
 
 
 def add_arguments(parser) -> None:

@@ -1,34 +1,59 @@
-"""`grade-batch`: grade a class into a gradebook (the work is in batch.py)."""
+"""`grade-batch`: grade a class into a gradebook (the work is in grader/gradebook/)."""
 
 from __future__ import annotations
 
-from grader.cli import batch, inputs
-from grader.cli.common import GRADER_FAILED, SOLVED, emit, load_dataset, say
-from grader.course import discover
+import sys
+import time
+from pathlib import Path
+
+from grader import gradebook
+from grader.cli import inputs
+from grader.cli.common import GRADER_FAILED, SOLVED, emit, load_dataset, say, start_sandbox
+from grader.course import BadInput, discover
+from grader.gradebook import Book, Graded, Item, safetext
 
 
 def add_arguments(parser) -> None:
-    """Add the arguments of `grade-batch`."""
-    batch.add_arguments(parser)
+    """Add the arguments of `python -m grader grade-batch`."""
+    parser.add_argument("folder", type=Path, help="a .py file or a folder per learner")
+    parser.add_argument("--out", type=Path, default=Path("gradebook"), help="OUT.csv, OUT.json")
+    parser.add_argument("--scenario", help="the whole pass a learner's .py is (default: first)")
+    parser.add_argument("--data", help="default, names, or a word-list file (txt or csv)")
+    parser.add_argument("--cache", type=Path, help="where names.txt is (default: var/cache)")
+    parser.add_argument("--slots", type=_slots, default=2, help="runs at once, 1-16 (default 2)")
+    parser.add_argument("--exercises", type=Path, help="another exercises folder (a course)")
+    parser.add_argument("--roster", type=Path, help="a file of the expected learners, one a line")
+    parser.add_argument(
+        "--grade-sound",
+        action="store_true",
+        help="grade a course with problems: only the exercises that loaded (else exit 2)",
+    )
+
+
+def _slots(text: str) -> int:
+    """Parse --slots: 1 to 16 runs at once."""
+    if not text.isdigit() or not 1 <= int(text) <= 16:
+        raise BadInput(f"--slots must be a number from 1 to 16, got {text!r}")
+    return int(text)
 
 
 def run(args) -> int:
     """Grade a class and write the gradebook; 3 if the grader failed on an item, else 0."""
     catalog = discover(*inputs.course_folder(args.exercises))
     sound_only(catalog, args.grade_sound)
-    roster = batch.read_roster(args.roster) if args.roster else None
-    items, refused, learners = batch.collect_class(
+    roster = gradebook.read_roster(args.roster) if args.roster else None
+    items, refused, learners = gradebook.collect_class(
         args.folder, catalog, default_scenario(catalog, args.scenario)
     )
     from grader.proving import require_runnable  # runs the scenarios: torch, after the inputs
 
-    require_runnable(batch.scenarios_of(items, catalog))
-    info = {"course": batch.course_info(catalog)}
-    columns = batch.columns_of(catalog)
+    require_runnable(gradebook.scenarios_of(items, catalog))
+    info = {"course": gradebook.course_info(catalog)}
+    columns = gradebook.columns_of(catalog)
     points = tuple(catalog.course.points_of(c) for c in columns)
-    book = batch.Book(columns, tuple(learners), roster, info, points)
-    rows, paths, seconds = batch.run(catalog, load_dataset(args), items, refused, args, book)
-    for line in batch.summary(rows, paths, seconds):
+    book = Book(columns, tuple(learners), roster, info, points)
+    rows, paths, seconds = grade_class(catalog, load_dataset(args), items, refused, args, book)
+    for line in summary(rows, paths, seconds):
         emit(line)
     return GRADER_FAILED if any(r.status == "grader_failed" for r in rows) else SOLVED
 
@@ -59,3 +84,45 @@ def sound_only(catalog, told: bool) -> None:
         )
     for line in lines:
         say(f"warning: not graded, the course's problem: {line}")
+
+
+def summary(rows: list[Graded], paths: tuple[Path, ...], seconds: float) -> list[str]:
+    """Return the lines printed after a batch."""
+    solved, learners = sum(r.solved for r in rows), len({r.learner for r in rows})
+    return [
+        f"{len(rows)} items of {learners} learners graded in {seconds:.1f} s, {solved} solved.",
+        f"Gradebook: {', '.join(map(str, paths[:-1]))} and {paths[-1]}",
+    ]
+
+
+def grade_class(catalog, dataset, items: list[Item], refused: list[Graded], args, book: Book):
+    """Grade the items on a sandbox of args.slots slots; write the book; return rows, paths,
+    seconds."""
+    from grader.grading import Grader
+
+    started = time.monotonic()
+    sandbox, owned = start_sandbox(args.slots)
+    try:
+        grader = Grader(dataset, catalog, sandbox)
+        rows = refused + gradebook.grade_all(
+            grader, items, args.slots, lambda k, n: progress_bar(k, n, started)
+        )
+    finally:
+        if owned:
+            sandbox.close()
+    seconds = time.monotonic() - started
+    info = {"dataset": dataset.name, "seconds": round(seconds, 2)} | book.info
+    return rows, gradebook.write_gradebook(rows, args.out, info, book), seconds
+
+
+def progress_bar(done: int, total: int, started: float, stream=None) -> None:
+    """Draw a one-line progress bar on stderr (the one in sys.stderr when drawn)."""
+    stream = stream or sys.stderr
+    width = 30
+    filled = int(width * done / total) if total else width
+    elapsed = time.monotonic() - started
+    bar = "#" * filled + "-" * (width - filled)
+    line = safetext.shown(f"[{bar}] {done}/{total} graded, {elapsed:.1f} s")
+    print(f"\r{line}", end="", file=stream, flush=True)  # the bar's own return: it redraws
+    if done == total:
+        print(file=stream)

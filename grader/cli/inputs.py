@@ -14,8 +14,7 @@ import sys
 from pathlib import Path
 
 from grader.course import BadInput
-
-MAX_ANSWER_BYTES = 4 << 20
+from grader.gradebook import MAX_ANSWER_BYTES, answer_text
 
 
 def exercise(catalog, wanted: str):
@@ -102,19 +101,6 @@ def _read(path: Path, limit: int, kind: str) -> bytes:
         raise BadInput(f"{path}: no such file") from None
     except OSError as err:
         raise BadInput(f"cannot read {path}: {err.strerror or err}") from None
-
-
-def answer_text(raw: bytes, where: str) -> str:
-    """Decode an answer as UTF-8 Python source; refuse binary or oversized input."""
-    if len(raw) > MAX_ANSWER_BYTES:
-        raise BadInput(f"{where} is larger than {MAX_ANSWER_BYTES >> 20} MiB; it is not an answer")
-    if b"\0" in raw:
-        raise BadInput(f"{where} is a binary file, not Python code")
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        byte = f"byte {err.start} is {raw[err.start]:#04x}"
-        raise BadInput(f"{where} is not UTF-8 text ({byte})") from None
 
 
 def exercises_path(path: Path | None) -> Path | None:

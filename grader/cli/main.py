@@ -20,12 +20,12 @@ from grader.cli import (
     language,
     listing,
     new_course,
-    safetext,
     validate,
 )
 from grader.cli.common import BAD_INPUT, CODES, FAULT, GRADER_FAILED, print_json, say
 from grader.course import BadInput
 from grader.feedback import checkjson
+from grader.gradebook import safetext
 
 VERBS = (  # one module per verb: (name, module, help)
     ("check", check, "grade an answer, a whole backward pass or a notebook"),

@@ -4,7 +4,9 @@ Progress suggests practising a mistake made twice.
 Read from an optional `course.toml` in the exercises folder, beside the scenario folders; a
 folder without one gets the defaults (and suggests no practice). Unknown keys are an error, as
 in every instructor file. The course's `id` keys its learners' progress (two courses served from
-one database never share it); without one, it is the folder's name.
+one database never share it); without one, it is the folder's name. `solutions` says where its
+reference answers live, relative to the folder: its own `solutions/` unless it names another
+place inside it or beside it (the shipped course's answers are the project's `../solutions`).
 
     id = "attention"
     title = "Attention by hand"
@@ -26,7 +28,7 @@ import re
 import tomllib
 from dataclasses import dataclass, fields, replace
 from datetime import datetime
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from grader.course.schema import SchemaError, check_keys, require
 from grader.language import LANGUAGE, Language, widen
@@ -66,6 +68,7 @@ class Course:
     points: tuple[tuple[str, float], ...] = ()  # [points]: an item's weight in the gradebook
     deadlines: tuple[tuple[str, datetime], ...] = ()  # [deadlines]: when an item is due
     language: Language = LANGUAGE  # [language]: the exercise language, with what it adds
+    solutions: str = "solutions"  # the answers' folder, relative to the course folder
 
     def deadline_of(self, item: str) -> datetime | None:
         """Return an item's deadline (an aware datetime), if course.toml gives one."""
@@ -165,6 +168,8 @@ def _value(key: str, value, where: str):
     if key == "id":
         ok = COURSE_ID.match(value) is not None
         require(ok, f"{where}: id", "must be letters, digits, `_`, `-` or `.` (1 to 64)")
+    if key == "solutions":
+        require(_near(value), f"{where}: solutions", SOLUTIONS_RULE + f", got {value!r}")
     return value.strip() if isinstance(value, str) else value
 
 
@@ -176,6 +181,21 @@ def _language(raw: dict, where: str) -> Language:
         return widen(tuple(raw["attributes"]))
     except ValueError as err:
         raise SchemaError(f"{where}.attributes", str(err)) from None
+
+
+SOLUTIONS_RULE = (
+    "must be a folder inside the course folder or beside it, written relative to it "
+    '("solutions", "answers/v2", "../solutions")'
+)
+
+
+def _near(value: str) -> bool:
+    """Return whether a `solutions` path names a folder inside the course folder or beside it:
+    relative, plain names, at most one `..` and only first (so no course reads another's)."""
+    parts = PurePosixPath(value.strip()).parts
+    names = parts[1:] if parts[:1] == ("..",) else parts
+    plain = all(p not in ("", ".", "..", "~") and "\\" not in p for p in names)
+    return bool(names) and plain and not value.strip().startswith("/")
 
 
 def _practice(raw: dict, where: str) -> Practice:

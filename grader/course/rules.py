@@ -119,6 +119,30 @@ def statements_changing(tree: ast.Module, name: str) -> str:
     return "\n".join(ast.unparse(stmt) for stmt in chosen)
 
 
+def statements_needed(
+    tree: ast.Module, name: str, provided: set[str], keep_out: set[str] = frozenset()
+) -> str:
+    """Return the statements that change `name` (as `statements_changing`), with the earlier
+    top-level statements that define what they read and `provided` lacks (a helper such as
+    `slope = h * (1 - h)`), in the code's order; names in `keep_out` are never followed."""
+    body = tree.body
+    chosen = {i for i, stmt in enumerate(body) if _changes(stmt, name)}
+    frontier = sorted(chosen)
+    while frontier:
+        i = frontier.pop()
+        for read in _reads(body[i]) - provided - keep_out - {name}:
+            j = next((k for k in range(i - 1, -1, -1) if _changes(body[k], read)), None)
+            if j is not None and j not in chosen:
+                chosen.add(j)
+                frontier.append(j)
+    return "\n".join(ast.unparse(body[i]) for i in sorted(chosen))
+
+
+def _reads(stmt: ast.stmt) -> set[str]:
+    """Return the names a statement reads."""
+    return {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
 def _changes(stmt: ast.stmt, name: str) -> bool:
     """Return whether a statement stores to `name` or calls one of its in-place methods."""
     for node in ast.walk(stmt):

@@ -3,11 +3,12 @@
     >>> from grader.feedback import voice
     >>> voice.wrong_shape("dW1", (64, 30), (30, 64))
 
-voice.py holds every sentence (one function per kind of message); diagnose.py compares tensors
-and names the misconception a wrong answer shows; candidates.py builds the wrong answers a
-learner is likely to write (wrong local derivatives, indexing slips, a fused formula's terms);
-render.py writes a result as text and checkjson.py as the JSON of docs/check-json.md. Names
-are imported on first use.
+voice/ holds every sentence (one function per kind of message, in chapters: checks, hints,
+diagnoses, training, notebook); diagnose.py compares tensors (the cmp line, tolerances, where
+values differ, constant factors); detectors/ names the misconception a wrong answer shows, by
+family (a shape mismatch, PyTorch's errors, wrong local derivatives, indexing slips, a wrong
+formula's structure); render.py writes a result as text and checkjson.py as the JSON of
+docs/check-json.md. Names are imported on first use.
 """
 
 from __future__ import annotations
@@ -18,8 +19,6 @@ _HOMES = {
     "GRADER_FAULT": "grader.feedback.voice",
     "cmp_line": "grader.feedback.render",
     "duration": "grader.feedback.voice",
-    "misconception": "grader.feedback.voice",
-    "ran": "grader.feedback.voice",
     "reference_running": "grader.feedback.voice",
     "speed_comparison": "grader.feedback.voice",
     "status": "grader.feedback.checkjson",

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import itertools
-import re
 from dataclasses import dataclass
 
 import torch
 
-from grader import misconceptions as m
 from grader.course import TOLERANCE
-from grader.misconceptions import Found
 from grader.result import Cmp, Heatmap
 
 ATOL, RTOL = TOLERANCE
@@ -87,99 +84,6 @@ def zero_by_coincidence(got: torch.Tensor | None, expected: torch.Tensor) -> boo
     return not bool(got.any()) and float(expected.abs().max()) < NEAR_ZERO
 
 
-def shape_hint(
-    got: torch.Tensor,
-    expected: torch.Tensor,
-    sizes: dict | None = None,
-    upstream: tuple[tuple[int, ...], ...] = (),
-    declared: str = "",
-) -> Found | None:
-    """Name the misconception behind a shape mismatch: a broadcast dim to sum, a dropped dim, a
-    transpose, a reshape, a sum over the wrong dim or a sum that should not be there; sizes are
-    named where known (`declared`, the target's shape comment, where they are not)."""
-    g, e = tuple(got.shape), tuple(expected.shape)
-    sizes = sizes or {}
-    if got.numel() == expected.numel() and _squeezed(g) == _squeezed(e):
-        right = alike(got.reshape(e), expected)
-        if len(e) > len(g):
-            return Found(m.KEEPDIM_LOST, (right,))
-        return Found(m.VALUES_RIGHT_SHAPE_WRONG, (e,)) if right else Found(m.WRONG_SHAPE, (e,))
-    if len(g) == len(e) == 2 and g == e[::-1] and alike(got.T, expected):
-        return Found(m.TRANSPOSED)
-    if _diagonal_is(got, expected):
-        return Found(m.MATMUL_FOR_SUM)
-    dims = broadcast_dims(g, e)
-    if dims is not None:
-        summed = got.sum(dims, keepdim=True).reshape(e)
-        if alike(summed, expected):
-            return Found(m.BROADCAST_NOT_SUMMED, (dims, len(e) == len(g)))
-        return Found(m.WRONG_SHAPE, (e, named(e, sizes, declared)))  # summing alone: still wrong
-    if got.numel() == expected.numel():
-        return Found(m.WRONG_SHAPE, (e, named(e, sizes, declared)))
-    everything = summed_everything(got, e, upstream)
-    if everything:
-        return everything
-    wrong = wrong_sum(g, e, sizes, upstream, declared)
-    if wrong:
-        return wrong
-    if broadcast_dims(e, g) is not None:
-        padded = (1,) * (len(e) - len(g)) + g
-        lost = [i for i, (a, b) in enumerate(zip(padded, e, strict=True)) if a != b]
-        names = [label(e[i], sizes) for i in lost]
-        return Found(m.SUMMED_NOT_BROADCAST, (named(e, sizes, declared), lost, names))
-    return None
-
-
-def _diagonal_is(got: torch.Tensor, expected: torch.Tensor) -> bool:
-    """Return whether a square answer's diagonal is the gradient: `a.T @ b` for `(a*b).sum(0)`."""
-    if got.dim() != 2 or got.shape[0] != got.shape[1] or expected.numel() != got.shape[0]:
-        return False
-    return alike(torch.diagonal(got).reshape(expected.shape), expected)
-
-
-def summed_everything(
-    got: torch.Tensor, e: tuple, upstream: tuple[tuple[int, ...], ...]
-) -> Found | None:
-    """Name a `.sum()` of every entry where the forward pass broadcast over some dims only
-    (`db2 = dlogits.sum()`)."""
-    if got.numel() != 1 or len(e) == 0 or _squeezed(e) == ():
-        return None
-    for shape in upstream:
-        dims = broadcast_dims(shape, e)
-        if dims is not None:
-            return Found(m.SUMMED_EVERYTHING, (dims,))
-    return None
-
-
-def wrong_sum(
-    g: tuple, e: tuple, sizes: dict, upstream: tuple[tuple[int, ...], ...], declared: str = ""
-) -> Found | None:
-    """Name a sum over the wrong dim: both shapes keep as many sizes, all alike but one
-    (`(B, C)` for `(hs, C)`: the sum went over hs, where it should have gone over B)."""
-    gs, es = _squeezed(g), _squeezed(e)
-    if len(gs) != len(es):
-        return None
-    differ = [i for i, (a, b) in enumerate(zip(gs, es, strict=True)) if a != b]
-    if len(differ) != 1:
-        return None
-    kept_wrong, kept_right = gs[differ[0]], es[differ[0]]
-    right = label(kept_right, sizes)
-    right = (_declared_label(e, kept_right, declared) or right) if right.isdigit() else right
-    full = next((u for u in upstream if kept_wrong in u and kept_right in u), None)
-    if full is None:
-        return Found(m.SUMMED_WRONG_DIM, (right, label(kept_wrong, sizes)))
-    dims = (full.index(kept_wrong), full.index(kept_right), len(e) == len(full))
-    return Found(m.SUMMED_WRONG_DIM, (right, label(kept_wrong, sizes), *dims))
-
-
-def _declared_label(shape: tuple, value: int, declared: str) -> str:
-    """Return the shape comment's name for the dim of `shape` that holds `value`, if any."""
-    parts = [p.strip() for p in declared.strip().strip("()").split(",") if p.strip()]
-    if len(parts) != len(shape) or value not in shape:
-        return ""
-    return parts[shape.index(value)]
-
-
 def label(value: int, sizes: dict) -> str:
     """Return the name of a size (`n`), of a product of two (`block_size*n_embd`), or the number."""
     names = [k for k, v in sizes.items() if v == value]
@@ -198,11 +102,6 @@ def named(shape: tuple[int, ...], sizes: dict, declared: str = "") -> str:
     if declared and any(p.isdigit() and p != "1" for p in parts):
         return declared
     return f"({parts[0]},)" if len(parts) == 1 else "(" + ", ".join(parts) + ")"
-
-
-def _squeezed(shape: tuple[int, ...]) -> tuple[int, ...]:
-    """Drop the size-1 dimensions of a shape."""
-    return tuple(s for s in shape if s != 1)
 
 
 def broadcast_dims(got: tuple, expected: tuple) -> tuple[int, ...] | None:
@@ -304,6 +203,32 @@ def wrong_places(got: torch.Tensor, expected: torch.Tensor) -> tuple[tuple, tupl
     return rows, cols
 
 
+@dataclass(frozen=True)
+class Spread:
+    """Where an answer differs from autograd's, measured on a 2-D view: the share of entries
+    that differ, the rows and columns they are in, and the most in any one row."""
+
+    share: float
+    rows: tuple[int, ...]
+    cols: tuple[int, ...]
+    per_row: int
+
+
+def spread(got: torch.Tensor, expected: torch.Tensor) -> Spread:
+    """Return where got differs from expected beyond the lecture's tolerance."""
+    bad = _as_2d(~torch.isclose(got, expected, rtol=RTOL, atol=ATOL))
+    rows = tuple(int(i) for i in bad.any(1).nonzero().flatten())
+    cols = tuple(int(i) for i in bad.any(0).nonzero().flatten())
+    share = float(bad.float().mean()) if bad.numel() else 0.0
+    per_row = int(bad.sum(1).max()) if bad.numel() else 0
+    return Spread(share, rows, cols, per_row)
+
+
+def differing(got: torch.Tensor, expected: torch.Tensor) -> torch.Tensor:
+    """Return the mask of entries where got differs from expected beyond the tolerance."""
+    return ~torch.isclose(got, expected, rtol=RTOL, atol=ATOL)
+
+
 def as_2d(t: torch.Tensor) -> torch.Tensor:
     """View a tensor as 2-D (see `_as_2d`)."""
     return _as_2d(t)
@@ -325,86 +250,13 @@ def heatmap(got: torch.Tensor, expected: torch.Tensor, case: str = "lecture") ->
     return Heatmap(a.tolist(), b.tolist(), (a - b).tolist(), rows, cols, case)
 
 
-MATMUL = re.compile(r"mat1 and mat2 shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\)")
-BROADCAST = re.compile(
-    r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\) at non-singleton "
-    r"dimension (\d+)"
-)
-VIEW = re.compile(r"shape '\[([-\d, ]+)\]' is invalid for input of size (\d+)")
+def nearest_multiple(got: torch.Tensor, pattern: torch.Tensor) -> torch.Tensor:
+    """Return the multiple of `pattern` nearest to `got`."""
+    norm = float((pattern * pattern).sum())
+    return pattern * (float((got * pattern).sum()) / norm) if norm else pattern * 0.0
 
 
-def error_hint(kind: str, message: str, sizes: dict) -> Found | None:
-    """Translate PyTorch's shape errors into the learner's sizes: a matmul, a broadcast, a view
-    (PyTorch's own message is read here: it is the learner's exception, not our sentence)."""
-    if found := INDEX_ADD.search(message):
-        return Found(m.INDEX_ADD_SHAPE, (int(found.group(1) or 0),))
-    if ONE_HOT.search(message):
-        return Found(m.MAX_WRONG_DIM)
-    for pattern, translate in API_SLIPS:
-        if found := pattern.search(message):
-            return translate(found, sizes)
-    if kind != "RuntimeError":
-        return None
-    if found := BATCHED.search(message):
-        return Found(m.MATMUL_FOR_ELEMENTWISE)
-    if found := MATMUL.search(message):
-        a, b, c, d = (int(x) for x in found.groups())
-        shapes = (named((a, b), sizes), named((c, d), sizes))
-        if _elementwise((a, b), (c, d)):
-            return Found(m.MATMUL_FOR_ELEMENTWISE, shapes)
-        return Found(m.MATMUL_SHAPES, (*shapes, label(b, sizes), label(c, sizes)))
-    if found := BROADCAST.search(message):
-        a, b, dim = (int(x) for x in found.groups())
-        return Found(m.BROADCAST_CLASH, (_with_label(a, sizes), _with_label(b, sizes), dim))
-    if found := VIEW.search(message):
-        shape = tuple(int(x) for x in found.group(1).split(",") if x.strip())
-        return Found(m.BAD_VIEW, (str(list(shape)), int(found.group(2))))
-    return None
-
-
-INDEX_ADD = re.compile(
-    r"index_add_?\(\): (?:Index is supposed to be a vector|Number of indices(?:.*?for dim: (\d+))?)"
-)
-BATCHED = re.compile(r"Expected size for first two dimensions of batch2 tensor")
-
-# PyTorch's errors for common API slips, each with the misconception it shows and its facts.
-API_SLIPS = (
-    (
-        re.compile(r"must be Tensor, not torch\.return_types\.(\w+)"),
-        lambda found, sizes: Found(m.PAIR_NOT_TAKEN, (found.group(1),)),
-    ),
-    (
-        re.compile(r"Index tensor must have the same number of dimensions"),
-        lambda found, sizes: Found(m.INDEX_DIMS),
-    ),
-    (
-        re.compile(r"unsupported operand type\(s\) for .*'(?:builtin_function_or_method|method)'"),
-        lambda found, sizes: Found(m.METHOD_NOT_CALLED),
-    ),
-    (
-        re.compile(r"transpose\(\) (?:missing|received an invalid combination)"),
-        lambda found, sizes: Found(m.TRANSPOSE_NO_DIMS),
-    ),
-    (
-        re.compile(r"index (-?\d+) is out of bounds for dimension (\d+) with size (\d+)"),
-        lambda found, sizes: Found(
-            m.INDEX_OUT_OF_RANGE,
-            (int(found.group(1)), int(found.group(2)), _with_label(int(found.group(3)), sizes)),
-        ),
-    ),
-)
-ONE_HOT = re.compile(r"Class values must be smaller than num_classes")
-
-
-def _elementwise(a: tuple[int, int], b: tuple[int, int]) -> bool:
-    """Return whether two shapes that `@` cannot multiply would multiply element by element."""
-    try:
-        return torch.broadcast_shapes(a, b) in (a, b)
-    except RuntimeError:
-        return False
-
-
-def _with_label(value: int, sizes: dict) -> str:
-    """Return a size with its name beside it, `32 (n)`, or the number alone."""
-    name = label(value, sizes)
-    return f"{value} ({name})" if name != str(value) else str(value)
+def is_multiple(got: torch.Tensor, pattern: torch.Tensor) -> bool:
+    """Return whether `got` is a non-zero multiple of `pattern`."""
+    fitted = nearest_multiple(got, pattern)
+    return bool(fitted.any()) and bool(got.any()) and alike(got, fitted)

@@ -4,6 +4,7 @@
     >>> result = Grader(dataset).grade("dlogprobs", code)
 
 engine.py is the Grader; pipeline.py declares the checks (STEPS) that checks.py implements;
+clues.py gathers what they read (the Subject, and the clues of the detectors hints.py declares);
 cases.py and reference.py prepare the cases and the reference gradients; wholepass.py grades a
 whole backward pass; scratch.py runs the scratchpad; views.py and graph.py describe an exercise.
 Names are imported on first use (the room loads torch).

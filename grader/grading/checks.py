@@ -11,9 +11,9 @@ import torch
 
 from grader import misconceptions as m
 from grader.course import Problem, rules
-from grader.feedback import candidates, diagnose
+from grader.feedback import detectors, diagnose
 from grader.feedback import voice as feedback
-from grader.grading import hints
+from grader.grading import hints, rewritten
 from grader.grading.cases import ALT, LECTURE, RANDOM, scope_names
 from grader.grading.hints import Clues
 from grader.language import LANGUAGE, Language, Refusal
@@ -31,6 +31,7 @@ class Source:
     tree: ast.Module | None = None
     unparsed: Problem | None = None  # it does not parse
     outside: Refusal | None = None  # its first construct outside the exercise language
+    code: str = ""  # the code as written (the feedback quotes it as written)
 
     @property
     def refused(self) -> bool:
@@ -43,8 +44,8 @@ def screen(code: str, language: Language = LANGUAGE) -> Source:
     tree alone is read: nothing is executed)."""
     tree = rules.parse(code)
     if isinstance(tree, Problem):
-        return Source(unparsed=tree)
-    return Source(tree, outside=language.refusal(tree))
+        return Source(unparsed=tree, code=code)
+    return Source(tree, outside=language.refusal(tree), code=code)
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,9 @@ class Subject:
 
 def failed(kind: str, message: str, found: Found | None = None) -> Check:
     """Return a failed check with the hint sentence and id of the misconception found."""
-    return Check(kind, FAIL, message, feedback.hint(found), found.misconception if found else "")
+    if found is None:
+        return Check(kind, FAIL, message)
+    return Check(kind, FAIL, message, feedback.hint(found), found.misconception, found.remedy)
 
 
 def named(kind: str, say: Callable[[str], str], found: Found | None) -> Check:
@@ -102,7 +105,7 @@ def named(kind: str, say: Callable[[str], str], found: Found | None) -> Check:
     why = feedback.diagnosis(found)
     if not why:
         return failed(kind, say(""), found)
-    return Check(kind, FAIL, say(why), "", found.misconception)
+    return Check(kind, FAIL, say(why), "", found.misconception, found.remedy)
 
 
 def parse_message(problem: Problem) -> str:
@@ -144,13 +147,14 @@ def check_runs(s: Subject) -> Check:
 def _raised(case: CaseOutcome, s: Subject) -> Check:
     """Describe the learner's exception, with the names they can use after a NameError."""
     err = case.error
-    found = diagnose.error_hint(err.type, err.message, s.sizes.get(case.name, {}))
+    found = detectors.pytorch_error(err.type, err.message, s.sizes.get(case.name, {}))
     if err.type == "NameError" and case.name in s.cases:
         missing = err.message.split("'")[1] if "'" in err.message else "?"
         found = Found(m.UNKNOWN_NAME, (missing, scope_names(s.cases[case.name])))
-    swapped = candidates.index_order(s.source.tree) if s.source.tree else None
+    swapped = detectors.index_order(s.source.tree) if s.source.tree else None
     if found is not None and found.misconception == m.INDEX_OUT_OF_RANGE and swapped:
         found = Found(m.INDEX_ORDER, swapped)
+    found = rewritten.for_error(found, err.line, s.clues.get(case.name))
     return named("runs", lambda why: feedback.raised(err.type, err.line, why), found)
 
 
@@ -177,7 +181,8 @@ def refused(outside: Refusal) -> Check:
     autograd = outside.autograd or outside.dynamic  # as before the language: autograd's id
     found = Found(m.AUTOGRAD) if autograd else Found(m.OUTSIDE_LANGUAGE, (outside.nearest,))
     hint = feedback.hint(found)
-    return Check("rules", FAIL, message, hint, found.misconception, *where)
+    construct, line = where
+    return Check("rules", FAIL, message, hint, found.misconception, construct=construct, line=line)
 
 
 def check_form(s: Subject) -> Check:
@@ -218,7 +223,12 @@ def _every_case(s: Subject) -> list[torch.Tensor]:
 def _wrong_shape(s: Subject, got: torch.Tensor, expected: torch.Tensor) -> Check:
     """Say the shape is wrong (an exercise names the sizes in it) and why it may be."""
     sizes = s.sizes.get(LECTURE)
-    found = diagnose.shape_hint(got.to(expected.dtype), expected, sizes, s.upstream, s.declared)
+    got = got.to(expected.dtype)
+    found = detectors.shape_mismatch(got, expected, sizes, s.upstream, s.declared)
+    found = rewritten.for_shape(found, got, None if s.row else s.clues.get(LECTURE))
+    if found is not None and found.misconception == m.KEEPDIM_LOST and s.source.tree:
+        own = detectors.lectures_own(s.source.tree, s.name)
+        found = Found(found.misconception, (*found.args, own), remedy=found.remedy)
     shapes = ()
     if not s.row:
         shapes = (

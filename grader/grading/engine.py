@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import logging
 import threading
 import time
@@ -10,18 +9,16 @@ from dataclasses import replace
 
 import torch
 
-from grader.course import Catalog, Exercise, discover, evaluate_shape, rules
-from grader.feedback import candidates, diagnose
+from grader.course import Catalog, Exercise, discover, rules
+from grader.feedback import diagnose
 from grader.feedback import voice as feedback
 from grader.grading import checks, pipeline
-from grader.grading.cases import ALT, LECTURE, RANDOM, Prepared, Runs, fresh, prepare
+from grader.grading.cases import LECTURE, RANDOM, Prepared, Runs, fresh, prepare, scope_names
 from grader.grading.checks import Source, Subject
-from grader.grading.hints import Clues
+from grader.grading.clues import ClueGatherer
 from grader.grading.pipeline import EXERCISE, WHOLE_PASS
-from grader.grading.reference import path_statements, path_terms, vjp
 from grader.grading.views import ExerciseView, describe
 from grader.grading.wholepass import grade_pass, header
-from grader.misconceptions import Found
 from grader.result import DECIDED_OR_OPEN, FAIL, Check, PassResult, Result, facts_of
 from grader.sandbox import RunOutcome, Sandbox, default_sandbox
 
@@ -60,7 +57,7 @@ class Grader:
         self._sandbox = sandbox
         self.runs = Runs(dataset)
         self._prepared: dict[str, Prepared] = {}
-        self._mistakes: dict[tuple[str, int | str], object] = {}  # outputs, a formula's terms
+        self._clues = ClueGatherer(lambda: self.sandbox)
         self._lock = threading.Lock()
         self._drawn: dict[str, Prepared] = {}  # the next submission's fresh cases, used once
 
@@ -113,17 +110,20 @@ class Grader:
         )
         result = replace(result, lines=tuple((n, c) for n, c in lines if c))
         if not result.solved:
-            return self._diagnosed(chosen, result)
+            return self._diagnosed(chosen, result, source.tree)
         return self._hidden_branches(chosen, source.tree, result)
 
-    def _diagnosed(self, chosen, result: PassResult) -> PassResult:
+    def _diagnosed(self, chosen, result: PassResult, tree) -> PassResult:
         """Name the root cause's step exercise and, when the learner's lines for it run on
-        their own there, give the diagnosis (misconception and sentence) that exercise gives."""
+        their own there (with the helper lines they read), give the diagnosis (misconception
+        and sentence) that exercise gives."""
         exercise = step_exercise(self.catalog, chosen, result.root_cause)
         if exercise is None:
             return result
         result = replace(result, root_exercise=exercise.id)
-        lines = result.line_of(exercise.answer)
+        provided = set(scope_names(self.prepared(exercise).case(LECTURE)))
+        gradients = {f"d{t}" for t in chosen.whole_pass}
+        lines = rules.statements_needed(tree, exercise.answer, provided, gradients)
         alone = self._grade(exercise, lines) if lines else None
         if alone is None or alone.solved or not alone.ran:
             return result
@@ -231,7 +231,7 @@ class Grader:
         if outcome.status == "busy":  # not graded: no check is made
             busy = [Check("runs", FAIL, outcome.message)]
             return _result(exercise, busy, "the grader is busy", busy=True)
-        subject = self._subject(prepared, source, outcome)
+        subject = self._clues.subject(prepared, source, outcome)
         done = pipeline.run(EXERCISE, subject)
         return _result(
             exercise,
@@ -241,97 +241,6 @@ class Grader:
             stdout="".join(c.stdout for c in outcome.cases),
             **_evidence(prepared, subject, done),
         )
-
-    def _subject(self, prepared: Prepared, source: Source, outcome: RunOutcome) -> Subject:
-        """Return the answer as the checks read it, with this exercise's diagnosis."""
-        exercise, run = prepared.exercise, prepared.runs[LECTURE]
-        expected = prepared.expected[LECTURE]
-        cotangents = prepared.cotangents[LECTURE]
-        return Subject(
-            exercise.answer,
-            source,
-            outcome,
-            cases={c.name: c for c in prepared.cases},
-            expected=prepared.expected,
-            sizes={case: r.sizes for case, r in prepared.runs.items()},
-            drawn=frozenset((RANDOM, ALT)),
-            base=exercise.tolerance,
-            exact_dtype=bool(exercise.dtype),
-            declared=_declared_shape(exercise, run.sizes, tuple(expected.shape)),
-            upstream=tuple(tuple(t.shape) for t in cotangents.values()),
-            clues={case: self._clues(prepared, case, source.tree) for case in (LECTURE, RANDOM)},
-            noise=lambda: diagnose.noise_level(run.values, cotangents, expected.dtype),
-        )
-
-    def _clues(self, prepared: Prepared, case: str, tree=None) -> Clues:
-        """Return what the hints read on one case; the sandboxed and autograd runs they may
-        need are thunks, run only for an answer wrong there."""
-        exercise = prepared.exercise
-        run, cots = prepared.runs[case], prepared.cotangents[case]
-        mistakes = tuple(
-            (Found(m.misconception, said=m.message), self._mistake_output(prepared, i, case))
-            for i, m in enumerate(exercise.mistakes)
-        )
-        partials = tuple(
-            (missing, _partial(exercise, run, _only(cots, kept)))
-            for kept, missing in diagnose.missing_subsets(exercise.given)
-        )
-        n = int(run.sizes.get("n", 1))
-        lecture = prepared.expected[LECTURE]
-        expected = prepared.expected[case]
-        return Clues(
-            expected,
-            lecture,
-            exercise.target,
-            n,
-            run.sizes,
-            mistakes,
-            partials,
-            values=run.values,
-            upstream=cots,
-            lines={c: _line(exercise, c) for c in cots},
-            terms=self._terms(prepared, case),
-            reduced=lambda: candidates.reduction_dims(tree) if tree is not None else (),
-            stat_dims=lambda: _stat_dims(exercise, tuple(cots)),
-        )
-
-    def _terms(self, prepared: Prepared, case: str):
-        """Return a thunk giving a fused formula's terms on a case: kept for the lecture batch,
-        computed anew on the random case (drawn for each submission)."""
-        exercise = prepared.exercise
-        run, cots = prepared.runs[case], prepared.cotangents[case]
-        compute = _once(lambda: path_terms(exercise.scenario, run, exercise.target, cots))
-        if case != LECTURE:
-            return compute
-
-        def kept():
-            key = (exercise.id, "terms")
-            if key not in self._mistakes:
-                self._mistakes[key] = compute()
-            return self._mistakes[key]
-
-        return kept
-
-    def _mistake_output(self, prepared: Prepared, index: int, case: str = LECTURE):
-        """Return a thunk giving the output of an instructor-listed mistake (run sandboxed).
-
-        On the lecture batch it is kept; on the random case, drawn anew for each submission,
-        it runs again (only for an answer that failed there: a mistake that hides behind a
-        gradient of almost zero, such as a max branch sent to the whole row, shows only there).
-        """
-
-        def output() -> torch.Tensor | None:
-            key = (prepared.exercise.id, index)
-            if case != LECTURE or key not in self._mistakes:
-                code = prepared.exercise.mistakes[index].code
-                outcome = self.sandbox.run(code, [prepared.case(case)])
-                found = checks.answer(outcome, case, prepared.exercise.answer)
-                if outcome.status != "ok" or case != LECTURE:  # busy, failed, or drawn anew
-                    return found
-                self._mistakes[key] = found
-            return self._mistakes[key]
-
-        return output
 
 
 def _has_silent_consumer(exercise: Exercise, lecture) -> bool:
@@ -346,49 +255,6 @@ def _has_silent_consumer(exercise: Exercise, lecture) -> bool:
         if float(grad.abs().max()) <= noise:
             return True
     return False
-
-
-def _declared_shape(exercise: Exercise, sizes: dict, shape: tuple[int, ...]) -> str:
-    """Return the target's shape comment when it holds for these sizes, else ""."""
-    comment = exercise.scenario.statement(exercise.target).shape
-    return comment if comment and evaluate_shape(comment, sizes) == shape else ""
-
-
-def _line(exercise: Exercise, consumer: str) -> str:
-    """Return a consumer's forward line, without its comment."""
-    try:
-        return exercise.scenario.statement(consumer).source.split("#")[0].strip()
-    except KeyError:
-        return consumer
-
-
-def _stat_dims(exercise: Exercise, given: tuple[str, ...]) -> tuple[int, ...]:
-    """Return the dims the forward lines between the target and its given gradients reduce
-    over (a batch statistic's `sum(0)`, LayerNorm's `mean(-1)`)."""
-    lines = path_statements(exercise.scenario, exercise.target, given)
-    return tuple(d for s in lines for d in candidates.reduction_dims(ast.parse(s.source)))
-
-
-def _once(thunk):
-    """Return a thunk that computes its value on the first call only."""
-    kept: list = []
-
-    def value():
-        if not kept:
-            kept.append(thunk())
-        return kept[0]
-
-    return value
-
-
-def _only(cotangents: dict, kept: tuple[str, ...]) -> dict:
-    """Return the cotangents with every consumer but `kept` silenced (zero, still a stop)."""
-    return {k: v if k in kept else torch.zeros_like(v) for k, v in cotangents.items()}
-
-
-def _partial(exercise: Exercise, run, cotangents: dict):
-    """Return a thunk giving the gradient from only some of the consumers."""
-    return lambda: vjp(exercise.scenario, run, exercise.target, cotangents)
 
 
 def _same_shape(got, prepared: Prepared, case: str) -> bool:

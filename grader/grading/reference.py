@@ -37,6 +37,12 @@ def _compiled(source: str, where: str):
     return compile(source, where, "exec")
 
 
+@functools.lru_cache(maxsize=512)
+def _expression(source: str):
+    """Compile one expression once."""
+    return compile(source, "<forward line>", "eval")
+
+
 class ScenarioError(Exception):
     """A line of an instructor's scenario raised: `where` is its file, program and line."""
 
@@ -105,6 +111,21 @@ def _retain(value) -> None:
 def _has_grad(value: torch.Tensor) -> bool:
     """Return whether autograd left a gradient on this tensor."""
     return value.requires_grad and value.grad is not None
+
+
+def evaluate(expression: str, run: ForwardRun):
+    """Return an expression of the scenario's forward pass (a factor of one of its lines, such
+    as `1 / (n - 1)` or `2 * bndiff`) worked out on a run's values; None when it does not
+    evaluate. Only the instructor's own forward lines are evaluated here."""
+    env = dict(run.values) | dict(run.sizes) | {"torch": torch, "F": F, "math": math}
+    try:
+        with torch.no_grad():
+            value = eval(_expression(expression), env)  # noqa: S307 (the scenario's own code)
+    except Exception:
+        return None
+    if isinstance(value, torch.Tensor):
+        return value.detach()
+    return float(value) if isinstance(value, int | float) else None
 
 
 def path_statements(scenario: Scenario, target: str, given: tuple[str, ...]) -> tuple:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import torch
 
 from grader.course import Scenario
-from grader.feedback import diagnose
+from grader.feedback import detectors, diagnose
 from grader.feedback import voice as feedback
 from grader.grading import checks, pipeline
 from grader.grading.cases import ALT, LECTURE, Runs
@@ -119,11 +119,6 @@ def _first_failed(rows, root: str | None, slips: tuple[str, ...], beyond: Check 
     return beyond
 
 
-# Lines of the lecture's own Exercise 1 cell that its `cmp` passes although the shape is wrong
-# (`==` broadcasts): recognised so that the report can say so.
-LECTURE_SLIPS = {"dbnmeani": "dbnmeani=(-dbndiff).sum(0)"}
-
-
 def _tree(code: str) -> ast.Module | None:
     """Parse the code (it already parsed once, before running)."""
     try:
@@ -147,17 +142,9 @@ def _slip_note(name: str, outcome: RunOutcome, lecture, code: str) -> str:
     """Explain a gradient right in value and wrong in shape, and why the lecture's cmp passed it."""
     got = outcome.cases[0].returned[name].tensor
     expected = lecture.grads[name[1:]]
-    own = _assigns(code, name) == LECTURE_SLIPS.get(name)
+    tree = _tree(code)
+    own = tree is not None and detectors.lectures_own(tree, name)
     return feedback.whole_pass_shape_slip(name, tuple(got.shape), tuple(expected.shape), own)
-
-
-def _assigns(code: str, name: str) -> str | None:
-    """Return the first line assigning `name`, without spaces."""
-    for line in code.splitlines():
-        squashed = "".join(line.split("#")[0].split())
-        if squashed.startswith(f"{name}="):
-            return squashed
-    return None
 
 
 @dataclass(frozen=True)

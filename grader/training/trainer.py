@@ -4,6 +4,7 @@
     >>> section = trainer.section({"dC": "dC = ..."})    # solved answers, else starters
     >>> check, job = trainer.train(section, TrainSettings(steps=20_000))
     >>> check.passed, job.status().step if job else None
+    >>> job = trainer.start(section, settings)           # a run checked before (the app's way)
 
 The gradient check runs the learner's section once in the sandbox and compares in this process;
 training runs in a confined worker (job.py); the autograd reference trains once per
@@ -68,6 +69,17 @@ class Trainer:
             code, program, wire, *data, self.sandbox, self.catalog.course.language
         )
 
+    def start(self, code: str, settings: TrainSettings, alive=None, on_finish=None) -> TrainingJob:
+        """Start a training run of the section in a confined worker, now (check it first).
+
+        The one way a run starts: the app's local mode, the classroom's training worker and
+        `train` all call it. `alive()` says whether the learner's session is still there (the
+        run stops when it has been gone a while); `on_finish(report)` receives a finished
+        run's report.
+        """
+        language = self.catalog.course.language  # the job checks the section again
+        return TrainingJob(code, settings, self.dataset, alive, on_finish, self.model, language)
+
     def train(
         self, code: str, settings: TrainSettings, alive=None, on_finish=None
     ) -> tuple[GradCheck, TrainingJob | None]:
@@ -86,9 +98,7 @@ class Trainer:
                 on_finish(report)
             self.reference(settings)
 
-        language = self.catalog.course.language
-        job = TrainingJob(code, settings, self.dataset, alive, finished, self.model, language)
-        return checked, job
+        return checked, self.start(code, settings, alive, finished)
 
     def reference(self, settings: TrainSettings, start: bool = True) -> ReferenceStatus:
         """Return the autograd reference for these settings, training it once if needed."""

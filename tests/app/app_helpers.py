@@ -8,7 +8,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from app import services
-from app.editor import SUBMIT_LABEL
+from app.panels.editor import SUBMIT_LABEL
 from grader import (
     Check,
     Cmp,

@@ -10,8 +10,9 @@ import shutil
 
 import pytest
 
-from app import identity, services
-from grader.course.exercises import EXERCISES_DIR
+from app import services
+from app.config import identity
+from grader.course.exercises import EXERCISES_DIR, SOLUTIONS_DIR
 
 from .app_helpers import BROWSER, FakeGrader
 
@@ -20,7 +21,8 @@ from .app_helpers import BROWSER, FakeGrader
 def all_layers_on(monkeypatch):
     """Report every sandbox layer on and every exercise proven, and wait for the scenarios to
     run, so that rendering a page starts no sandbox and serves every exercise at once
-    (tests/app/test_proofs.py runs the proofs for real, test_checking.py the waits)."""
+    (tests/app/services/test_proofs.py runs the proofs for real, screens/test_checking.py the
+    waits)."""
     monkeypatch.setattr(services, "missing_layers", lambda: {})
     monkeypatch.setattr(services, "start_sandbox", lambda: None)
     monkeypatch.setattr(
@@ -66,6 +68,7 @@ def broken_exercises(tmp_path, monkeypatch):
     """Copy the exercises with one malformed file added; point the app at the copy."""
     root = tmp_path / "exercises"
     shutil.copytree(EXERCISES_DIR, root)
+    shutil.copytree(SOLUTIONS_DIR, tmp_path / "solutions")  # where course.toml says
     (root / "01_mlp" / "99_broken.toml").write_text('title = "broken"\nfavourite = 3\n')
     monkeypatch.setenv("NINJA_EXERCISES_DIR", str(root))
     return root

@@ -78,13 +78,15 @@ def test_a_new_profile_has_its_own_progress(fake):
     at.button(key="home:continue").click().run()
     submit(at, f"{SOLVED}\n")
     store = services.store()
-    first = store.profiles()[0]
+    first = store.learners.profiles()[0]
     at = main_test().run()
     _create(at, "grace")
     assert at.selectbox(key="sidebar:profile").value == "grace"
-    grace = next(p for p in store.profiles() if p.name == "grace")
-    assert store.statuses(first) == {"dlogprobs": "solved"} and store.statuses(grace) == {}
-    assert store.last_profile(BROWSER) == grace
+    grace = next(p for p in store.learners.profiles() if p.name == "grace")
+    assert (
+        store.work.statuses(first) == {"dlogprobs": "solved"} and store.work.statuses(grace) == {}
+    )
+    assert store.learners.last_profile(BROWSER) == grace
 
 
 def _create(at, name: str) -> None:
@@ -147,7 +149,11 @@ def test_the_whole_pass_icon_shows_its_status_not_a_fixed_tick(fake):
     main_test().run()  # creates the profile
     store = services.store()
     whole = links.whole_pass_id("01_mlp")
-    store.record_attempt(store.profiles()[0], Attempt(whole, "x", False, "", 0, 0, "default"))
+    store.work.record_attempt(
+        store.learners.profiles()[0], Attempt(whole, "x", False, "", 0, 0, "default")
+    )
     assert icon() == links.ICONS["attempted"]
-    store.record_attempt(store.profiles()[0], Attempt(whole, "x", True, "", 0, 0, "default"))
+    store.work.record_attempt(
+        store.learners.profiles()[0], Attempt(whole, "x", True, "", 0, 0, "default")
+    )
     assert icon() == links.ICONS["solved"]

@@ -49,7 +49,7 @@ async def wrong_then_right(client, url: str, right: str):
 @pytest.mark.slow
 def test_a_session_submits_through_the_editor_and_gets_verdicts(tmp_path):
     client = client_module()
-    right = (ROOT / "exercises" / "solutions" / "01_mlp" / "dprobs.py").read_text()
+    right = (ROOT / "solutions" / "01_mlp" / "dprobs.py").read_text()
     data = tmp_path / "data dir" / "var"
     server = start_server(data, tmp_path / "server.log")
     try:

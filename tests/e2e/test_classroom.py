@@ -139,7 +139,7 @@ def issuer(provider: str) -> str:
 
 def owners(classroom) -> set[str]:
     """Return the identities that own profiles in the app's database."""
-    return {profile.owner for profile in open_store(classroom.database).profiles()}
+    return {profile.owner for profile in open_store(classroom.database).learners.profiles()}
 
 
 def test_a_signed_out_browser_sees_only_the_sign_in_page(classroom, page):

@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from grader.course.exercises import EXERCISES_DIR
+from grader.course.exercises import EXERCISES_DIR, SOLUTIONS_DIR
 
 from .e2e_helpers import OUTPUT, open_page, start_server, stop_server
 
@@ -20,7 +20,7 @@ def course_server(tmp_path_factory):
     """Yield the app serving a LayerNorm-only course folder."""
     root = tmp_path_factory.mktemp("course") / "exercises"
     shutil.copytree(EXERCISES_DIR / "02_layernorm", root / "02_layernorm")
-    answers = EXERCISES_DIR / "solutions" / "02_layernorm"  # a course keeps its answers inside it
+    answers = SOLUTIONS_DIR / "02_layernorm"  # a course of its own keeps its answers inside it
     shutil.copytree(answers, root / "solutions" / "02_layernorm")
     (root / "course.toml").write_text(
         'title = "LayerNorm by hand"\nintro = "Three gradients of **one** normalisation."\n'

@@ -85,7 +85,7 @@ def test_the_instructor_sees_the_class_and_learners_are_refused(classroom, provi
     expect(ivy.get_by_text("2 learner(s), 2 exercise(s) solved in all.")).to_be_visible(
         timeout=WAIT_MS
     )
-    # The grid is drawn on a canvas (its cells are checked in tests/app/test_dashboard.py);
+    # The grid is drawn on a canvas (its cells are checked in tests/app/screens/test_dashboard.py);
     # here each learner's row is read in the Learner tab, which lists the same cells as text.
     expect(ivy.locator("[data-testid='stDataFrame']").first).to_be_visible(timeout=WAIT_MS)
     ivy.screenshot(path=OUTPUT / "dashboard-class.png", full_page=True)

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from app.editor import SUBMIT_LABEL
+from app.panels.editor import SUBMIT_LABEL
 
 from .e2e_helpers import EDITOR, OUTPUT, WAIT_MS, editor_shows, open_page
 

@@ -6,7 +6,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from app import offline
+from app.panels import offline
 
 from .e2e_helpers import OUTPUT, WAIT_MS, open_page, type_and_submit
 

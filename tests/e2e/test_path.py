@@ -9,7 +9,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from app.editor import SUBMIT_LABEL
+from app.panels.editor import SUBMIT_LABEL
 from app.screens.exercise import GRADED_AGAIN
 from grader import discover
 

@@ -1,7 +1,7 @@
 """In a real browser: the instructor's preview (issue 25). The shared server runs in the local
 mode, where whoever runs the app is the instructor: switched on, an exercise shows as solved
 (the reference answer graded for real, the why card, the answer) without being solved, and
-nothing is recorded. tests/app/test_preview.py shows that learners never get the switch."""
+nothing is recorded. tests/app/panels/test_preview.py shows that learners never get the switch."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import sqlite3
 
 import pytest
 
-from app import preview
+from app.panels import preview
 
 from .e2e_helpers import OUTPUT, open_page
 

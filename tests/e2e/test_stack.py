@@ -199,7 +199,7 @@ def start_worker(state: dict, log: Path) -> subprocess.Popen:
     env["NINJA_DATA_DIR"] = str(Path(state["folder"]) / "worker")
     with log.open("w") as out:
         return subprocess.Popen(
-            [sys.executable, "-m", "app.worker"], cwd=ROOT, env=env, stdout=out,
+            [sys.executable, "-m", "app.training"], cwd=ROOT, env=env, stdout=out,
             stderr=subprocess.STDOUT, start_new_session=True,
         )  # fmt: skip
 

@@ -1,6 +1,6 @@
 """Checks run after every hostile submission: nothing leaked, nothing changed, nothing left.
 
-Used by test_hostile_grading.py and sandbox/test_hostile.py.
+Used by grading/test_hostile_grading.py and sandbox/test_hostile.py.
 """
 
 from __future__ import annotations

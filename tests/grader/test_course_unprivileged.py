@@ -12,7 +12,7 @@ import pytest
 
 from .ordinary_user import AS_ORDINARY_USER
 
-SUITES = ("tests/app/test_regrade.py", "tests/grader/cli/test_new_course.py")
+SUITES = ("tests/app/regrade/test_regrade.py", "tests/grader/cli/test_new_course.py")
 
 pytestmark = AS_ORDINARY_USER
 

@@ -14,9 +14,9 @@ import pytest
 from .ordinary_user import AS_ORDINARY_USER
 
 SUITES = (
-    "tests/grader/test_hostile_fresh.py",
-    "tests/grader/test_hostile_batch.py",
-    "tests/grader/test_hostile_uploads.py",
+    "tests/grader/grading/test_hostile_fresh.py",
+    "tests/grader/gradebook/test_hostile_batch.py",
+    "tests/grader/notebook/test_hostile_uploads.py",
 )
 
 pytestmark = AS_ORDINARY_USER

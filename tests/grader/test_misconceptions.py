@@ -31,5 +31,5 @@ def test_the_listed_mistakes_and_the_practice_name_only_known_ids(catalog):
 
 
 def test_the_hints_are_one_declared_list_over_the_two_value_cases():
-    assert len({d.looks_for for d in hints.HINTS}) == len(hints.HINTS)
-    assert all(set(d.cases) <= {LECTURE, RANDOM} for d in hints.HINTS)
+    assert len({d.looks_for for d in hints.DETECTORS}) == len(hints.DETECTORS)
+    assert all(set(d.cases) <= {LECTURE, RANDOM} for d in hints.DETECTORS)

@@ -1,5 +1,6 @@
-"""The classroom's training worker, again as an ordinary user: tests/app/test_worker.py (real
-PostgreSQL, real `python -m app.worker` processes training in their sandbox) run as `ninjatest`.
+"""The classroom's training worker, again as an ordinary user: tests/app/training/test_worker.py
+(real PostgreSQL, real `python -m app.training` processes training in their sandbox) run as
+`ninjatest`.
 
 As root, the `ordinary` fixture (tests/grader/conftest.py) builds a copy of the checkout that
 the user can read, and the suite runs there under setpriv: the worker, its sandboxed trainer and
@@ -13,7 +14,7 @@ import pytest
 
 from .ordinary_user import AS_ORDINARY_USER
 
-SUITES = ("tests/app/test_worker.py",)
+SUITES = ("tests/app/training/test_worker.py",)
 
 pytestmark = AS_ORDINARY_USER
 

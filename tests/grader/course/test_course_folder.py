@@ -1,10 +1,13 @@
-"""A course is one folder: its scenarios, exercises, course.toml and its own `solutions/`."""
+"""A course is one folder: its scenarios, exercises, course.toml and its own `solutions/`, unless
+its course.toml names where its answers live (the shipped course's: the project's `solutions/`)."""
 
 from __future__ import annotations
 
 import shutil
 
-from grader.course.exercises import EXERCISES_DIR, SOLUTIONS_DIR, discover
+import pytest
+
+from grader.course.exercises import EXERCISES_DIR, ROOT, SOLUTIONS_DIR, discover
 
 
 def _course(parent, name: str, answers: bool = True):
@@ -16,10 +19,11 @@ def _course(parent, name: str, answers: bool = True):
     return course
 
 
-def test_the_shipped_course_keeps_every_answer_inside_its_folder(catalog):
-    assert SOLUTIONS_DIR == EXERCISES_DIR / "solutions"
+def test_the_shipped_course_keeps_its_answers_in_the_top_level_solutions(catalog):
+    assert SOLUTIONS_DIR == ROOT / "solutions" and catalog.course.solutions == "../solutions"
+    assert not (EXERCISES_DIR / "solutions").exists()
     for exercise in catalog.exercises:
-        assert exercise.solution_path.is_relative_to(EXERCISES_DIR / "solutions"), exercise.id
+        assert exercise.solution_path.is_relative_to(SOLUTIONS_DIR), exercise.id
         assert exercise.solution_path.is_file(), exercise.id
 
 
@@ -39,3 +43,26 @@ def test_two_courses_in_one_parent_never_share_answers(tmp_path):
     dxhat = discover(second).get("dxhat")
     assert dxhat.solution_path == second / "solutions" / "02_layernorm" / "dxhat.py"
     assert not dxhat.solution_path.exists(), "neither the sibling's nor the parent's answers"
+
+
+@pytest.mark.parametrize("named", ["answers", "../shared"])
+def test_course_toml_may_name_where_the_answers_live(tmp_path, named):
+    course = _course(tmp_path, "layernorm", answers=False)
+    (course / "course.toml").write_text(f'solutions = "{named}"\n')
+    answers = (course / named).resolve()
+    shutil.copytree(SOLUTIONS_DIR / "02_layernorm", answers / "02_layernorm")
+    catalog = discover(course)
+    assert catalog.errors == (), "a named answers folder is not taken for a scenario"
+    dxhat = catalog.get("dxhat")
+    assert dxhat.solution_path.resolve() == answers / "02_layernorm" / "dxhat.py"
+    assert dxhat.solution() == (SOLUTIONS_DIR / "02_layernorm" / "dxhat.py").read_text()
+
+
+@pytest.mark.parametrize("named", ["/etc", "../../elsewhere", "a/../../b", "..", ".", "~"])
+def test_answers_named_outside_the_course_or_beside_it_are_refused(tmp_path, named):
+    course = _course(tmp_path, "layernorm")
+    (course / "course.toml").write_text(f'solutions = "{named}"\n')
+    catalog = discover(course)
+    [problem] = catalog.errors
+    assert problem.where.endswith("course.toml: solutions") and "beside it" in problem.problem
+    assert catalog.get("dxhat").solution_path == course / "solutions" / "02_layernorm" / "dxhat.py"

@@ -111,7 +111,8 @@ def _honest_answers() -> list[tuple[str, str]]:
     """Return every honest answer the project holds, right or wrong: reference answers, starters,
     listed mistakes, the banks and the lecture notebook's cells (the why cards' other forms are
     graded by test_explain.py, through the same check)."""
-    found = [(str(p.relative_to(ROOT)), p.read_text()) for p in ROOT.glob("exercises/**/*.py")]
+    answers = [*ROOT.glob("solutions/**/*.py"), *ROOT.glob("exercises/**/*.py")]
+    found = [(str(p.relative_to(ROOT)), p.read_text()) for p in answers]
     for path in ROOT.glob("exercises/**/*.toml"):
         data = tomllib.loads(path.read_text())
         found += [(f"{path.name} starter", data["starter"])] if "starter" in data else []

@@ -70,7 +70,7 @@ def test_names_do_not_resolve(run):
 
 
 def test_solutions_and_the_project_are_not_there(run):
-    assert any((ROOT / "exercises" / "solutions").iterdir())
+    assert any((ROOT / "solutions").iterdir())
     code = (
         "import os\n"
         "def ls(p):\n"
@@ -78,7 +78,7 @@ def test_solutions_and_the_project_are_not_there(run):
         "        return os.listdir(p)\n"
         "    except OSError as e:\n"
         "        return type(e).__name__\n"
-        f"print(ls({str(ROOT / 'exercises' / 'solutions')!r}), ls({str(ROOT)!r}), "
+        f"print(ls({str(ROOT / 'solutions')!r}), ls({str(ROOT)!r}), "
         f"ls({str(ROOT / '.git')!r}))"
     )
     stdout = run(code).cases[0].stdout

@@ -25,7 +25,7 @@ SUITES = (
     "tests/grader/sandbox/training/test_stream.py",
     "tests/grader/sandbox/training/test_loop.py",
     "tests/grader/sandbox/test_autograd_classes.py",
-    "tests/grader/test_hostile_grading.py",
+    "tests/grader/grading/test_hostile_grading.py",
 )
 
 pytestmark = AS_ORDINARY_USER

@@ -4,7 +4,7 @@
 code, its state, the progress a worker streams (step, speed, loss curve), the report it ends
 with, the Stop flag any replica may raise and the worker's heartbeat. At most one queued or
 running row per profile (a unique partial index). On PostgreSQL this revision also applies the
-schema of procrastinate, the queue whose jobs carry a row's id to a worker (app/worker/): the
+schema of procrastinate, the queue whose jobs carry a row's id to a worker (app/training/): the
 schema of the pinned release (requirements.txt), so a later release's migrations are a later
 revision of ours.
 

@@ -3,7 +3,7 @@ training worker of a class can read a learner's upload (docs/classroom.md).
 
 A learner's dataset choice names its upload by a path under the uploads folder of the replica
 that cleaned it (`upload:<path>`); the path's folder is the words' digest. Another process finds
-the words here by that digest and writes its own copy (app/wordlists.py).
+the words here by that digest and writes its own copy (app/storage/wordlists.py).
 
 Revision ID: 0005
 Revises: 0004

@@ -128,7 +128,7 @@ def test_the_trainer_ends_the_run_when_its_parent_goes_away(default_data, refere
 def test_the_worker_sees_no_solutions_and_no_network(default_data, reference_section):
     probe = (
         f"import os\nassert os.getuid() != 0\nassert not os.path.exists({str(ROOT)!r} + "
-        "'/exercises/solutions')\nimport socket\nsocket.socket()\n"
+        "'/solutions')\nimport socket\nsocket.socket()\n"
     )
     run, wire = _start(default_data, reference_section + probe, steps=10)
     failed = next(e for e in _events(run, wire) if isinstance(e, Failed))

@@ -1,0 +1,80 @@
+"""The scratchpad of an exercise page: try code on the lecture batch, ungraded.
+
+It stays open across submissions and reruns (a toggle kept in the session, not an expander the
+page redraws folded), in the same monospace editor as the answer, run with Ctrl+Enter.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from app import services, session
+from app.panels import editor
+from app.views import results
+
+TITLE = "Scratchpad: try code on the {batch} (not graded)"
+RUN_LABEL = "Run (Ctrl+Enter)"
+HELP = (
+    "Runs in the sandbox with the tensors in scope, e.g. `x = counts * dprobs` then "
+    "`print(x.shape)` or `print(x.sum(1)[:3])`; the exercise language is the answers' "
+    "(no autograd, no imports)."
+)
+
+
+def batch_words(lecture_url: str) -> str:
+    """Name the batch in scope: the lecture's own for an exercise it teaches, else neutral."""
+    return "lecture batch" if lecture_url else "main batch"
+
+
+def show(exercise_id: str, lecture_url: str = "") -> None:
+    """Show an editor whose code runs in the sandbox on this exercise's inputs, and its output.
+
+    Nothing is graded or compared: the table lists what the code assigned (shape, dtype, first
+    values), which is the lecture's way of working: look at shapes, then write the line.
+    """
+    key = f"scratch:{exercise_id}"
+    if not st.toggle(TITLE.format(batch=batch_words(lecture_url)), key=f"{key}:open"):
+        return
+    store, profile = services.store(), session.profile()
+    if f"{key}:initial" not in st.session_state:  # the editor opens on it once per session
+        st.session_state[f"{key}:initial"] = store.work.draft(profile, key) or ""
+    with st.container(border=True, key=f"{key.replace(':', '-')}-box"):
+        st.caption(HELP)
+        kind = services.config().editor
+        initial = st.session_state[f"{key}:initial"]
+        event = editor.code_input(f"{key}:code", initial, kind=kind, lines=5, label=RUN_LABEL)
+        if event is not None:  # a page that grows above it redraws it: it reopens on this
+            store.work.save_draft(profile, key, event.code)
+            st.session_state[f"{key}:initial"] = event.code
+        if event is not None and event.submitted is not None:
+            editor.taken(event)
+            code = event.submitted
+            st.session_state[f"{key}:result"] = session.grader().scratch(exercise_id, code)
+        result = st.session_state.get(f"{key}:result")
+        if result is not None:
+            _show(result)
+
+
+def _show(result) -> None:
+    """Show a scratchpad run: the sentence, the table of names, the exception, the prints."""
+    (st.info if result.ok else st.error)(f"{result.message} {result.hint}".strip())
+    if result.refused_construct:
+        results.show_language(session.grader().catalog.course.language)
+    if result.rows:
+        frame = pd.DataFrame(
+            [
+                {
+                    "name": row.name,
+                    "shape": str(row.shape) if row.shape is not None else "",
+                    "dtype": row.dtype,
+                    "values": row.preview or row.note,
+                }
+                for row in result.rows
+            ]
+        )
+        st.dataframe(frame, hide_index=True, width="stretch")
+    if result.error is not None:
+        results.show_error(result.error)
+    if result.stdout:
+        st.code(result.stdout, language=None)

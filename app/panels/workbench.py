@@ -1,0 +1,143 @@
+"""The editor's life on a page: open on the saved draft, keep drafts, hand over submissions.
+
+Used by every page with an editor (an exercise, the whole pass), keyed by what the attempts are
+recorded under. A submission is recorded in the store (with the draft) before it is graded and
+queued in the session, so that a rerun which interrupts the grading run (a late editor event)
+grades it instead of losing it, and a server that stops in between leaves it visible: the page
+then says it was not graded, with its code kept.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass
+
+import streamlit as st
+
+from app import services, session
+from app.panels import editor, ratelimit, visits
+from app.storage import Attempt, Facts
+
+SERVER = uuid.uuid4().hex  # this server process; a submission left by another was cut off
+GRACE = 60.0  # seconds: a submission pending longer than this in this process was cut off too
+
+
+@dataclass(frozen=True)
+class Submission:
+    """Code on its way to the grader, under its ticket."""
+
+    ticket: str
+    code: str
+
+
+def editor_event(key: str, starter: str, lines: int = 8) -> editor.EditorEvent | None:
+    """Show the editor for key, opened on the saved draft (else starter); save each change."""
+    if visits.arrived(key):  # a fresh editor on each visit, so it shows the latest draft
+        st.session_state.pop(f"initial:{key}", None)
+        st.session_state[f"version:{key}"] = st.session_state.get(f"version:{key}", 0) + 1
+    if f"initial:{key}" not in st.session_state:
+        draft = services.store().work.draft(session.profile(), key)
+        st.session_state[f"initial:{key}"] = starter if draft is None else draft
+    notice = st.empty()  # above the editor, filled once the editor's event is known
+    widget = f"editor:{key}:{st.session_state.get(f'version:{key}', 0)}"
+    kind = services.config().editor
+    event = editor.code_input(widget, st.session_state[f"initial:{key}"], kind=kind, lines=lines)
+    if event is not None and event.submitted is None:
+        services.store().work.save_draft(session.profile(), key, event.code)
+    if event is None or event.submitted is None:  # a new submission takes the old one's place
+        with notice.container():
+            _not_graded(key)
+    return event
+
+
+def _not_graded(key: str) -> None:
+    """Say which submissions a stopped server never graded; their code is kept."""
+    queued = {s.ticket for s in st.session_state.get(f"pending:{key}", [])}
+    now = time.time()
+    for left in services.store().submissions.pending(session.profile(), key):
+        if left.ticket in queued or (left.server == SERVER and now - left.created_at < GRACE):
+            continue
+        when = time.strftime("%H:%M", time.localtime(left.created_at))
+        st.warning(
+            f"Your submission of {when} was not graded: the app stopped before it finished. "
+            "It is not counted as an attempt; press Submit again.",
+            icon=":material/report:",
+        )
+        with st.expander("The code you submitted then"):
+            st.code(left.code, language="python")
+
+
+def replace(key: str, code: str) -> None:
+    """Open the editor for key on code from now on (it becomes the draft); use as a callback."""
+    services.store().work.save_draft(session.profile(), key, code)
+    st.session_state.pop(f"initial:{key}", None)
+    st.session_state[f"version:{key}"] = st.session_state.get(f"version:{key}", 0) + 1
+
+
+def submission(key: str, event: editor.EditorEvent | None) -> str | None:
+    """Return the code to grade next: this event's, or one left by an interrupted run."""
+    if event is not None and event.submitted is not None:
+        _take(key, event)
+    queue = st.session_state.get(f"pending:{key}")
+    return queue[0].code if queue else None
+
+
+def _take(key: str, event: editor.EditorEvent) -> None:
+    """Record a submission and the draft before grading, and queue it; or say to wait."""
+    store, profile = services.store(), session.profile()
+    if not admitted():
+        store.work.save_draft(profile, key, event.code)
+        editor.taken(event)
+        return
+    if store.submissions.begin_submission(
+        profile, key, event.ticket, event.submitted, event.code, SERVER
+    ):
+        queue = st.session_state.setdefault(f"pending:{key}", [])
+        queue.append(Submission(event.ticket, event.submitted))
+    editor.taken(event)
+    if services.config().grade_delay:  # tests only: time to stop the server here
+        time.sleep(services.config().grade_delay)
+
+
+def admitted() -> bool:
+    """Return whether the profile may submit now; if not, say how long to wait."""
+    wait = limiter().wait((services.config().database_url, session.profile().id))
+    if wait:
+        st.warning(ratelimit.too_fast(wait), icon=":material/hourglass_top:")
+    return not wait
+
+
+@st.cache_resource(show_spinner=False)
+def limiter() -> ratelimit.RateLimiter:
+    """Return the one rate limiter shared by every session of this server."""
+    return ratelimit.RateLimiter()
+
+
+def record(
+    key: str,
+    code: str,
+    solved: bool,
+    summary: str,
+    elapsed: float,
+    busy: bool = False,
+    facts: Facts | None = None,
+) -> None:
+    """Record a graded submission with the time spent on it and its facts (the grader's
+    fields, `storage.facts_of(result)`), and clear it from the queue.
+
+    The attempt replaces the submission recorded before grading, in one transaction. A
+    submission the grader was too busy to take is not an attempt; it is only cleared.
+    """
+    store, profile = services.store(), session.profile()
+    attempt = None
+    if not busy:
+        spent, dataset = visits.time_spent(key), session.dataset_source()
+        facts, version = facts or Facts(), services.exercise_version(key)
+        attempt = Attempt(key, code, solved, summary, elapsed, spent, dataset, 0.0, facts, version)
+    queue = st.session_state.get(f"pending:{key}") or []
+    if queue and queue[0].code == code:  # leaves the queue once recorded (the database may be down)
+        store.submissions.finish_submission(profile, queue[0].ticket, attempt)
+        queue.pop(0)
+    elif attempt is not None:
+        store.work.record_attempt(profile, attempt)

@@ -1,0 +1,73 @@
+"""Work the server starts once, in threads, so that no page waits for it: the scenarios' first
+run (app/services.catalog serves nothing before it) and the sandbox's start."""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING
+
+from grader import proving, sandbox
+
+if TYPE_CHECKING:
+    from grader import Catalog
+
+
+class Once(threading.Thread):
+    """A daemon thread that any number of callers may start: the first one does."""
+
+    def __init__(self, name: str):
+        super().__init__(name=name, daemon=True)
+        self._lock = threading.Lock()
+
+    def begin(self) -> None:
+        """Start the thread unless it has been started."""
+        with self._lock:
+            if self.ident is None:
+                self.start()
+
+
+class ScenarioRuns(Once):
+    """Withdraw the scenarios that fail to run (the only step that imports torch before a page
+    needs it), off the script's thread."""
+
+    def __init__(self, declared: Catalog):
+        super().__init__("scenario-runs")
+        self.declared = declared
+        self.done = threading.Event()
+        self.catalog: Catalog | None = None
+        self.error: Exception | None = None
+
+    def run(self) -> None:
+        try:
+            self.catalog = proving.runnable(self.declared)
+        except Exception as e:  # raised again on the page that waits for the catalog
+            self.error = e
+        finally:
+            self.done.set()
+
+    def wait(self) -> Catalog:
+        """Return the catalog once every scenario has run; raise what running them raised."""
+        self.begin()
+        self.done.wait()
+        if self.error is not None:
+            raise self.error
+        return self.catalog
+
+
+class LayerProbe(Once):
+    """Start the sandbox and record its missing layers (or why it refused to start)."""
+
+    def __init__(self, require_all: bool, time_limit: float):
+        super().__init__("sandbox-layers")
+        self.require_all = require_all
+        self.time_limit = time_limit
+        self.missing: dict[str, str] | None = None
+        self.error: Exception | None = None
+
+    def run(self) -> None:
+        limits = sandbox.Limits(cpu_seconds=self.time_limit, wall_seconds=2 * self.time_limit)
+        try:
+            self.missing = sandbox.default_sandbox(self.require_all, limits).missing_layers()
+        except Exception as e:  # MissingLayers, or a sandbox that cannot start at all
+            self.error = e
+            self.missing = {"sandbox": str(e)}

@@ -1,0 +1,195 @@
+"""The progress database's tables, declared once (SQLAlchemy Core `MetaData`).
+
+This is the schema the Alembic revisions (alembic/versions/) must build: upgrading an empty
+database to the head gives exactly these tables, columns and indexes, on SQLite and on
+PostgreSQL (tests/app/storage/test_tables.py compares them with Alembic's own comparison). The
+store's calls run SQL text over these tables; a new column is a field here and a revision there.
+procrastinate's tables (the classroom's task queue, revision 0004) are its own, not declared here.
+
+    >>> sorted(metadata.tables)[:3]
+    ['attempts', 'drafts', 'events']
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+TEXT, NUMBER, WHOLE = sa.Text(), sa.Double(), sa.Integer()
+metadata = sa.MetaData()
+
+
+def _profile_id() -> sa.Column:
+    """Return the column that ties a row to its profile (deleted with it)."""
+    return sa.Column(
+        "profile_id", WHOLE, sa.ForeignKey("profiles.id", ondelete="CASCADE"), nullable=False
+    )
+
+
+def _course_id() -> sa.Column:
+    """Return the course column (rows from before courses belong to the default course)."""
+    return sa.Column("course_id", TEXT, nullable=False, server_default="default")
+
+
+def _text(name: str, default: str | None = None) -> sa.Column:
+    """Return a required text column, with a default when one is given."""
+    return sa.Column(name, TEXT, nullable=False, server_default=default)
+
+
+def _when(name: str, nullable: bool = False) -> sa.Column:
+    """Return a time column (seconds since the epoch)."""
+    return sa.Column(name, NUMBER, nullable=nullable)
+
+
+meta = sa.Table("meta", metadata, sa.Column("key", TEXT, primary_key=True), _text("value"))
+
+profiles = sa.Table(
+    "profiles",
+    metadata,
+    sa.Column("id", WHOLE, primary_key=True),
+    _text("name"),
+    _when("created_at"),
+    _text("owner", ""),
+    sa.UniqueConstraint("owner", "name"),
+)
+
+learners = sa.Table(  # which profile an identity used last
+    "learners",
+    metadata,
+    sa.Column("owner", TEXT, primary_key=True),
+    sa.Column("last_profile", WHOLE, sa.ForeignKey("profiles.id", ondelete="SET NULL")),
+)
+
+settings = sa.Table(
+    "settings",
+    metadata,
+    _profile_id(),
+    _text("key"),
+    _text("value"),
+    sa.PrimaryKeyConstraint("profile_id", "key"),
+)
+
+drafts = sa.Table(
+    "drafts",
+    metadata,
+    _profile_id(),
+    _course_id(),
+    _text("exercise_id"),
+    _text("code"),
+    _when("updated_at"),
+    sa.PrimaryKeyConstraint("profile_id", "course_id", "exercise_id"),
+)
+
+attempts = sa.Table(
+    "attempts",
+    metadata,
+    sa.Column("id", WHOLE, primary_key=True),
+    _profile_id(),
+    _text("exercise_id"),
+    _text("code"),
+    sa.Column("solved", WHOLE, nullable=False),
+    _text("summary"),
+    sa.Column("elapsed", NUMBER, nullable=False),
+    sa.Column("time_spent", NUMBER, nullable=False),
+    _text("dataset"),
+    _when("created_at"),
+    sa.Column("ticket", TEXT),  # names a submission once: unique where set
+    sa.Column("ran", WHOLE, nullable=False, server_default="0"),
+    _text("failed_check", ""),
+    _text("misconception", ""),
+    _text("status", ""),
+    _text("facts", "graded"),
+    _course_id(),
+    _text("version", ""),
+    _text("origin", "editor"),
+    sa.Index("attempts_by_exercise", "profile_id", "exercise_id"),
+    sa.Index("attempts_by_course", "profile_id", "course_id", "exercise_id"),
+    sa.Index(
+        "attempts_by_ticket",
+        "ticket",
+        unique=True,
+        sqlite_where=sa.text("ticket IS NOT NULL"),
+        postgresql_where=sa.text("ticket IS NOT NULL"),
+    ),
+    sa.Index("attempts_by_class", "course_id", "exercise_id", "created_at"),
+)
+
+events = sa.Table(  # a hint shown or a solution revealed
+    "events",
+    metadata,
+    sa.Column("id", WHOLE, primary_key=True),
+    _profile_id(),
+    _text("exercise_id"),
+    _text("kind"),
+    _when("created_at"),
+    _course_id(),
+    sa.CheckConstraint("kind IN ('hint', 'reveal')"),
+    sa.Index("events_by_class", "course_id", "exercise_id", "profile_id"),
+)
+
+submissions = sa.Table(  # recorded before grading, replaced by their attempt
+    "submissions",
+    metadata,
+    sa.Column("ticket", TEXT, primary_key=True),
+    _profile_id(),
+    _text("exercise_id"),
+    _text("code"),
+    _text("server"),
+    _when("created_at"),
+    _course_id(),
+)
+
+training_runs = sa.Table(  # Exercise 4's finished runs
+    "training_runs",
+    metadata,
+    sa.Column("id", WHOLE, primary_key=True),
+    _profile_id(),
+    _text("settings"),  # JSON
+    sa.Column("train_loss", NUMBER),
+    sa.Column("val_loss", NUMBER),
+    _text("samples"),  # JSON
+    sa.Column("steps_per_s", NUMBER, nullable=False),
+    sa.Column("elapsed", NUMBER, nullable=False),
+    _text("curve"),  # JSON
+    _text("dataset"),
+    _text("code"),
+    _when("created_at"),
+    sa.Index("training_runs_by_profile", "profile_id"),
+)
+
+people = sa.Table(  # who a signed-in identity is (the classroom's dashboard)
+    "people",
+    metadata,
+    sa.Column("owner", TEXT, primary_key=True),
+    _text("name"),
+    _text("email", ""),
+    _text("groups", "[]"),  # JSON, the provider's groups and sections
+    _text("role", "learner"),
+    sa.Column("last_seen", sa.REAL(), nullable=False),
+)
+
+training_queue = sa.Table(  # a classroom run: its job on the task queue, progress and report
+    "training_queue",
+    metadata,
+    sa.Column("id", WHOLE, primary_key=True),
+    _profile_id(),
+    sa.Column("job_id", sa.BigInteger()),  # procrastinate's job: the run's state
+    _text("settings"),  # JSON
+    _text("code"),
+    _text("dataset"),
+    sa.Column("step", WHOLE, nullable=False, server_default="0"),
+    sa.Column("elapsed", NUMBER, nullable=False, server_default="0"),
+    _text("curve", "[]"),  # JSON
+    sa.Column("report", TEXT),  # JSON, once the run has ended
+    _when("created_at"),
+    sa.Index("training_queue_by_profile", "profile_id", "id"),
+    sa.Index("training_queue_by_job", "job_id"),
+)
+
+word_lists = sa.Table(  # uploaded word lists, by the digest of their words
+    "word_lists",
+    metadata,
+    sa.Column("digest", TEXT, primary_key=True),
+    _text("name"),
+    _text("words"),
+    _when("created_at"),
+)

@@ -1,0 +1,50 @@
+"""The page's own CSS (app/views/style.py) and the theme: text colours that pass WCAG AA."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from app.views import style
+
+CONFIG = Path(__file__).resolve().parents[3] / ".streamlit" / "config.toml"
+CODE_BACKGROUND, WHITE, SIDEBAR = "#fcfcfb", "#ffffff", "#f0f2f6"  # Streamlit's light theme
+
+
+def _luminance(colour: str) -> float:
+    """Return the relative luminance of #rrggbb, as WCAG 2 defines it."""
+    channels = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast(a: str, b: str) -> float:
+    """Return the WCAG contrast ratio of two colours."""
+    light, dark = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def _at(colour: str, opacity: float, background: str) -> str:
+    """Return colour drawn at an opacity over a background."""
+    mixed = [
+        round(opacity * int(colour[i : i + 2], 16) + (1 - opacity) * int(background[i : i + 2], 16))
+        for i in (1, 3, 5)
+    ]
+    return "#" + "".join(f"{c:02x}" for c in mixed)
+
+
+@pytest.mark.parametrize("selector", list(style.TOKEN_COLOURS))
+def test_every_code_token_colour_reads_at_4_5_to_1_on_a_code_block(selector):
+    colour = style.TOKEN_COLOURS[selector]
+    assert contrast(colour, CODE_BACKGROUND) >= 4.5, (selector, colour)
+    assert f"{selector} {{ color: {colour} !important; }}" in style.css()
+
+
+def test_the_theme_passes_for_captions_and_primary_buttons():
+    theme = tomllib.loads(CONFIG.read_text())["theme"]
+    caption = _at(theme["textColor"], 0.6, WHITE)  # Streamlit's fadedText60
+    assert contrast(caption, WHITE) >= 4.5
+    assert contrast(_at(theme["textColor"], 0.6, SIDEBAR), SIDEBAR) >= 4.5, "in the sidebar"
+    assert contrast(WHITE, theme["primaryColor"]) >= 4.5, "white words on a primary button"
