@@ -63,6 +63,8 @@ class Check:
     hint: str = ""
     misconception: str = ""  # the id it found (grader/misconceptions.py), "" when none
     remedy: Remedy | None = None  # the change its sentence proposes, checked before it was said
+    construct: str = ""  # the first construct outside the exercise language (a rules check)
+    line: int | None = None  # the line of `construct`
 
     @property
     def title(self) -> str:
@@ -125,6 +127,16 @@ class Result:
         return self.failed.misconception if self.failed else ""
 
     @property
+    def refused_construct(self) -> str:
+        """Return the construct outside the exercise language that refused the code, or ""."""
+        return self.failed.construct if self.failed else ""
+
+    @property
+    def refused_line(self) -> int | None:
+        """Return the line of `refused_construct`, or None."""
+        return self.failed.line if self.failed else None
+
+    @property
     def ran(self) -> bool:
         """Return whether the code ran and broke no rule, so its values were judged."""
         return not (self.busy or self.fault) and self.failed_check not in NOT_RUN
@@ -153,7 +165,8 @@ class Result:
     def to_dict(self) -> dict:
         """Return the result as JSON-ready data."""
         facts = {"ran": self.ran, "failed_check": self.failed_check, "status": self.status}
-        return asdict(self) | facts | {"misconception": self.misconception}
+        refused = {"refused_construct": self.refused_construct, "refused_line": self.refused_line}
+        return asdict(self) | facts | {"misconception": self.misconception} | refused
 
 
 @dataclass(frozen=True)
@@ -176,13 +189,17 @@ class Facts:
     failed_check: str = ""  # the kind of the check that failed first (the root cause's)
     misconception: str = ""  # the id that check found (grader/misconceptions.py)
     fault: bool = False  # the grader itself failed; says nothing about the code
+    refused_construct: str = ""  # the first construct outside the exercise language, if refused
+    refused_line: int | None = None  # its line
 
 
 def facts_of(failed: Check | None, ran: bool = True) -> dict:
-    """Return the Facts of a pass as keywords: whether the code ran, the failed check, its id."""
+    """Return the Facts of a pass as keywords: whether the code ran, the failed check, its id,
+    and the construct outside the exercise language that refused it."""
     if failed is None:
         return {"ran": ran}
-    return {"ran": ran, "failed_check": failed.kind, "misconception": failed.misconception}
+    found = {"failed_check": failed.kind, "misconception": failed.misconception}
+    return {"ran": ran, **found, "refused_construct": failed.construct, "refused_line": failed.line}
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,8 @@ TITLE = "Scratchpad: try code on the {batch} (not graded)"
 RUN_LABEL = "Run (Ctrl+Enter)"
 HELP = (
     "Runs in the sandbox with the tensors in scope, e.g. `x = counts * dprobs` then "
-    "`print(x.shape)`; autograd is refused here too."
+    "`print(x.shape)` or `print(x.sum(1)[:3])`; the exercise language is the answers' "
+    "(no autograd, no imports)."
 )
 
 
@@ -57,7 +58,9 @@ def show(exercise_id: str, lecture_url: str = "") -> None:
 
 def _show(result) -> None:
     """Show a scratchpad run: the sentence, the table of names, the exception, the prints."""
-    (st.info if result.ok else st.error)(result.message)
+    (st.info if result.ok else st.error)(f"{result.message} {result.hint}".strip())
+    if result.refused_construct:
+        results.show_language(session.grader().catalog.course.language)
     if result.rows:
         frame = pd.DataFrame(
             [

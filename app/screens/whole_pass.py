@@ -94,6 +94,8 @@ def render(slug: str) -> None:
     if result is not None:
         st.markdown(datasets.describe(result.header))
         results.show_pass(result)
+        if result.refused_construct:
+            results.show_language(grader.catalog.course.language)
         _root(key, result)
     if slug == notebook.lecture_scenario(services.catalog()):
         _notebook(key, grader)

@@ -17,6 +17,9 @@ place inside it or beside it (the shipped course's answers are the project's `..
     misconceptions = ["missing_branch"]
     exercises = ["dq", "dk"]
     rule = "a tensor used twice: add the gradient from every consumer"
+
+    [language]  # names the exercise language adds here (docs/exercise-language.md)
+    attributes = ["masked_fill"]
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from pathlib import Path, PurePosixPath
 
 from grader.course.policy import Extension, Grading, read_extensions, read_grading
 from grader.course.schema import SchemaError, check_keys, require
+from grader.language import LANGUAGE, Language, widen
 from grader.misconceptions import IDS
 
 FILE_NAME = "course.toml"
@@ -64,6 +68,7 @@ class Course:
     id: str = "default"  # a course read from a folder has that folder's name unless it sets one
     points: tuple[tuple[str, float], ...] = ()  # [points]: an item's weight in the gradebook
     deadlines: tuple[tuple[str, datetime], ...] = ()  # [deadlines]: when an item is due
+    language: Language = LANGUAGE  # [language]: the exercise language, with what it adds
     solutions: str = "solutions"  # the answers' folder, relative to the course folder
     grading: Grading = Grading()  # [grading]: partial credit, late work, regrades (policy.py)
     extensions: tuple[Extension, ...] = ()  # extensions.csv beside course.toml
@@ -88,8 +93,10 @@ COURSE_KEYS = {
     "points": dict,
     "deadlines": dict,
     "grading": dict,
+    "language": dict,
 }
 PRACTICE_KEYS = {"misconceptions": list, "exercises": list, "rule": str}
+LANGUAGE_KEYS = {"attributes": list}  # no imports, no names: only declared attribute names
 
 
 def load_course(root: Path) -> Course:
@@ -131,6 +138,9 @@ def read_course(root: Path) -> tuple[Course, tuple[SchemaError, ...]]:
     for item, value in kept.pop("deadlines", {}).items():
         _keep(due, item, lambda v=value, i=item: _deadline(v, f"{where}: deadlines.{i}"), problems)
     kept["deadlines"] = tuple(due.items())
+    if "language" in kept:
+        table = kept.pop("language")
+        _keep(kept, "language", lambda: _language(table, where), problems)
     kept["grading"], bad = read_grading(kept.pop("grading", {}), f"{where}: grading")
     return replace(course, **kept, practice=tuple(practice.values())), (*problems, *bad, *unread)
 
@@ -169,6 +179,16 @@ def _value(key: str, value, where: str):
     if key == "solutions":
         require(_near(value), f"{where}: solutions", SOLUTIONS_RULE + f", got {value!r}")
     return value.strip() if isinstance(value, str) else value
+
+
+def _language(raw: dict, where: str) -> Language:
+    """Read `[language]`: the attribute names a course adds to the exercise language."""
+    where = f"{where}: language"
+    check_keys(raw, LANGUAGE_KEYS, ("attributes",), where)
+    try:
+        return widen(tuple(raw["attributes"]))
+    except ValueError as err:
+        raise SchemaError(f"{where}.attributes", str(err)) from None
 
 
 SOLUTIONS_RULE = (
