@@ -135,6 +135,7 @@ def raising_course(tmp_path):
     course = tmp_path / "course"
     for slug in ("02_layernorm", "03_attention"):
         shutil.copytree(ROOT / "exercises" / slug, course / slug)
+        shutil.copytree(ROOT / "solutions" / slug, course / "solutions" / slug)
     scenario = course / "03_attention/scenario.toml"
     scenario.write_text(scenario.read_text().replace("k = x @ Wk  #", "k = x @ Wk.T  #"))
     return course
