@@ -8,6 +8,7 @@ import streamlit as st
 # installed (editable) by scripts/setup
 from app import classroom, nav, services
 from app.panels import safety, sidebar, visits
+from app.services import metrics
 from app.storage import StorageUnavailable
 from app.views import style
 
@@ -24,6 +25,7 @@ try:
     page.run()
 except StorageUnavailable as err:  # the database is restarting: nothing recorded is lost
     logging.getLogger("app.storage").warning("%s", err)
+    metrics.failed("database")
     st.error(
         "The progress database is not answering right now. Try again in a moment: what you "
         "submitted before is kept.",

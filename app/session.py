@@ -8,6 +8,7 @@ import streamlit as st
 
 from app import classroom, services
 from app.config import identity
+from app.services import metrics
 from app.storage import Profile
 
 if TYPE_CHECKING:
@@ -39,6 +40,7 @@ def profile() -> Profile:
             who = classroom.current()
             view = classroom.ClassView(store)
             view.note_person(who.identity, who.name, who.email, who.groups, who.role)
+            metrics.signed_in()  # a sign-in as recorded today (issue 34: its sessions table)
     return chosen
 
 

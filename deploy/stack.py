@@ -455,7 +455,7 @@ def health_urls(state: dict) -> dict[str, str]:
         "haproxy": f"http://{HOST}:{ports['proxy']}/_stcore/health",
     }
     for i, port in enumerate(ports["replicas"], start=1):
-        urls[f"replica{i}"] = f"http://{HOST}:{port}/_stcore/health"
+        urls[f"replica{i}"] = f"http://{HOST}:{port}/ready"  # ready to serve, as HAProxy asks
     return urls
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from app.classroom.people import INSTRUCTOR
-from app.storage import REGRADE, Db, Part
+from app.storage import REGRADE, Db, Part, auditlog
 
 if TYPE_CHECKING:
     from sqlalchemy import Row
@@ -167,8 +167,10 @@ class ClassView(Part):
     def note_person(
         self, owner: str, name: str, email: str, groups: tuple[str, ...], role: str
     ) -> None:
-        """Remember who a signed-in identity is, and when they were last seen."""
+        """Remember who a signed-in identity is, and when they were last seen; a role that
+        changed, or an instructor seen for the first time, goes to the audit log."""
         with self._db() as db:
+            before = db.execute("SELECT role FROM people WHERE owner = :o", {"o": owner}).scalar()
             db.execute(
                 "INSERT INTO people (owner, name, email, groups, role, last_seen)"
                 " VALUES (:owner, :name, :email, :groups, :role, :seen)"
@@ -184,6 +186,9 @@ class ClassView(Part):
                     "seen": time.time(),
                 },
             )
+            if before != role and (before is not None or role == INSTRUCTOR):
+                change = {owner: {"from": before, "to": role}}
+                auditlog.write(db, self.course, auditlog.CONFIGURATION, auditlog.ROLE, change)
 
     def class_learners(self) -> list[Learner]:
         """Return every learner's profile (instructors left out), oldest first."""

@@ -362,13 +362,21 @@ def main(argv: list[str] | None = None) -> int:
     """Check the configuration from the environment and the secrets; say what is wrong, if any.
 
     argv: the options scripts/run passes on to Streamlit (only `--secrets.files` is read)."""
-    files = secrets_files(sys.argv[1:] if argv is None else argv)
     try:
-        config = from_env(os.environ)
-        files += [str(config.secrets_file)] if config.secrets_file else []
-        check_secrets(config, streamlit_secrets(files) if config.classroom else {})
-        check_database(config)
+        checked(secrets_files(sys.argv[1:] if argv is None else argv))
     except ConfigError as err:
         print(f"Not starting: {err}", file=sys.stderr)
         return 2
     return 0
+
+
+def checked(files: list[str]) -> AppConfig:
+    """Return the configuration from the environment once it passes every check: the settings,
+    the secrets the server will read (these files, else Streamlit's `secrets.files`; and
+    `NINJA_SECRETS_FILE`) and the database's kind; ConfigError says what is wrong. Run by
+    `python -m app.config` and by the server's start (app/server.py)."""
+    config = from_env(os.environ)
+    files = [*files, *([str(config.secrets_file)] if config.secrets_file else [])]
+    check_secrets(config, streamlit_secrets(files) if config.classroom else {})
+    check_database(config)
+    return config

@@ -17,6 +17,7 @@ import streamlit as st
 
 from app import services, session
 from app.panels import editor, ratelimit, visits
+from app.services import metrics
 from app.storage import Attempt, Facts
 
 SERVER = uuid.uuid4().hex  # this server process; a submission left by another was cut off
@@ -130,6 +131,7 @@ def record(
     submission the grader was too busy to take is not an attempt; it is only cleared.
     """
     store, profile = services.store(), session.profile()
+    metrics.graded(_outcome(solved, busy, facts), elapsed)
     attempt = None
     if not busy:
         spent, dataset = visits.time_spent(key), session.dataset_source()
@@ -141,3 +143,12 @@ def record(
         queue.pop(0)
     elif attempt is not None:
         store.work.record_attempt(profile, attempt)
+
+
+def _outcome(solved: bool, busy: bool, facts: Facts | None) -> str:
+    """Return a recorded verdict's outcome for the metrics: busy, else the grader's status."""
+    if busy:
+        return "busy"
+    if facts is not None and facts.status:
+        return facts.status
+    return "solved" if solved else "not_solved"

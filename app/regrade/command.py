@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import grader as grader_lib
 from app.config import ConfigError, from_env
+from app.regrade import audit
 from app.regrade.report import Change, inert, report
 from app.storage import (
     EDITOR,
@@ -102,6 +103,7 @@ def run(args: argparse.Namespace) -> int:
             store.work.record_attempt(one.profile, attempt)
             change = replace(change, recorded=True)
         changes.append(change)
+    audit.record(store, [one.profile for one in stale], changes, args.apply)
     report(changes, catalog.course.id, args.apply, args.json)
     return GRADER_FAILED if any(c.failed for c in changes) else DONE
 

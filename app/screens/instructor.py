@@ -1,5 +1,5 @@
 """The instructor's dashboard (/instructor): the class at a glance, each exercise, each learner,
-who is stuck now, the gradebook, and the exercise files' problems.
+who is stuck now, the gradebook, the exercise files' problems, and the audit log.
 
 Only the course's instructor sees it (classroom.is_instructor()); the navigation lists it for
 nobody else, and anyone else who opens its address gets LEARNERS and nothing of the class.
@@ -16,7 +16,7 @@ import streamlit as st
 from app import classroom, services
 from app.classroom import ClassView, classbook
 from app.classroom.classbook import STUCK_ATTEMPTS, STUCK_WINDOW, Grid
-from app.panels import grading
+from app.panels import auditlog, grading
 from app.screens import problems
 from app.storage import ATTEMPTED, SOLVED
 
@@ -36,7 +36,7 @@ LEGEND = (
     f"{MARKS[SOLVED]} solved, {MARKS[ATTEMPTED]} attempted and not solved, each with its number"
     " of attempts; blank: not started."
 )
-TABS = ("Class", "Exercises", "Learner", "Stuck now", "Gradebook", "Problems")
+TABS = ("Class", "Exercises", "Learner", "Stuck now", "Gradebook", "Problems", "Audit log")
 
 
 def render() -> None:
@@ -61,6 +61,8 @@ def render() -> None:
         _gradebook(learners, view, catalog)
     with tabs[5]:
         problems.render()
+    with tabs[6]:
+        auditlog.render()
 
 
 def _class(grid: Grid) -> None:
@@ -152,6 +154,8 @@ def _learner(grid: Grid, view: ClassView) -> None:
         index=None,
         placeholder="Pick a learner",
         key="dashboard_learner",
+        on_change=auditlog.learner_viewed,  # the audit log: whose history was opened
+        args=("dashboard_learner",),
     )
     if chosen is None:
         return
@@ -238,15 +242,18 @@ def _gradebook(learners: list[Learner], view: ClassView, catalog: Catalog) -> No
     names = classbook.gradebook_names(learners)
     grading.render(catalog, names)  # the policy, failing proofs, regraded cells (issue 35)
 
-    def files() -> dict[str, bytes]:  # built when a button is pressed, not on every paint
-        return grading.gradebook_files(names, catalog)
+    who = auditlog.actor()  # files() runs outside the page's run, when a button is pressed
+
+    def files(suffix: str) -> bytes:  # built when a button is pressed, not on every paint
+        auditlog.gradebook_downloaded(who, f"gradebook.{suffix}", len(learners))
+        return grading.gradebook_files(names, catalog)[suffix]
 
     kinds = (("csv", "text/csv"), ("wide.csv", "text/csv"), ("json", "application/json"))
     for column, (suffix, mime) in zip(st.columns(len(kinds)), kinds, strict=True):
         with column:
             st.download_button(
                 f"Download gradebook.{suffix}",
-                lambda suffix=suffix: files()[suffix],
+                lambda suffix=suffix: files(suffix),
                 file_name=f"gradebook.{suffix}",
                 mime=mime,
                 icon=":material/download:",

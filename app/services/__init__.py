@@ -33,6 +33,7 @@ from grader import proving, training
 if TYPE_CHECKING:
     from data import Dataset
     from grader import Catalog, Grader
+    from grader.sandbox import Load
     from grader.training import Trainer
 
 T = TypeVar("T")
@@ -264,6 +265,29 @@ def missing_layers() -> dict[str, str] | None:
         if probe.error is not None:
             raise probe.error
     return probe.missing
+
+
+def sandbox_probe() -> LayerProbe:
+    """Return the thread that starts the process-wide sandbox, without starting it: its
+    `sandbox` once started, its `error` if it could not start (app/services/readiness.py)."""
+    return _layer_probe(config().require_all_layers, config().time_limit)
+
+
+def sandbox_load() -> Load | None:
+    """Return how busy the process-wide sandbox is, None before it has started."""
+    started = sandbox_probe().sandbox
+    return None if started is None else started.load()
+
+
+def active_sessions() -> int | None:
+    """Return how many browser sessions are connected to this server (None without one)."""
+    from streamlit.runtime import Runtime
+    from streamlit.runtime.stats import ACTIVE_SESSIONS_FAMILY
+
+    if not Runtime.exists():
+        return None
+    found = Runtime.instance().stats_mgr.get_stats([ACTIVE_SESSIONS_FAMILY])
+    return sum(stat.value for stat in found.get(ACTIVE_SESSIONS_FAMILY, ()))
 
 
 def start_background() -> None:

@@ -6,10 +6,12 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING
 
+from app.services import metrics
 from grader import proving, sandbox
 
 if TYPE_CHECKING:
     from grader import Catalog
+    from grader.sandbox import Sandbox
 
 
 class Once(threading.Thread):
@@ -55,7 +57,9 @@ class ScenarioRuns(Once):
 
 
 class LayerProbe(Once):
-    """Start the sandbox and record its missing layers (or why it refused to start)."""
+    """Start the sandbox and record its missing layers (or why it refused to start); keep the
+    sandbox it started (`sandbox`: None until then), whose load the readiness and the metrics
+    read."""
 
     def __init__(self, require_all: bool, time_limit: float):
         super().__init__("sandbox-layers")
@@ -63,11 +67,15 @@ class LayerProbe(Once):
         self.time_limit = time_limit
         self.missing: dict[str, str] | None = None
         self.error: Exception | None = None
+        self.sandbox: Sandbox | None = None
 
     def run(self) -> None:
         limits = sandbox.Limits(cpu_seconds=self.time_limit, wall_seconds=2 * self.time_limit)
         try:
-            self.missing = sandbox.default_sandbox(self.require_all, limits).missing_layers()
+            started = sandbox.default_sandbox(self.require_all, limits)
+            metrics.watch(started)  # every run's wait for a slot, from now on
+            self.missing = started.missing_layers()
+            self.sandbox = started
         except Exception as e:  # MissingLayers, or a sandbox that cannot start at all
             self.error = e
             self.missing = {"sandbox": str(e)}

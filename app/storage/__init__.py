@@ -15,7 +15,7 @@ schema.py and alembic/ bring a database to those tables (`python -m app.storage 
 call that cannot reach the database raises StorageUnavailable.
 """
 
-from app.storage import tables, wordlists
+from app.storage import auditlog, schema, tables, wordlists
 from app.storage.engine import Db, Part, StorageUnavailable
 from app.storage.migrations import DEFAULT_COURSE, EDITOR, NOTEBOOK, REGRADE
 from app.storage.profiles import Profile, StorageError
@@ -51,8 +51,10 @@ __all__ = [
     "StorageUnavailable",
     "Store",
     "TrainingRun",
+    "auditlog",
     "facts_of",
     "open_store",
+    "schema",
     "tables",
     "wordlists",
 ]

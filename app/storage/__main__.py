@@ -4,6 +4,7 @@
     python -m app.storage check                           # exit 2 unless it is there
     python -m app.storage export --identity "ISS SUB"     # one learner's data, as JSON
     python -m app.storage delete --profile 7 --yes        # one learner's data, gone
+    python -m app.storage audit                           # who read or changed learners' data
     python -m app.storage backup /var/backups/ninja/      # the whole database, to a file
     python -m app.storage restore FILE                    # into an empty database
 
@@ -16,19 +17,23 @@ import argparse
 import json
 import os
 import sys
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.config import ConfigError, StorageError, from_env
 from app.config.dburl import redact
-from app.storage import backup
+from app.storage import auditlog, backup
 from app.storage.engine import StorageUnavailable, make_engine
+from app.storage.migrations import DEFAULT_COURSE
 from app.storage.schema import UPGRADE, check, current, head, sqlite_path, upgrade
 from app.storage.store import open_store
 
 if TYPE_CHECKING:
     from app.storage.profiles import Profile
     from app.storage.store import Store
+
+AUDIT_FORMAT = "backprop-ninja/audit-log/1"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -67,7 +72,9 @@ def _check(args: argparse.Namespace, url: str) -> int:
 def _export(args: argparse.Namespace, url: str) -> int:
     """Print (or write) one learner's data as JSON."""
     store = open_store(url)
-    data = store.privacy.export_profiles(_chosen(store, args))
+    profiles = _chosen(store, args)
+    store.audit.record_many(auditlog.command_line(), auditlog.EXPORT, _whose(profiles))
+    data = store.privacy.export_profiles(profiles)  # with the entry just made
     text = json.dumps(data, indent=2, ensure_ascii=False)
     if args.out:
         with open(args.out, "w", encoding="utf-8") as out:
@@ -86,6 +93,8 @@ def _delete(args: argparse.Namespace, url: str) -> int:
         print(f"Would delete profile {names} and all their rows: add --yes.", file=sys.stderr)
         return 1
     gone = store.privacy.delete_profiles(profiles)
+    details = {who: {**ids, "rows": gone} for who, ids in _whose(profiles).items()}
+    store.audit.record_many(auditlog.command_line(), auditlog.DELETE, details)
     print(f"Deleted profile {names}: {gone} rows.")
     return 0
 
@@ -102,6 +111,22 @@ def _restore(args: argparse.Namespace, url: str) -> int:
     backup.restore(url, args.source)
     print(f"{redact(url)}: restored from {args.source}; next, `{UPGRADE}` if the code is newer")
     return 0
+
+
+def _audit(args: argparse.Namespace, url: str) -> int:
+    """Print the audit log's latest entries (this course's and the class-wide) as JSON."""
+    store = open_store(url, args.course)
+    entries = [asdict(e) for e in store.audit.entries(args.last)]
+    print(json.dumps({"format": AUDIT_FORMAT, "entries": entries}, indent=2, ensure_ascii=False))
+    return 0
+
+
+def _whose(profiles: list[Profile]) -> dict[str, dict]:
+    """Return {owner: {"profiles": [ids]}}: the audit log's subjects, and what of each."""
+    found: dict[str, dict] = {}
+    for p in profiles:
+        found.setdefault(p.owner, {"profiles": []})["profiles"].append(p.id)
+    return found
 
 
 def _chosen(store: Store, args: argparse.Namespace) -> list[Profile]:
@@ -143,6 +168,10 @@ def _parser() -> argparse.ArgumentParser:
     restored.add_argument("source", type=Path, help="a file written by `backup`")
     restored.set_defaults(verb=_restore)
     verbs.choices["delete"].add_argument("--yes", action="store_true", help="really delete")
+    audit = verbs.add_parser("audit", help="print the audit log's latest entries as JSON")
+    audit.add_argument("--course", default=DEFAULT_COURSE, help="a course id (default: default)")
+    audit.add_argument("--last", type=int, default=500, help="how many entries (default: 500)")
+    audit.set_defaults(verb=_audit)
     return parser
 
 

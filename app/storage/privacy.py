@@ -4,7 +4,9 @@ A part of the store (app/storage/store.py). A learner is found by identity (the 
 "<issuer> <subject>", or a local browser's identity: a profile's owner) or by profile id;
 everything kept about a profile is a row tied to it (drafts, attempts, pending submissions,
 hints and reveals, settings, training runs finished or queued), in every course, and goes with
-it: the foreign keys cascade.
+it: the foreign keys cascade. The export also carries the audit log's entries about the learner
+(and the class-wide ones): who read or changed their data, and when; those entries stay when
+the learner is deleted (auditlog.py).
 
     >>> found = store.learners.profiles("https://id.uni.edu 42")
     >>> data = store.privacy.export_profiles(found)
@@ -14,8 +16,10 @@ it: the foreign keys cascade.
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from typing import TYPE_CHECKING
 
+from app.storage import auditlog
 from app.storage.engine import Db, Part
 
 if TYPE_CHECKING:
@@ -85,6 +89,7 @@ def _export(db: Db, profile: Profile) -> dict:
     found["person"] = (
         {**dict(person._mapping), "groups": json.loads(person.groups)} if person else None
     )
+    found["audit"] = [asdict(e) for e in auditlog.about(db, profile.owner)]
     return found
 
 

@@ -23,6 +23,7 @@ from contextlib import AbstractContextManager
 from sqlalchemy import Engine
 
 from app.config import private
+from app.storage.auditlog import AuditLog
 from app.storage.engine import Db, make_engine, transaction
 from app.storage.migrations import DEFAULT_COURSE
 from app.storage.privacy import Privacy
@@ -37,8 +38,8 @@ from app.storage.work import Work
 # 5: progress is keyed by course, and an attempt records the exercise's version; 6: and where
 # it was submitted from (the editor or a notebook); from 7 on, Alembic's revisions (meta keeps
 # the number for a reader without Alembic); 10: uploaded word lists; 11: a classroom run's
-# state is its job's
-SCHEMA_VERSION = 12
+# state is its job's; 12: an attempt's tally of tries; 13: the audit log
+SCHEMA_VERSION = 13
 
 
 def open_store(url: str, course: str = DEFAULT_COURSE) -> Store:
@@ -63,8 +64,8 @@ def open_store(url: str, course: str = DEFAULT_COURSE) -> Store:
 class Store:
     """Progress of every profile in one course, in one database, in parts: `learners` (profiles
     and their settings), `work` (drafts, attempts, hints, reveals), `submissions` (recorded
-    before grading), `runs` (finished training runs), `word_lists` (uploads) and `privacy`
-    (one learner's data out or gone)."""
+    before grading), `runs` (finished training runs), `word_lists` (uploads), `privacy`
+    (one learner's data out or gone) and `audit` (what instructors did with learners' data)."""
 
     def __init__(self, engine: Engine, course: str = DEFAULT_COURSE):
         if not course:
@@ -77,6 +78,7 @@ class Store:
         self.runs = FinishedRuns(self)
         self.word_lists = WordLists(self)
         self.privacy = Privacy(self)
+        self.audit = AuditLog(self)
 
     def transaction(self) -> AbstractContextManager[Db]:
         """Return one transaction: committed on success, rolled back on an error. A part runs

@@ -199,3 +199,18 @@ word_lists = sa.Table(  # uploaded word lists, by the digest of their words
     _text("words"),
     _when("created_at"),
 )
+
+audit_log = sa.Table(  # what instructors did with learners' data: kept when a learner is deleted
+    "audit_log",
+    metadata,
+    sa.Column("id", WHOLE, primary_key=True),
+    _when("created_at"),
+    _text("actor"),  # who: a signed-in identity, or "<user>@<host>" for a command
+    _text("actor_name", ""),  # their name then (a name, an e-mail address, "the command line")
+    _text("action"),  # auditlog.py's ACTIONS: export, delete, regrade, gradebook, role, view
+    _text("subject", ""),  # whose data: a learner's identity; "" for the whole class
+    _course_id(),
+    _text("detail", "{}"),  # JSON: what exactly (profiles, rows, files, old and new role)
+    sa.Index("audit_log_by_subject", "subject", "id"),
+    sa.Index("audit_log_by_course", "course_id", "id"),
+)

@@ -44,6 +44,17 @@ LEFT JOIN procrastinate_jobs j ON j.id = q.job_id
 LEFT JOIN procrastinate_workers w ON w.id = j.worker_id
 """
 
+# How many runs stand in each combination of what decides a run's state (tasks.state_of).
+STATES = """
+SELECT CAST(q.report AS json)->>'state' AS ended, j.status AS job,
+    (j.worker_id IS NULL OR w.last_heartbeat < NOW() - make_interval(secs => :stale)) AS stalled,
+    COUNT(*) AS runs
+FROM training_queue q
+LEFT JOIN procrastinate_jobs j ON j.id = q.job_id
+LEFT JOIN procrastinate_workers w ON w.id = j.worker_id
+GROUP BY 1, 2, 3
+"""
+
 
 @dataclass(frozen=True)
 class QueuedRun:
@@ -146,6 +157,16 @@ class Queue(Part):
                     | {"e": report["elapsed"], "c": json.dumps(list(report["curve"]))},
                 ).rowcount
             )
+
+    def states(self) -> dict[str, int]:
+        """Return how many runs of the whole class are in each state (the metrics)."""
+        with self._db() as db:
+            rows = db.execute(STATES, {"stale": self.stale}).fetchall()
+        found: dict[str, int] = {}
+        for ended, job, stalled, runs in rows:
+            state = tasks.state_of({"state": ended} if ended else None, job, bool(stalled))
+            found[state] = found.get(state, 0) + runs
+        return found
 
     def _one(self, db: Db, where: str, params: dict) -> QueuedRun | None:
         """Return the first run matching a WHERE clause, with its job's state."""

@@ -73,6 +73,9 @@ class Runs(Protocol):
     def start(self, trainer: Trainer, code: str, settings: TrainSettings) -> None:
         """Start a run of a section whose gradients have been checked."""
 
+    def states(self) -> dict[str, int]:
+        """Return how many runs are in each state (the metrics)."""
+
 
 def runs() -> Runs:
     """Return where this server's runs train, by its mode: the one place that chooses."""
@@ -82,6 +85,12 @@ def runs() -> Runs:
 def current() -> Run | None:
     """Return the learner's training run (running or ended)."""
     return runs().current()
+
+
+def states() -> dict[str, int]:
+    """Return how many runs are in each state: this process's (the local mode: each learner's
+    latest run) or the task queue's (the classroom: every run of the class)."""
+    return runs().states()
 
 
 def start(trainer: Trainer, code: str, settings: TrainSettings) -> GradCheck:
@@ -147,6 +156,11 @@ class LocalRuns:
         _registry()[profile.id] = entry
         st.session_state[JOB_KEY] = entry.run
 
+    def states(self) -> dict[str, int]:
+        """Return how many of the learners' latest runs in this process are in each state."""
+        found = [entry.run.status().state for entry in list(_registry().values()) if entry.run]
+        return {state: found.count(state) for state in set(found)}
+
 
 @dataclass
 class WorkerRun:
@@ -186,6 +200,10 @@ class WorkerRuns:
     def start(self, trainer: Trainer, code: str, settings: TrainSettings) -> None:
         """Queue the run for a worker, unless one is queued or running (the page shows it)."""
         self.queue.enqueue(session.profile(), code, asdict(settings), session.dataset_source())
+
+    def states(self) -> dict[str, int]:
+        """Return how many runs of the class are in each state."""
+        return self.queue.states()
 
 
 MODES: dict[str, Callable[[], Runs]] = {"local": LocalRuns, "classroom": WorkerRuns}

@@ -17,6 +17,7 @@ _HOMES = {
     "CaseOutcome": "grader.sandbox.records",
     "LearnerError": "grader.sandbox.errors",
     "Limits": "grader.sandbox.records",
+    "Load": "grader.sandbox.records",
     "MissingLayers": "grader.sandbox.layers",
     "Returned": "grader.sandbox.records",
     "RunOutcome": "grader.sandbox.records",

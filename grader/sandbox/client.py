@@ -85,6 +85,11 @@ class ZygoteClient:
         self.layers, self.runs = None, 0
         self.pending: tuple[int, float] | None = None  # (run id, deadline) of a deferred report
 
+    @property
+    def alive(self) -> bool:
+        """Return whether the zygote's process is running (started, not closed, not dead)."""
+        return not self.closed and self.proc.poll() is None
+
     def ready(self) -> dict[str, str]:
         """Wait for the zygote's start-up report; return its layers."""
         if self.closed:

@@ -38,6 +38,18 @@ class Limits:
 
 
 @dataclass(frozen=True)
+class Load:
+    """How busy a sandbox is now: its slots, the runs holding one, the runs admitted and
+    waiting for one, and its zygotes whose process is running (a dead one is started again
+    before the next run on it)."""
+
+    slots: int
+    busy: int
+    waiting: int
+    alive: int
+
+
+@dataclass(frozen=True)
 class Case:
     """One execution of the code in a fresh namespace."""
 

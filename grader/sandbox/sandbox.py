@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from .client import START_TIMEOUT, ZygoteClient, ZygoteFailure
 from .codec import job_blobs, job_header
 from .layers import MissingLayers, missing, shield
-from .records import Case, Limits, RunOutcome
+from .records import Case, Limits, Load, RunOutcome
 from .verdict import INTERNAL, judge, message, reached_autograd
 
 logger = logging.getLogger("grader.sandbox")
@@ -23,11 +23,13 @@ class Sandbox:
     """Run untrusted learner code in confined workers forked from warm zygotes.
 
     Thread-safe; `slots` runs proceed at once and up to `queue` more wait, after which `run`
-    answers "busy" at once.
+    answers "busy" at once. `load()` says how busy it is now, and `watch(on_wait)` hears how
+    long each admitted run waited for a slot (the app's metrics).
 
         >>> sandbox = Sandbox(Limits(cpu_seconds=2))
         >>> outcome = sandbox.run("y = x * 2", [Case("lecture", {"x": x}, {}, ("y",))])
         >>> outcome.status, outcome.cases[0].returned["y"].tensor
+        >>> sandbox.load()  # Load(slots=2, busy=0, waiting=0, alive=2)
     """
 
     def __init__(
@@ -46,6 +48,8 @@ class Sandbox:
         for zygote in self._zygotes:
             self._free.put(zygote)
         self._admission = threading.Semaphore(slots + queue)
+        self._counting, self._waiting = threading.Lock(), 0  # runs admitted, waiting for a slot
+        self._watchers: list[Callable[[float], None]] = []
         self._layers: dict[str, str] = {}
         self._announced = threading.Event()
         self._closed = False
@@ -70,13 +74,31 @@ class Sandbox:
         if not self._admission.acquire(blocking=False):
             return RunOutcome("busy", message("busy", limits), (), time.monotonic() - started)
         try:
-            zygote = self._free.get()
+            zygote = self._take()
             try:
                 return self._run_on(zygote, header, cases, limits, started, meanwhile)
             finally:
                 self._free.put(zygote)
         finally:
             self._admission.release()
+
+    def _take(self) -> ZygoteClient:
+        """Return a free zygote, waiting for one; tell the watchers how long the wait was."""
+        queued = time.monotonic()
+        with self._counting:
+            self._waiting += 1
+        try:
+            zygote = self._free.get()
+        finally:
+            with self._counting:
+                self._waiting -= 1
+        waited = time.monotonic() - queued
+        for on_wait in self._watchers:
+            try:
+                on_wait(waited)
+            except Exception:  # a watcher's fault never costs the learner's run
+                logger.exception("sandbox: a watcher of the waits failed")
+        return zygote
 
     def _run_on(self, zygote: ZygoteClient, header: dict, cases: list, limits, started, meanwhile):
         """Run the job on one zygote, restarting the zygote if it fails; its blobs are made
@@ -93,6 +115,30 @@ class Sandbox:
         autograd = reached_autograd(report, stream, limits)
         elapsed = time.monotonic() - started
         return RunOutcome(status, text, tuple(stream.cases), elapsed, log, autograd)
+
+    def load(self) -> Load:
+        """Return how busy the sandbox is now (no wait, no side effect)."""
+        busy = len(self._zygotes) - self._free.qsize()
+        alive = sum(zygote.alive for zygote in self._zygotes)
+        return Load(len(self._zygotes), busy, self._waiting, alive)
+
+    def watch(self, on_wait: Callable[[float], None]) -> None:
+        """Call on_wait(seconds) with each admitted run's wait for a free slot, from its thread."""
+        self._watchers.append(on_wait)
+
+    def revive(self) -> int:
+        """Start again each zygote whose process died while no run holds it (the next run on
+        it would do so first); return how many were started."""
+        started = 0
+        for zygote in self._zygotes:
+            if self._closed or zygote.alive or not zygote.lock.acquire(blocking=False):
+                continue
+            try:
+                zygote.restart()
+                started += 1
+            finally:
+                zygote.lock.release()
+        return started
 
     def layers(self) -> dict[str, str]:
         """Return each sandbox layer -> "on" or "unavailable: why" (waits for start-up)."""

@@ -1,4 +1,4 @@
-"""Fixtures for the browser tests: a real `streamlit run app/main.py` and Debian's chromium.
+"""Fixtures for the browser tests: a real `streamlit run app/server.py` and Debian's chromium.
 
 The server runs on a free localhost port with a fresh data directory and a grading time limit of
 LOOP_SECONDS (a loop must hold its slot while other learners are served on a busy machine); its

@@ -79,8 +79,9 @@ def start_server(
     prove: bool = True,
 ) -> Server:
     """Prove the exercises (the shipped ones, or those of another course folder) unless told
-    not to (a first start), start `streamlit run app/main.py` (on port, else a free one; with
-    Streamlit's command-line options) and wait until its health check answers."""
+    not to (a first start), start `streamlit run app/server.py` (the pages of app/main.py with
+    /ready and /metrics, as scripts/serve starts them; on port, else a free one; with Streamlit's
+    command-line options) and wait until its health check answers."""
     if prove:
         _prove(data_dir, exercises)
     port = port or free_port()
@@ -92,7 +93,7 @@ def start_server(
         "-m",
         "streamlit",
         "run",
-        "app/main.py",
+        "app/server.py",
         "--server.port",
         str(port),
         "--server.address",

@@ -16,6 +16,8 @@ import jsonschema
 import pytest
 from playwright.sync_api import expect
 
+from app.storage import open_store
+
 from .e2e_helpers import EDITOR, OUTPUT, ROOT, WAIT_MS, editor_text, open_page, type_and_submit
 from .test_classroom import classroom, provider, shows_only_the_sign_in_page, sign_in
 from .test_identity import DLOGPROBS, SOLVED, badge
@@ -117,6 +119,25 @@ def test_the_instructor_sees_the_class_and_learners_are_refused(classroom, provi
         e["learner"]: [i["item"] for i in e["items"] if i["solved"]] for e in book["learners"]
     }
     assert solved == {"ada@uni.test": ["dlogprobs"], "bob@uni.test": ["dprobs"]}
+    _audited(ivy, classroom.database)
+
+
+def _audited(ivy, database: str) -> None:
+    """The audit log holds Ivy's first sign-in as an instructor, the two histories she opened
+    and the gradebook she downloaded, by her, and its tab draws them (a canvas: read here from
+    the database, as the tab reads them; tests/app/screens/test_dashboard.py reads its cells)."""
+    tab(ivy, "Audit log")
+    expect(ivy.get_by_text("Each action that read or changed")).to_be_visible(timeout=WAIT_MS)
+    ivy.screenshot(path=OUTPUT / "dashboard-audit.png", full_page=True)
+    entries = list(reversed(open_store(database).audit.entries()))
+    found = [(e.action, e.subject_name, e.detail.get("file", e.detail.get("to"))) for e in entries]
+    assert found == [
+        ("role", "Ivy Instructor", "instructor"),
+        ("view", "Ada Lovelace", None),
+        ("view", "Bob Babbage", None),
+        ("gradebook", "", "gradebook.json"),
+    ]
+    assert {(e.actor_name, e.actor.split()[-1]) for e in entries[1:]} == {("Ivy Instructor", "ivy")}
 
 
 def test_a_signed_out_browser_at_the_dashboard_sees_only_the_sign_in_page(classroom, page):

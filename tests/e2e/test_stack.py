@@ -3,11 +3,13 @@ OpenID Connect test provider, two replicas, HAProxy, a training worker; all on l
 once for this module exactly as an operator starts it, and stopped with `deploy/stack down`.
 
 Two learners sign in through the proxy and land on different replicas (the proxy names the
-replica in a response header); a notebook uploaded through the proxy is graded (the upload
-reaches the replica that holds the page's session: affinity); a replica killed with SIGKILL
-costs its learner a reload, signed in, with nothing lost (the work is in PostgreSQL); a training
-run started through the proxy goes to the worker, and when the worker is killed with SIGKILL
-mid-run the page says the run was interrupted, and the learner starts it again.
+replica in a response header); PostgreSQL stopped takes both replicas out of the proxy (their
+/ready says why: the database) and started again puts them back; a notebook uploaded through
+the proxy is graded (the upload reaches the replica that holds the page's session: affinity); a
+replica killed with SIGKILL costs its learner a reload, signed in, with nothing lost (the work
+is in PostgreSQL); a training run started through the proxy goes to the worker, and when the
+worker is killed with SIGKILL mid-run the page says the run was interrupted, and the learner
+starts it again.
 """
 
 from __future__ import annotations
@@ -19,6 +21,9 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -27,6 +32,7 @@ from ..grader.fixtures import lecture_notebook as lecture
 from .e2e_helpers import OUTPUT, ROOT, WAIT_MS, free_port, open_page, type_and_submit
 from .test_classroom import sign_in
 from .test_identity import DLOGPROBS, SOLVED, badge
+from .test_operations import ready_within, scrape
 from .test_training import SECTION, TIMEOUT_MS, _start
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -35,6 +41,8 @@ STACK = ROOT / "deploy" / "stack"
 REPLICA_HEADER = "x-ninja-replica"
 UPLOAD_MS = 240_000  # a whole notebook graded on a busy machine
 DATABASE_DOWN = "The progress database is not answering right now"  # app/main.py
+PROXY_DOWN = "The course is not answering right now"  # deploy/haproxy.cfg, no replica ready
+REPLICAS = {"replica1", "replica2"}
 
 
 def stack(*args: str, timeout: float = 900) -> subprocess.CompletedProcess:
@@ -128,9 +136,35 @@ def operator_tools():
     return module
 
 
+def replicas(state: dict) -> list[str]:
+    """Return each replica's own address (not the proxy's)."""
+    return [f"http://127.0.0.1:{port}" for port in state["ports"]["replicas"]]
+
+
+def through_proxy(url: str) -> tuple[int, str | None, str]:
+    """Return a fresh request's status through the proxy (no cookie), the replica that answered
+    (None: the proxy itself) and the body."""
+    try:
+        with urllib.request.urlopen(f"{url}/", timeout=30) as response:
+            return response.status, response.headers.get(REPLICA_HEADER), response.read().decode()
+    except urllib.error.HTTPError as refused:
+        return refused.code, refused.headers.get(REPLICA_HEADER), refused.read().decode()
+
+
+def proxy_until(url: str, done, seconds: float = 120) -> tuple[int, str | None, str]:
+    """Ask the proxy until done(status, replica) holds; return the last answer."""
+    deadline = time.monotonic() + seconds  # a wait, not a bound: its checks are 2 s apart
+    while not done(*(found := through_proxy(url))[:2]):
+        assert time.monotonic() < deadline, found[:2]
+        time.sleep(0.5)
+    return found
+
+
 def test_a_database_restart_costs_a_try_again_and_loses_nothing(running, browser):
-    """PostgreSQL restarted during a class: a page that needs it says "try again" (no
-    traceback), and afterwards both replicas serve again by themselves, with nothing lost."""
+    """PostgreSQL restarted during a class: each replica's /ready says 503 naming the database,
+    HAProxy takes both out and says so itself to a new visitor, a page already open says "try
+    again" (no traceback); once the database is back both are ready and in again, serving by
+    themselves, with nothing lost."""
     url, provider = running["url"], provider_url(running)
     ada = browser.new_context(viewport={"width": 1400, "height": 1800}).new_page()
     sign_in(ada, url, provider, "ada")
@@ -144,8 +178,14 @@ def test_a_database_restart_costs_a_try_again_and_loses_nothing(running, browser
     tools, folder = operator_tools(), Path(running["folder"])
     tools.stop_postgres(running["postgres"])
     try:
-        for page in (ada, bob):  # one learner on each replica
-            page.goto(f"{url}/dprobs")  # no title: the page says only this
+        for replica in replicas(running):
+            body = ready_within(replica, ready=False)
+            assert body["failing"] == ["database", "schema"], body
+            assert "did not answer" in body["parts"]["database"]["detail"]
+        status, replica, page_text = proxy_until(url, lambda status, replica: replica is None)
+        assert status == 503 and PROXY_DOWN in page_text  # both out: the proxy's own page
+        for page in (ada, bob):  # one learner on each replica, on the page open before
+            page.locator("[data-testid='stSidebarNav'] a[href$='/dprobs']").click()
             page.get_by_text(DATABASE_DOWN).wait_for(timeout=WAIT_MS)
             assert "Traceback" not in page.locator("body").inner_text()
         ada.screenshot(path=OUTPUT / "stack-database-down.png", full_page=True)
@@ -153,6 +193,13 @@ def test_a_database_restart_costs_a_try_again_and_loses_nothing(running, browser
         port = running["ports"]["postgres"]
         tools.start_postgres(folder, port, tools.database_password(folder))
 
+    for replica in replicas(running):
+        ready_within(replica)
+        counted = scrape(replica)  # what each replica saw: its learner signed in, the outage
+        assert counted["ninja_sign_ins_total"] >= 1, replica
+        assert counted['ninja_errors_total{kind="database"}'] >= 1, replica
+    seen: set[str | None] = set()  # both back in: round robin over fresh visitors
+    proxy_until(url, lambda status, replica: seen.add(replica) or seen >= REPLICAS)
     open_page(ada, f"{url}/dlogprobs")  # the attempt made before the restart is kept
     badge(ada, SOLVED)
     open_page(bob, f"{url}/dlogprobs")  # and the other replica records again

@@ -9,6 +9,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from .e2e_helpers import OUTPUT, open_page, type_and_submit
+from .test_operations import moved, scrape
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -52,6 +53,7 @@ def _start(page) -> None:
 
 
 def test_a_short_training_runs_to_the_end(server, page):
+    before = scrape(server.url)
     open_page(page, f"{server.url}/training")
     page.get_by_text("The loop around your code").wait_for(timeout=TIMEOUT_MS)
     type_and_submit(page, SECTION)
@@ -68,9 +70,21 @@ def test_a_short_training_runs_to_the_end(server, page):
     page.get_by_text("Your finished runs").scroll_into_view_if_needed()
     page.screenshot(path=OUTPUT / "training-runs.png")
     _reopen_after_a_reload(page)
+    _counted(before, scrape(server.url))
     log = server.log_text()
     for bad in ("Traceback", "WARNING", "Warning", "Error", "error"):
         assert bad not in log, f"the server log has {bad!r}:\n{log}"
+
+
+def _counted(before: dict[str, float], after: dict[str, float]) -> None:
+    """The metrics counted the section's two gradient checks (Submit, then Start training's)
+    and one more run finished (each learner's latest run in the local mode: this page's is
+    new; no other run of the session's server finishes meanwhile, its long runs are stopped)."""
+    assert moved(before, after, "ninja_gradings_total") == {
+        'ninja_gradings_total{outcome="solved"}': 2
+    }
+    finished = 'ninja_training_runs{state="finished"}'  # others may stop meanwhile: not counted
+    assert moved(before, after, finished) == {finished: 1}, moved(before, after, "ninja_training")
 
 
 def _reopen_after_a_reload(page) -> None:

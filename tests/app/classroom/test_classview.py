@@ -80,6 +80,23 @@ def test_noting_a_person_again_updates_them(store):
     assert [(p.name, p.groups) for p in ClassView(store).class_learners()] == [("Ada L.", ("B",))]
 
 
+def test_a_role_the_configuration_changes_goes_to_the_audit_log(store):
+    view, ada, ivy = ClassView(store), f"{ISS} ada", f"{ISS} ivy"
+    view.note_person(ada, "Ada", "ada@uni.test", (), "learner")  # a learner's first sign-in
+    view.note_person(ada, "Ada", "ada@uni.test", (), "learner")
+    assert store.audit.entries() == []
+    view.note_person(ivy, "Ivy", "ivy@uni.test", (), "instructor")  # an instructor's first
+    view.note_person(ada, "Ada", "ada@uni.test", (), "instructor")  # NINJA_INSTRUCTORS grew
+    view.note_person(ada, "Ada", "ada@uni.test", (), "instructor")
+    view.note_person(ada, "Ada", "ada@uni.test", (), "learner")  # and shrank
+    found = [(e.action, e.subject, e.detail, e.actor) for e in reversed(store.audit.entries())]
+    assert found == [
+        ("role", ivy, {"from": None, "to": "instructor"}, "configuration"),
+        ("role", ada, {"from": "learner", "to": "instructor"}, "configuration"),
+        ("role", ada, {"from": "instructor", "to": "learner"}, "configuration"),
+    ]
+
+
 def test_cells_count_attempts_and_what_it_took_to_solve(klass):
     store, who = klass
     cells = {(c.profile_id, c.exercise_id): c for c in ClassView(store).class_cells()}

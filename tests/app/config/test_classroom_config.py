@@ -193,7 +193,7 @@ def test_scripts_run_checks_the_configuration_before_it_serves():
     assert run[-2:] == ["scripts/setup", 'exec scripts/serve "$@"']
     commands = commands_of("serve")
     check = commands.index('.venv/bin/python -m app.config "$@"')
-    serve = next(i for i, c in enumerate(commands) if "-m streamlit run app/main.py" in c)
+    serve = next(i for i, c in enumerate(commands) if "-m streamlit run app/server.py" in c)
     assert commands[serve].startswith("exec ") and check < serve
     assert not any(word in c.lower() for c in commands for word in ("postgres", "auth", "login"))
     installs = ("scripts/setup", "pip", "apt-get")

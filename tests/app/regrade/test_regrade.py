@@ -173,6 +173,7 @@ def test_a_fix_is_regraded_shown_then_recorded_beside_the_old_verdicts(tmp_path,
     again = here(course, url, "--json")
     assert again.returncode == 0, again.stdout + again.stderr
     assert json.loads(again.stdout)["attempts"] == []
+    _audited(url)
     _the_books_tell_the_truth(tmp_path, course, url, before["ada"]["version"], fixed)
 
 
@@ -209,6 +210,20 @@ def _dashboard_marks(url: str, course: Path) -> dict:
     files = classbook.gradebook_files(Answers(store).class_answers(), names, discover(course))
     book = json.loads(files["json"])
     return {e["learner"]: e["marks"][0] for e in book["learners"]}
+
+
+def _audited(url: str) -> None:
+    """The dry run and the applied run are in the audit log (the three learners' profiles
+    belong to one browser here: one entry per run); the run with nothing to do is not."""
+    store = open_store(url, COURSE_ID)
+    ids = sorted(p.id for p in store.learners.profiles())
+    entries = store.audit.entries()
+    assert [(e.action, e.subject) for e in entries] == [("regrade", "browser")] * 2
+    applied, dry = (e.detail for e in entries)  # newest first
+    expected = {"profiles": ids, "exercises": ["dxhat"], "attempts": 3, "changed": 1}
+    assert dry == {**expected, "applied": False, "recorded": 0}
+    assert applied == {**expected, "applied": True, "recorded": 3}
+    assert entries[0].actor_name.endswith("(command line)")
 
 
 def test_only_stale_attempts_typed_in_the_editor_are_regraded(tmp_path, course, url):

@@ -11,8 +11,9 @@ from streamlit.testing.v1 import AppTest
 
 from app import services
 from app.classroom import ClassView
+from app.panels.auditlog import EMPTY
 from app.screens.instructor import LEARNERS, MARKS, NOBODY, TABS
-from app.storage import ATTEMPTED, SOLVED, Attempt, Facts
+from app.storage import ATTEMPTED, SOLVED, Attempt, Facts, auditlog
 
 from ..app_helpers import ROOT, TIMEOUT, page_test, texts
 
@@ -108,6 +109,29 @@ def test_a_learners_history_shows_each_attempt_and_hints(classroom):
     at.selectbox(key="dashboard_learner").select(2).run()  # Bob's profile
     assert "1 attempt(s), 1 hint(s) shown" in texts(at)
     assert "the verdict" in [t.value for t in at.text]
+
+
+def test_the_audit_log_tab_shows_whose_history_was_opened_and_by_whom(classroom):
+    _class()
+    store = services.store()
+    store.audit.record(auditlog.command_line(), auditlog.EXPORT, f"{ISSUER} ada-1")
+    at = dashboard(IVY)
+    assert at.tabs[-1].label == "Audit log"
+    assert list(at.dataframe[-1].value["action"]) == ["export"]  # the dashboard, opened: none
+    at.selectbox(key="dashboard_learner").select(2).run()  # Bob's history opened
+    at.selectbox(key="dashboard_learner").select(2).run()  # again: no new choice, no entry
+    table = at.dataframe[-1].value
+    assert list(table["action"]) == ["view", "export"]
+    assert list(table["whose data"]) == ["Bob", "Ada"]
+    assert table["who"][0] == "Ivy" and table["who"][1].endswith("(command line)")
+    (view, _) = store.audit.entries()
+    bob = store.learners.profiles(f"{ISSUER} bob-2")[0]
+    assert (view.actor, view.detail) == (f"{ISSUER} ivy-9", {"profiles": [bob.id]})
+
+
+def test_an_empty_audit_log_says_so(classroom):
+    at = dashboard(IVY)
+    assert EMPTY in [i.value for i in at.info]
 
 
 def test_an_empty_class_says_so(classroom):

@@ -96,3 +96,25 @@ def test_an_unknown_learner_is_one_line_and_status_2(class_url, capsys):
     assert main(["--url", class_url, "export", "--identity", "https://id.uni.edu 99"]) == 2
     [line] = capsys.readouterr().err.strip().splitlines()
     assert line == "No profile with identity 'https://id.uni.edu 99' in this database."
+
+
+def test_an_export_and_a_deletion_are_audited_and_the_export_carries_its_own(class_url, capsys):
+    store = open_store(class_url)
+    ada = store.learners.profiles(ADA)[0]
+    assert main(["--url", class_url, "export", "--identity", ADA]) == 0
+    (exported,) = json.loads(capsys.readouterr().out)["profiles"]
+    (entry,) = exported["audit"]
+    assert (entry["action"], entry["subject"], entry["detail"]) == (
+        "export", ADA, {"profiles": [ada.id]},
+    )  # fmt: skip
+    assert entry["actor_name"].endswith("(command line)")
+    assert main(["--url", class_url, "delete", "--identity", ADA, "--yes"]) == 0
+    deleted, exported_entry = store.audit.entries()
+    assert (deleted.action, deleted.subject) == ("delete", ADA)
+    assert deleted.detail["profiles"] == [ada.id] and deleted.detail["rows"] > 7
+    assert exported_entry.id == entry["id"]
+    capsys.readouterr()
+    assert main(["--url", class_url, "audit", "--last", "1"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["format"] == "backprop-ninja/audit-log/1"
+    assert [e["action"] for e in printed["entries"]] == ["delete"]

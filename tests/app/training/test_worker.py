@@ -144,9 +144,11 @@ def test_one_run_per_learner_and_places_in_the_queue(queue_url):
     second = queue.enqueue(bob, "code", asdict(QUICK), "default")
     places = [queue.position(queue.run(i)) for i in (first, second)]
     assert places == [1, 2] and queue.run(first).state == "queued"
+    assert queue.states() == {"queued": 2}  # the metrics' training runs by state
     queue.stop(queue.latest(ada))
     stopped = queue.run(first)
     assert stopped.state == "stopped" and queue.position(stopped) == 0
+    assert queue.states() == {"queued": 1, "stopped": 1}
     assert status_of(stopped).message == voice.training_stopped_queued()
     assert queue.position(queue.run(second)) == 1
     again = queue.enqueue(ada, "code", asdict(QUICK), "default")
@@ -159,11 +161,13 @@ def test_a_run_whose_worker_went_silent_reads_interrupted_and_is_reaped(queue_ur
     run_id = Queue(store, STALE).enqueue(ada, "code", asdict(QUICK), "default")
     asyncio.run(_taken_by_a_worker(queue_url))
     assert Queue(store, 3600).run(run_id).state == "running"  # its heartbeat is recent
+    assert Queue(store, 3600).states() == {"running": 1}
     assert Queue(store, 3600).enqueue(ada, "code", asdict(QUICK), "default") is None
     assert asyncio.run(_reaped(queue_url, 3600)) == []
     silent = Queue(store, -1)  # any heartbeat is older than a second from now
     run = silent.run(run_id)
     assert run.state == "interrupted" and not run.active
+    assert silent.states() == {"interrupted": 1}
     assert status_of(run).message == voice.training_interrupted(0, QUICK.steps)
     assert asyncio.run(_reaped(queue_url, -1)) == [run.job_id]  # its job ends, failed
     assert Queue(store, 3600).run(run_id).state == "interrupted"
@@ -178,6 +182,7 @@ def test_a_worker_trains_a_queued_run_and_records_it(queue_url, workers, section
     run_id = _queue(queue, ada, section, QUICK)
     run = _until(queue, run_id, lambda r: not r.active, workers)
     assert run.state == "finished", workers.logs()
+    assert queue.states() == {"finished": 1}
     report = report_of(run.report)
     assert report.steps_done == QUICK.steps and report.evaluation is not None
     assert report.settings == QUICK and run.curve == report.curve

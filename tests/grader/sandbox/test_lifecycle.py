@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
@@ -11,7 +12,7 @@ from dataclasses import replace
 import pytest
 import torch
 
-from grader.sandbox import Case, Limits, Sandbox
+from grader.sandbox import Case, Limits, Load, Sandbox
 from grader.sandbox.client import ZygoteClient, ZygoteFailure
 from grader.sandbox.protocol import send_packet
 from grader.sandbox.warmup import UID_BASE
@@ -51,8 +52,8 @@ def test_concurrent_runs_get_their_own_results(sandbox):
 
 @pytest.fixture(scope="module")
 def lonely():
-    """Return a sandbox with one slot and no queue."""
-    box = Sandbox(LIMITS, slots=1, queue=0)
+    """Return a sandbox with one slot and room for one run to wait."""
+    box = Sandbox(LIMITS, slots=1, queue=1)
     yield box
     box.close()
 
@@ -60,18 +61,39 @@ def lonely():
 ONE = [Case("a", {}, {}, ())]
 
 
-def test_a_full_queue_answers_busy(lonely):
+def test_a_full_queue_answers_busy_and_the_load_counts_who_waits(lonely):
     lonely.layers()
+    waits: list[float] = []
+    lonely.watch(waits.append)
+    assert lonely.load() == Load(slots=1, busy=0, waiting=0, alive=1)
     with slot_held(lonely._zygotes[0], lambda: lonely.run("y = 1", ONE)):
-        outcome = lonely.run("y = 1", ONE)
-    assert outcome.status == "busy" and outcome.message
+        waiter = threading.Thread(target=lonely.run, args=("y = 1", ONE))
+        waiter.start()
+        deadline = time.monotonic() + 60  # a wait, not a bound: the thread's turn may be late
+        while lonely.load().waiting == 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        seen = time.monotonic()
+        assert lonely.load() == Load(slots=1, busy=1, waiting=1, alive=1)
+        outcome = lonely.run("y = 1", ONE)  # one runs, one waits: the queue is full
+        assert outcome.status == "busy" and outcome.message
+        released = time.monotonic()
+    waiter.join()
+    assert lonely.load() == Load(slots=1, busy=0, waiting=0, alive=1)
+    assert len(waits) == 2, waits  # the held run's and the waiter's; a busy answer never waits
+    assert waits[1] >= released - seen, waits
 
 
-def test_a_dead_zygote_is_replaced_before_the_next_run(lonely):
+def test_a_dead_zygote_is_replaced_before_the_next_run_or_revived(lonely):
     assert lonely.run("y = 1", []).status == "ok"
     zygote = lonely._zygotes[0]
     os.kill(zygote.proc.pid, signal.SIGKILL)
     zygote.proc.wait()
+    assert lonely.run("y = 1", []).status == "ok"
+    os.kill(zygote.proc.pid, signal.SIGKILL)
+    zygote.proc.wait()
+    assert lonely.load().alive == 0
+    assert lonely.revive() == 1 and lonely.load().alive == 1
+    assert lonely.revive() == 0  # nothing left to start
     assert lonely.run("y = 1", []).status == "ok"
 
 

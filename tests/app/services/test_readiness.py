@@ -1,0 +1,79 @@
+"""Whether a server can serve a class (app/services/readiness.py), part by part, on real parts: a
+SQLite file, the session's PostgreSQL (a database without the schema, and an address nobody
+answers at), the process-wide sandbox, and the app's exercises. The answers of /ready through
+a real server, and HAProxy's use of them: tests/e2e/test_operations.py, test_stack.py."""
+
+from __future__ import annotations
+
+import pytest
+
+from app import services
+from app.services import readiness
+from app.services.background import LayerProbe
+from app.storage import schema
+from grader.sandbox import MissingLayers, default_sandbox
+
+from ...postgres import PORT
+
+
+def test_a_fresh_local_server_is_ready_in_every_part(app_env, monkeypatch):
+    probe = LayerProbe(False, 5.0)
+    probe.sandbox = default_sandbox()  # as the probe's thread leaves it once started
+    monkeypatch.setattr(services, "sandbox_probe", lambda: probe)
+    monkeypatch.setattr(services, "start_background", lambda: None)
+    found = readiness.check()
+    assert found.ready and found.failing == ()
+    parts = found.as_json()["parts"]
+    assert list(parts) == ["database", "schema", "sandbox", "exercises"]
+    assert parts["sandbox"]["detail"].startswith("2 of 2 zygotes running")
+    count = len(services.catalog().exercises)
+    assert parts["exercises"] == {"ready": True, "detail": f"{count} exercise(s) served"}
+
+
+def test_a_database_nobody_answers_at_fails_the_database_and_leaves_the_schema_unread(
+    app_env, monkeypatch, tmp_path
+):
+    monkeypatch.setenv(
+        "NINJA_DATABASE_URL", f"postgresql://ninja@/ninja?host={tmp_path}&port={PORT}"
+    )
+    database, version = readiness.database()
+    assert (database.name, database.ready) == ("database", False)
+    assert "did not answer: OperationalError" in database.detail
+    assert (version.ready, version.detail) == (False, readiness.NOT_READ)
+
+
+def test_a_database_behind_the_code_fails_the_schema_until_upgraded(app_env, monkeypatch, postgres):
+    url = postgres.new_database()
+    monkeypatch.setenv("NINJA_DATABASE_URL", url)
+    database, version = readiness.database()
+    assert database.ready and not version.ready
+    assert "run `python -m app.storage upgrade`" in version.detail
+    from app.storage.engine import make_engine
+
+    engine = make_engine(url)
+    schema.upgrade(engine)
+    engine.dispose()
+    assert [p.ready for p in readiness.database()] == [True, True]
+
+
+def test_the_sandbox_is_starting_then_refused_for_lacking_layers(app_env, monkeypatch):
+    probe = LayerProbe(True, 5.0)
+    monkeypatch.setattr(services, "sandbox_probe", lambda: probe)
+    assert (readiness.sandbox().ready, readiness.sandbox().detail) == (False, "starting")
+    probe.error = MissingLayers({"seccomp": "unavailable: no libseccomp"})
+    part = readiness.sandbox()
+    assert not part.ready and part.detail.startswith("it could not start:")
+    assert "seccomp" in part.detail
+
+
+@pytest.mark.parametrize(
+    "state, detail",
+    [
+        ({"ran_catalog": lambda: None}, "the scenarios are running"),
+        ({"proofs_pending": lambda: {"dh", "dW1"}}, "2 exercise(s) not proven yet"),
+    ],
+)
+def test_exercises_are_ready_once_run_and_proven(app_env, monkeypatch, state, detail):
+    for name, value in state.items():
+        monkeypatch.setattr(services, name, value)
+    assert readiness.exercises() == readiness.Part("exercises", False, detail)
