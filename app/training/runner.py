@@ -152,13 +152,14 @@ class Runner:
         return job.wait().report
 
     def _end(self, run: QueuedRun, report: training.TrainingReport) -> None:
-        """Record the report in the run's row and, when it finished, the learner's run."""
-        if not self.queue.end(run.id, report_fields(report)):
-            log.warning("run %s had a report already", run.id)
-        elif report.state == "finished":
+        """Record the learner's run when it finished, then the report in the run's row (in
+        this order: a page that reads the row as finished finds the run in their history)."""
+        if report.state == "finished":
             self.store.runs.record_run(
                 Owner(run.profile_id), record_of(report, run.code, run.dataset)
             )
+        if not self.queue.end(run.id, report_fields(report)):
+            log.warning("run %s had a report already", run.id)
         log.info("run %s ended: %s", run.id, report.state)
 
     def _fault(self, run: QueuedRun, err: Exception) -> training.TrainingReport:

@@ -138,7 +138,8 @@ def training_processes(server) -> set[int]:
                 parent, command = int(_stat(entry.name)[1]), (entry / "cmdline").read_bytes()
             except (OSError, ValueError, IndexError):
                 continue
-            trainer = parent == server.process.pid and command.endswith(b"\x00train\x00")
+            # its argv: ..., its kind, then the operations its workers may run
+            trainer = parent == server.process.pid and b"\x00train\x00" in command
             if trainer or parent in found:
                 found.add(int(entry.name))
     return found

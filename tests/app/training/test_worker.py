@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
 
@@ -35,6 +36,14 @@ STALE = 10.0  # seconds without a worker's heartbeat before its runs count as in
 PATIENCE = 600  # seconds before a wait gives up: a hang guard, not a speed bound
 
 pytestmark = pytest.mark.timeout(1200)  # workers start torch and a sandbox, on a busy machine
+
+
+def _run_async(coroutine):
+    """Run a coroutine to its end on an event loop of its own, in a thread of its own: a
+    browser test earlier in the same test process (Playwright's sync API) may have left an
+    event loop marked running in this one, where asyncio.run refuses to start."""
+    with ThreadPoolExecutor(max_workers=1) as thread:
+        return thread.submit(asyncio.run, coroutine).result()  # its exception, if any, here
 
 
 @pytest.fixture
@@ -159,17 +168,17 @@ def test_a_run_whose_worker_went_silent_reads_interrupted_and_is_reaped(queue_ur
     store = open_store(queue_url)
     ada = store.learners.add_profile("ada", "a")
     run_id = Queue(store, STALE).enqueue(ada, "code", asdict(QUICK), "default")
-    asyncio.run(_taken_by_a_worker(queue_url))
+    _run_async(_taken_by_a_worker(queue_url))
     assert Queue(store, 3600).run(run_id).state == "running"  # its heartbeat is recent
     assert Queue(store, 3600).states() == {"running": 1}
     assert Queue(store, 3600).enqueue(ada, "code", asdict(QUICK), "default") is None
-    assert asyncio.run(_reaped(queue_url, 3600)) == []
+    assert _run_async(_reaped(queue_url, 3600)) == []
     silent = Queue(store, -1)  # any heartbeat is older than a second from now
     run = silent.run(run_id)
     assert run.state == "interrupted" and not run.active
     assert silent.states() == {"interrupted": 1}
     assert status_of(run).message == voice.training_interrupted(0, QUICK.steps)
-    assert asyncio.run(_reaped(queue_url, -1)) == [run.job_id]  # its job ends, failed
+    assert _run_async(_reaped(queue_url, -1)) == [run.job_id]  # its job ends, failed
     assert Queue(store, 3600).run(run_id).state == "interrupted"
     assert Queue(store, 3600).enqueue(ada, "code", asdict(QUICK), "default") is not None
 
