@@ -36,6 +36,7 @@ LEGEND = (
     " of attempts; blank: not started."
 )
 TABS = ("Class", "Exercises", "Learner", "Stuck now", "Gradebook", "Problems")
+TABS += ("Sign-ins and limits",)
 
 
 def render() -> None:
@@ -60,6 +61,8 @@ def render() -> None:
         _gradebook(learners, view, catalog)
     with tabs[5]:
         problems.render()
+    with tabs[6]:
+        classroom.oversight.render(learners)
 
 
 def _class(grid: Grid) -> None:
