@@ -38,7 +38,7 @@ def profile() -> Profile:
         if classroom.enabled():  # the dashboard names the person and knows their groups
             who = classroom.current()
             view = classroom.ClassView(store)
-            view.note_person(who.identity, who.name, who.email, who.groups, who.role)
+            view.note_person(who.identity, who.name, who.verified_email, who.groups, who.role)
     return chosen
 
 

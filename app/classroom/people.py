@@ -38,6 +38,7 @@ class Person:
     email: str
     role: str
     groups: tuple[str, ...] = ()  # the provider's groups/section claims, for the dashboard
+    verified_email: str = ""  # the e-mail address if the provider says it is verified (true)
 
 
 @dataclass(frozen=True)
@@ -65,7 +66,8 @@ def person(claims: Mapping, trust: Trust) -> Person:
     email = shown.get("email") if isinstance(shown.get("email"), str) else ""
     email = email.strip().lower()
     name = shown.get("name") if isinstance(shown.get("name"), str) else ""
-    return Person(identity, name.strip() or email or subject, email, role, _groups(shown))
+    verified = email if claims.get("email_verified") is True else ""
+    return Person(identity, name.strip() or email or subject, email, role, _groups(shown), verified)
 
 
 def _instructor(claims: Mapping, identity: str, trust: Trust) -> bool:

@@ -240,7 +240,7 @@ def _gradebook(learners: list[Learner], view: ClassView, catalog: Catalog) -> No
     names = classbook.gradebook_names(learners)
 
     def files() -> dict[str, bytes]:  # built when a button is pressed, not on every paint
-        return classbook.gradebook_files(view.class_standing(), names, catalog)
+        return classbook.gradebook_files(view.class_standing(), names, catalog, learners)
 
     kinds = (("csv", "text/csv"), ("wide.csv", "text/csv"), ("json", "application/json"))
     for column, (suffix, mime) in zip(st.columns(len(kinds)), kinds, strict=True):

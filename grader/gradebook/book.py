@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from grader.gradebook import learners as keys
 from grader.gradebook import safetext
 from grader.result import GRADER_FAILED, SOLVED
 
@@ -56,6 +57,7 @@ class Book:
     roster: tuple[str, ...] | None = None
     info: dict = field(default_factory=dict)
     points: tuple[float, ...] = ()  # each column's points, in order (none given: 1 each)
+    names: dict[str, str] = field(default_factory=dict)  # a learner's name shown, by key
 
     def weights(self) -> tuple[float, ...]:
         """Return each column's points: [points] of course.toml, else 1."""
@@ -100,8 +102,9 @@ def write_gradebook(
     file renamed into place); return the three paths.
 
     Every text is shown inert (safetext.shown: no control character, no undecodable byte);
-    a CSV cell that a spreadsheet would read as a formula starts with a quote (safetext.cell).
-    Both CSVs start with a UTF-8 BOM.
+    every CSV cell is quoted, and a formula character at its start or after any separator a
+    spreadsheet may split on gets a quote before it (safetext.cell). Learners whose names
+    look the same are flagged (`possibly_same_as`: learners.py). Both CSVs start with a BOM.
     """
     out.parent.mkdir(parents=True, exist_ok=True)
     paths = out.with_suffix(".csv"), out.with_suffix(".wide.csv"), out.with_suffix(".json")
@@ -114,11 +117,20 @@ def write_gradebook(
     for r in ordered:
         learners.setdefault(r.learner, []).append(r)
     learners = dict(sorted(learners.items()))
+    book = _named(book, learners)
     _write_whole(paths[0], _long_csv(ordered))
     _write_whole(paths[1], _wide_csv(learners, book, info))
     document = {"schema": SCHEMA, **info, "learners": _learners_json(learners, book)}
     _write_whole(paths[2], json.dumps(document, indent=2, ensure_ascii=True))
     return paths
+
+
+def _named(book: Book, learners: dict[str, list[Graded]]) -> Book:
+    """Return the book with every learner's name shown inert (its key where none is given)."""
+    return replace(book, names={n: safetext.shown(book.names.get(n, n)) for n in learners})
+
+
+LOOKALIKES = "possibly_same_as"  # the learners whose names look the same (learners.py)
 
 
 def _number(value: float) -> float | int:
@@ -134,7 +146,7 @@ def _now() -> str:
 def _long_csv(ordered: list[Graded]) -> str:
     """Return the long CSV: one row per graded item."""
     table = io.StringIO()
-    writer = csv.writer(table)
+    writer = csv.writer(table, quoting=csv.QUOTE_ALL)
     writer.writerow(COLUMNS)
     for r in ordered:
         writer.writerow([safetext.cell(str(getattr(r, c))) for c in COLUMNS])
@@ -145,12 +157,12 @@ def _wide_csv(learners: dict[str, list[Graded]], book: Book, info: dict) -> str:
     """Return the wide CSV: one row per learner, a column per item of the course holding its
     status ("" when nothing was submitted), then solved, out_of and where the book is from."""
     table = io.StringIO()
-    writer = csv.writer(table)
+    writer = csv.writer(table, quoting=csv.QUOTE_ALL)
     tail = ("solved", "out_of", "points", "points_out_of", "integrity", "late", "graded_at")
     tail += ("course",)
-    tail += ("course_version",)
+    tail += ("course_version", "name", LOOKALIKES)
     writer.writerow(["learner", *book.columns, *tail])
-    course = info.get("course", {})
+    course, alike = info.get("course", {}), keys.lookalikes(book.names)
     for name, items in learners.items():
         cells = [_best(items, c) for c in book.columns]
         solved = sum(c == "solved" for c in cells)
@@ -159,7 +171,8 @@ def _wide_csv(learners: dict[str, list[Graded]], book: Book, info: dict) -> str:
         late = "; ".join(r.item for r in items if r.late)
         own = (solved, len(book.columns), *points, flags, late, info["graded_at"])
         own += (course.get("id", ""),)
-        row = [name, *cells, *own, course.get("version", "")]
+        row = [name, *cells, *own, course.get("version", ""), book.names[name]]
+        row.append("; ".join(alike.get(name, ())))
         writer.writerow([safetext.cell(str(c)) for c in row])
     return BOM + table.getvalue()
 
@@ -172,6 +185,7 @@ def _best(items: list[Graded], column: str) -> str:
 def _learners_json(learners: dict[str, list[Graded]], book: Book) -> list[dict]:
     """Return the JSON's learners: every learner, those who submitted nothing with no items."""
     roster = {safetext.shown(n) for n in book.roster} if book.roster is not None else None
+    alike = keys.lookalikes(book.names)
     return [
         {
             "learner": name,
@@ -179,6 +193,8 @@ def _learners_json(learners: dict[str, list[Graded]], book: Book) -> list[dict]:
             "graded": sum(r.status != "refused" for r in items),
             "points": _number(book.scored(items)),
             **({} if roster is None else {"on_roster": name in roster}),
+            "name": book.names[name],
+            LOOKALIKES: list(alike.get(name, ())),
             "items": [asdict(r) for r in items],
         }
         for name, items in learners.items()

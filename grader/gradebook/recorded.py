@@ -64,13 +64,16 @@ def _row(fact: dict, catalog) -> Graded:
     )
 
 
-def gradebook_files(facts: list[dict], learners: list[str], catalog) -> dict[str, bytes]:
+def gradebook_files(
+    facts: list[dict], learners: list[str], catalog, shown: dict[str, str] | None = None
+) -> dict[str, bytes]:
     """Return the gradebook's three files ('csv', 'wide.csv', 'json') as grade-batch writes
-    them, for these recorded attempts and every learner named (those with none listed too)."""
+    them, for these recorded attempts and every learner named (those with none listed too),
+    keyed as named and shown by `shown` (key -> the learner's name)."""
     columns = course_items(catalog)
     points = tuple(catalog.course.points_of(c) for c in columns)
     info = {"dataset": APP_DATASET, "seconds": 0, "course": course_info(catalog)}
-    book = Book(columns, tuple(learners), None, info, points)
+    book = Book(columns, tuple(learners), None, info, points, dict(shown or {}))
     rows = gradebook_rows(facts, catalog)
     with tempfile.TemporaryDirectory(prefix="ninja-gradebook-") as folder:
         paths = write_gradebook(rows, Path(folder) / "gradebook", info, book)
