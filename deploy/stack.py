@@ -46,6 +46,9 @@ ACCOUNTS = {  # the test provider's accounts: subject -> claims
     "ivy": {"name": "Ivy Instructor", "email": "ivy@class.test", "email_verified": True},
 }
 INSTRUCTORS = "ivy@class.test"
+# Instructors may also be named by a group the provider asserts, from this tenant only (`tid`):
+# the provider's own accounts carry none, a test gives one to an account it makes.
+INSTRUCTOR_CLAIM, TENANT = "groups=staff", "class-tenant"
 
 
 class StackError(RuntimeError):
@@ -311,6 +314,8 @@ def start_replica(folder: Path, index: int, port: int, url: str, secrets_file: P
         **clean,
         "NINJA_MODE": "classroom",
         "NINJA_INSTRUCTORS": INSTRUCTORS,
+        "NINJA_INSTRUCTOR_CLAIM": INSTRUCTOR_CLAIM,
+        "NINJA_TENANT": TENANT,
         "NINJA_DATABASE_URL": url,
         "NINJA_DATA_DIR": str(data),
     }

@@ -105,7 +105,8 @@ def _take(key: str, event: editor.EditorEvent) -> None:
     """Record a submission and the draft before grading, and queue it; or say to wait."""
     store, profile = services.store(), session.profile()
     if not admitted(event.submitted):
-        keep_draft(key, event.code)
+        if quotas.draft_refusal(event.code, services.config().quota_draft_kib) is None:
+            store.work.save_draft(profile, key, event.code)  # kept, as typed, not graded
         editor.taken(event)
         return
     if store.submissions.begin_submission(
