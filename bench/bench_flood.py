@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.machinery
+import importlib.util
 import json
 import multiprocessing
 import shutil
@@ -36,9 +38,15 @@ PACE = 2.5  # seconds between one learner's submissions
 
 
 def _tests_module(relative: str):
-    """Return a helper of the tests (tests/<relative>), imported by its path as a package
-    member (the e2e helpers import each other relatively)."""
-    sys.path.insert(0, str(ROOT))
+    """Return a helper of the tests (tests/<relative>) as a member of the package `tests` (the
+    e2e helpers import each other relatively), the packages made from their folders: the tests
+    are not installed, and nothing is added to the import path."""
+    for name in ("tests", "tests.e2e", "tests.grader"):
+        if name not in sys.modules:
+            spec = importlib.machinery.ModuleSpec(name, None, is_package=True)
+            module = importlib.util.module_from_spec(spec)
+            module.__path__ = [str(ROOT.joinpath(*name.split(".")))]
+            sys.modules[name] = module
     return importlib.import_module("tests." + relative.replace("/", ".").removesuffix(".py"))
 
 
