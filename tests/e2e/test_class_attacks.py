@@ -390,6 +390,6 @@ def test_a_draft_longer_than_a_learner_may_keep_is_refused(stack, browser):
             " JOIN profiles q ON q.id = a.profile_id WHERE q.owner = %(o)s)"
             " FROM drafts d JOIN profiles p ON p.id = d.profile_id WHERE p.owner = %(o)s",
             {"o": owner},
-        ).one()
+        ).fetchone()
     assert kept[0] < 64 * 1024 and kept[1] == 0, kept
     page.context.close()
