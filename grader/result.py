@@ -37,6 +37,23 @@ def _status(solved: bool, busy: bool, fault: bool) -> str:
 
 
 @dataclass(frozen=True)
+class Tally:
+    """How much of an answer is right, as counts for partial credit: its gradients (a whole
+    pass's, a multi-answer exercise's) right of those asked, and its checks passed of those in
+    its list (one not run counts as not passed)."""
+
+    right: int = 0
+    parts: int = 0
+    passed: int = 0
+    checks: int = 0
+
+
+def _passed(checks) -> int:
+    """Return how many checks passed (an inconclusive one does not stop a solve)."""
+    return sum(c.status in DECIDED_OR_OPEN for c in checks)
+
+
+@dataclass(frozen=True)
 class Check:
     """One check's outcome: `kind` names a step of the pipeline (grader/grading/pipeline.py)."""
 
@@ -117,6 +134,13 @@ class Result:
         """Return solved, not_solved, busy or grader_failed."""
         return _status(self.solved, self.busy, self.fault)
 
+    @property
+    def tally(self) -> Tally:
+        """Return its answers right of those asked (one, or one per part) and its checks passed."""
+        parts = self.parts or (self,)
+        checks = [c for p in parts for c in p.checks]
+        return Tally(sum(p.solved for p in parts), len(parts), _passed(checks), len(checks))
+
     def summary(self) -> str:
         """Return the first failing check's message, or the success message."""
         return self.failed.message if self.failed else self.checks[-1].message
@@ -184,6 +208,20 @@ class PassResult(Facts):
     def status(self) -> str:
         """Return solved, not_solved, busy or grader_failed."""
         return _status(self.solved, self.busy, self.fault)
+
+    @property
+    def tally(self) -> Tally:
+        """Return its gradients right of those asked and its checks passed: the run's two
+        (runs, rules), each gradient's, and the other sizes' (passed when solved). A pass right
+        on the main batch and wrong at other sizes has one gradient wrong at least, so it
+        counts one short; one that did not run has nothing right."""
+        if not self.rows:
+            return Tally()
+        right = sum(r.status != FAIL for r in self.rows)
+        right -= int(right == len(self.rows) and not self.solved)
+        checks = [c for r in self.rows for c in r.checks]
+        passed = 2 + _passed(checks) + int(self.solved)
+        return Tally(right, len(self.rows), passed, 3 + len(checks))
 
     def line_of(self, name: str) -> str:
         """Return the learner's lines that compute a gradient of the pass ('' if none)."""

@@ -27,6 +27,7 @@ from dataclasses import dataclass, fields, replace
 from datetime import datetime
 from pathlib import Path, PurePosixPath
 
+from grader.course.policy import Extension, Grading, read_extensions, read_grading
 from grader.course.schema import SchemaError, check_keys, require
 from grader.misconceptions import IDS
 
@@ -64,6 +65,8 @@ class Course:
     points: tuple[tuple[str, float], ...] = ()  # [points]: an item's weight in the gradebook
     deadlines: tuple[tuple[str, datetime], ...] = ()  # [deadlines]: when an item is due
     solutions: str = "solutions"  # the answers' folder, relative to the course folder
+    grading: Grading = Grading()  # [grading]: partial credit, late work, regrades (policy.py)
+    extensions: tuple[Extension, ...] = ()  # extensions.csv beside course.toml
 
     def deadline_of(self, item: str) -> datetime | None:
         """Return an item's deadline (an aware datetime), if course.toml gives one."""
@@ -78,10 +81,13 @@ class Course:
         return next((p for p in self.practice if misconception in p.misconceptions), None)
 
 
-COURSE_KEYS = {f.name: type(getattr(Course, f.name)) for f in fields(Course)} | {
+COURSE_KEYS = {
+    f.name: type(getattr(Course, f.name)) for f in fields(Course) if f.name != "extensions"
+} | {
     "practice": list,
     "points": dict,
     "deadlines": dict,
+    "grading": dict,
 }
 PRACTICE_KEYS = {"misconceptions": list, "exercises": list, "rule": str}
 
@@ -100,14 +106,15 @@ def read_course(root: Path) -> tuple[Course, tuple[SchemaError, ...]]:
     A bad key (unknown, of the wrong type, empty) or a bad `[[practice]]` table is refused on
     its own and the rest kept; a file that is not TOML at all gives the defaults.
     """
-    path, course = root / FILE_NAME, Course(id=root.resolve().name)
+    extensions, unread = read_extensions(root)
+    path, course = root / FILE_NAME, Course(id=root.resolve().name, extensions=extensions)
     if not path.exists():
-        return course, ()
+        return course, unread
     where = str(path)
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
-        return course, (SchemaError(where, f"is not valid TOML: {err}"),)
+        return course, (SchemaError(where, f"is not valid TOML: {err}"), *unread)
     kept, problems = {}, []
     for key, value in raw.items():
         _keep(kept, key, lambda k=key, v=value: _value(k, v, where), problems)
@@ -124,7 +131,8 @@ def read_course(root: Path) -> tuple[Course, tuple[SchemaError, ...]]:
     for item, value in kept.pop("deadlines", {}).items():
         _keep(due, item, lambda v=value, i=item: _deadline(v, f"{where}: deadlines.{i}"), problems)
     kept["deadlines"] = tuple(due.items())
-    return replace(course, **kept, practice=tuple(practice.values())), tuple(problems)
+    kept["grading"], bad = read_grading(kept.pop("grading", {}), f"{where}: grading")
+    return replace(course, **kept, practice=tuple(practice.values())), (*problems, *bad, *unread)
 
 
 def _deadline(value, where: str) -> datetime:

@@ -1,4 +1,4 @@
-"""Schema 12: sign-ins kept on the server, and what one learner asks of the class (issue 34).
+"""Schema 13: sign-ins kept on the server, and what one learner asks of the class (issue 34).
 
 `sessions`: a row per sign-in of the classroom mode (named by a digest of the identity token's
 issuer, subject, iat, nonce and sid), whose it is, when issued and last seen, and when and why
@@ -7,15 +7,15 @@ cookie only while its row lives (app/classroom/sessions.py). `word_list_uploads`
 uploaded which word list when (the quota of word lists a day); `quota_hits`: who met which limit,
 how often and when last, for the dashboard (app/classroom/quotas.py).
 
-Revision ID: 0007
-Revises: 0006
+Revision ID: 0008
+Revises: 0007
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0007"
-down_revision = "0006"
+revision = "0008"
+down_revision = "0007"
 branch_labels = None
 depends_on = None
 
@@ -56,7 +56,7 @@ def upgrade() -> None:
         sa.Column("last_at", sa.Double(), nullable=False),
         sa.PrimaryKeyConstraint("profile_id", "quota"),
     )
-    op.execute("UPDATE meta SET value = '12' WHERE key = 'schema_version'")
+    op.execute("UPDATE meta SET value = '13' WHERE key = 'schema_version'")
 
 
 def downgrade() -> None:
@@ -65,4 +65,4 @@ def downgrade() -> None:
     op.drop_table("word_list_uploads")
     op.drop_index("sessions_by_owner", "sessions")
     op.drop_table("sessions")
-    op.execute("UPDATE meta SET value = '11' WHERE key = 'schema_version'")
+    op.execute("UPDATE meta SET value = '12' WHERE key = 'schema_version'")
