@@ -67,7 +67,7 @@ def book(tmp_path_factory):
         Graded(text, "dh", "exercise", False, "not_solved", f"got {text}", f"{text}.py")
         for text in HOSTILE
     ]
-    plan = Book(("dh",), tuple(HOSTILE), None, {}, (), {t: f"name {t}" for t in HOSTILE})
+    plan = Book(("dh",), tuple(HOSTILE), names={t: f"name {t}" for t in HOSTILE})
     return gradebook.write_gradebook(rows, folder / "book", {"dataset": "default"}, plan)
 
 
