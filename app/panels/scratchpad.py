@@ -10,7 +10,8 @@ import pandas as pd
 import streamlit as st
 
 from app import services, session
-from app.panels import editor
+from app.classroom import quotas
+from app.panels import editor, ratelimit, workbench
 from app.views import results
 
 TITLE = "Scratchpad: try code on the {batch} (not graded)"
@@ -45,15 +46,29 @@ def show(exercise_id: str, lecture_url: str = "") -> None:
         initial = st.session_state[f"{key}:initial"]
         event = editor.code_input(f"{key}:code", initial, kind=kind, lines=5, label=RUN_LABEL)
         if event is not None:  # a page that grows above it redraws it: it reopens on this
-            store.work.save_draft(profile, key, event.code)
+            workbench.keep_draft(key, event.code)
             st.session_state[f"{key}:initial"] = event.code
         if event is not None and event.submitted is not None:
             editor.taken(event)
             code = event.submitted
-            st.session_state[f"{key}:result"] = session.grader().scratch(exercise_id, code)
+            if _may_run(code):
+                st.session_state[f"{key}:result"] = session.grader().scratch(exercise_id, code)
         result = st.session_state.get(f"{key}:result")
         if result is not None:
             _show(result)
+
+
+def _may_run(code: str) -> bool:
+    """Return whether the learner may run code now (the submissions' rate and length limits,
+    not their count a minute: a scratchpad run is not an attempt); if not, say so."""
+    wait = workbench.limiter().wait((services.config().database_url, session.profile().id))
+    if wait:
+        st.warning(ratelimit.too_fast(wait), icon=":material/hourglass_top:")
+        return False
+    refusal = quotas.draft_refusal(code, services.config().quota_draft_kib)
+    if refusal is not None:
+        workbench.refuse(refusal)
+    return refusal is None
 
 
 def _show(result) -> None:

@@ -37,6 +37,7 @@ LEGEND = (
     " of attempts; blank: not started."
 )
 TABS = ("Class", "Exercises", "Learner", "Stuck now", "Gradebook", "Problems", "Audit log")
+TABS += ("Sign-ins and limits",)
 
 
 def render() -> None:
@@ -63,6 +64,8 @@ def render() -> None:
         problems.render()
     with tabs[6]:
         auditlog.render()
+    with tabs[7]:
+        classroom.oversight.render(learners)
 
 
 def _class(grid: Grid) -> None:
@@ -246,7 +249,7 @@ def _gradebook(learners: list[Learner], view: ClassView, catalog: Catalog) -> No
 
     def files(suffix: str) -> bytes:  # built when a button is pressed, not on every paint
         auditlog.gradebook_downloaded(who, f"gradebook.{suffix}", len(learners))
-        return grading.gradebook_files(names, catalog)[suffix]
+        return grading.gradebook_files(names, catalog, learners)[suffix]
 
     kinds = (("csv", "text/csv"), ("wide.csv", "text/csv"), ("json", "application/json"))
     for column, (suffix, mime) in zip(st.columns(len(kinds)), kinds, strict=True):

@@ -150,6 +150,8 @@ def _check(trainer: Trainer, code: str, settings: TrainSettings | None) -> None:
 
 def _actions(trainer: Trainer, settings: TrainSettings | None) -> None:
     """Show Start training (and Stop while a run is going)."""
+    if (refused := st.session_state.pop(runs.REFUSED, None)) is not None:  # the learner's limit
+        st.warning(refused.message(), icon=":material/block:")
     run = runs.current()
     running = run is not None and run.status().active
     if st.button(

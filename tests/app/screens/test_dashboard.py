@@ -4,6 +4,7 @@ that nobody else sees anything of it (the real sign-in: tests/e2e/test_dashboard
 from __future__ import annotations
 
 import json
+import time
 
 import jsonschema
 import pytest
@@ -19,6 +20,7 @@ from ..app_helpers import ROOT, TIMEOUT, page_test, texts
 
 ISSUER = "https://id.uni.test"
 ADA = {"is_logged_in": True, "iss": ISSUER, "sub": "ada-1", "name": "Ada", "email": "ada@uni.test"}
+ADA |= {"iat": int(time.time()), "email_verified": True}  # as every real token has (issue 34)
 IVY = {**ADA, "sub": "ivy-9", "name": "Ivy", "email": "ivy@uni.test"}
 
 
