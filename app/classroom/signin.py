@@ -43,7 +43,8 @@ def current() -> Person:
 
 def is_instructor() -> bool:
     """Return True if this session is the course's instructor: in the local mode whoever runs
-    the app (unless `NINJA_INSTRUCTOR=0`), in the classroom mode a signed-in instructor."""
+    the app with `NINJA_INSTRUCTOR=1` (off by default: a learner's copy), in the classroom mode a
+    signed-in instructor."""
     config = services.config()
     if not config.classroom:
         return config.instructor

@@ -130,8 +130,7 @@ def test_a_signed_out_visitor_is_refused(classroom):
     assert [e.value for e in at.error] == [LEARNERS] and not at.dataframe
 
 
-def test_a_local_learner_is_refused(app_env, fake, monkeypatch):
-    monkeypatch.setenv("NINJA_INSTRUCTOR", "0")
+def test_a_local_learner_is_refused(app_env, fake):  # the local mode's default
     at = dashboard()
     assert [e.value for e in at.error] == [LEARNERS] and not at.dataframe
 
@@ -142,7 +141,7 @@ def test_only_instructors_have_the_dashboard_in_the_navigation(classroom):
     assert "instructor" not in listed(sections({"is_logged_in": False}))
 
 
-def test_the_local_instructor_has_the_dashboard(app_env, fake):
+def test_the_local_instructor_has_the_dashboard(app_env, fake, instructor):
     _class()
     at = dashboard()
     assert not at.exception and not at.error
