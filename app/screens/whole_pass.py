@@ -91,10 +91,11 @@ def render(slug: str) -> None:
     if code is not None:
         _grade(grader, slug, key, code)
     result = st.session_state.get(f"result:{key}")
-    if result is not None:
-        st.markdown(datasets.describe(result.header))
-        results.show_pass(result)
+    if result is not None:  # what to do first (the verdict, the root's diagnosis), then numbers
+        results.show_pass_verdict(result)
         _root(key, result)
+        st.markdown(datasets.describe(result.header))
+        results.show_pass_table(result)
     if slug == notebook.lecture_scenario(services.catalog()):
         _notebook(key, grader)
 
@@ -117,8 +118,7 @@ def _notebook(key: str, grader: Grader) -> None:
     if isinstance(shown, str):
         st.error(shown, icon=results.FAILED_ICON)
     elif shown is not None:
-        st.markdown(datasets.describe(shown.header))
-        notebook_view.show_notebook(shown)
+        notebook_view.show_notebook(shown, about=datasets.describe(shown.header))
 
 
 def _grade_notebook(key: str, grader: Grader, raw: bytes, name: str) -> None:

@@ -12,7 +12,10 @@ if TYPE_CHECKING:
     from grader import Heatmap
 
 MAX_TICKS = 12
-PANEL_WIDTH, PANEL_HEIGHT = 260, 200  # px, about the matplotlib panels' size
+# px: three panels, their axes and their colour bars (under each scale, not beside it) take
+# about 3 x 250 px, within the page's column from a 1000 px wide window (at 260 px beside, the
+# third panel ran off the column at 1400 px: issue 40)
+PANEL_WIDTH, PANEL_HEIGHT = 200, 180
 
 
 def heatmap_chart(heatmap: Heatmap, name: str) -> tuple[dict, dict]:
@@ -33,6 +36,7 @@ def heatmap_chart(heatmap: Heatmap, name: str) -> tuple[dict, dict]:
             _panel(2, "yours − autograd", heatmap, centred),
         ],
         "resolve": {"scale": {"color": "independent"}},
+        "config": {"legend": {"orient": "bottom", "gradientLength": PANEL_WIDTH}},
     }
     return _cells(heatmap), spec
 

@@ -33,7 +33,9 @@ def test_a_wrong_pass_shows_the_table_with_the_root_cause_highlighted(fake):
 
 def test_every_wrong_gradients_feedback_is_shown_in_full_beneath_the_table(fake):
     at = submit(page_test("01_mlp", page="whole_pass").run(), "dlogprobs = 0\n")
-    [full] = [m.value for m in at.markdown if m.value.startswith("**Feedback in full**")]
+    [folded] = [e for e in at.expander if e.label.startswith("Feedback in full")]
+    assert folded.label == "Feedback in full (2 of 3 gradients)"
+    [full] = [m.value for m in folded.markdown]
     assert "- **dprobs:** `dprobs` is inaccurate: max abs diff 2.0e-01 at (0, 0)." in full
     assert "- **dcounts:** `dcounts` is not defined: assign your answer." in full
     assert "dlogprobs" not in full, "a gradient that passed is not repeated"
