@@ -173,5 +173,6 @@ def _grade(grader: Grader, slug: str, key: str, code: str) -> None:
         workbench.record(
             key, code, result.solved, result.message, result.elapsed, result.busy, facts_of(result)
         )
+        notebook_progress.record_pass_steps(result, slug)  # one rule with notebooks
         st.session_state[f"result:{key}"] = result
     st.rerun()  # so that the badge shows the new status
