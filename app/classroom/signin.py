@@ -14,6 +14,12 @@ from app.classroom.people import INSTRUCTOR, NoIdentity, Person, person
 
 SIGN_IN_TITLE = "Sign in"
 NO_IDENTITY = "Your school's sign-in did not say who you are (no issuer or subject)."
+# Streamlit ends the session at the provider too (OIDC RP-initiated logout) where it offers an
+# end-session endpoint: the provider's own page comes first, and may ask to confirm.
+SIGN_OUT = (
+    "Signing out also signs you out of your school's sign-in, whose own page may ask you to "
+    "confirm; it then brings you back here."
+)
 
 
 def enabled() -> bool:
@@ -77,3 +83,4 @@ def account_box() -> None:
         if who.email and who.email != who.name:
             st.text(who.email)
         st.button("Sign out", icon=":material/logout:", on_click=st.logout)
+        st.caption(SIGN_OUT)

@@ -41,6 +41,30 @@ def css() -> str:
     return "<style>\n" + "\n".join(rules) + "\n</style>"
 
 
+# The navigation cuts a long page title with "…" and offers no tooltip: this script gives each
+# cut title its whole text as the link's tooltip (Streamlit keeps it in the label's `label`), and
+# looks again whenever the navigation is redrawn or the window resized.
+TOOLTIPS = """<script>
+(() => {
+  if (window.ninjaTooltips) return;
+  window.ninjaTooltips = true;
+  const mark = () => document.querySelectorAll("[data-testid='stSidebarNavLink']").forEach((a) => {
+    const label = a.querySelector("span[label]");
+    if (!label) return;
+    const cut = label.scrollWidth > label.clientWidth;
+    const title = cut ? label.getAttribute("label") : null;
+    if (title && a.title !== title) a.title = title;
+    if (!title && a.hasAttribute("title")) a.removeAttribute("title");
+  });
+  new MutationObserver(mark).observe(document.body, { childList: true, subtree: true });
+  window.addEventListener("resize", mark);
+  mark();
+})();
+</script>"""
+
+
 def apply() -> None:
-    """Add the app's CSS to the page (once per run; a style-only element is not drawn)."""
+    """Add the app's CSS to the page, and the script that gives cut navigation titles their
+    tooltip (once per run; neither element is drawn)."""
     st.html(css())
+    st.html(TOOLTIPS, unsafe_allow_javascript=True)
