@@ -109,6 +109,7 @@ MISCONCEPTIONS: tuple[Misconception, ...] = (
     Misconception("embedding_routing", "sends an embedding's gradient to the wrong rows"),
     Misconception("precedence", "relies on operator precedence that groups the formula wrongly"),
     Misconception("one_hot_width", "makes a one-hot without num_classes, too narrow"),
+    Misconception("outside_language", "writes a construct outside the exercise language"),
 )
 IDS: tuple[str, ...] = tuple(m.id for m in MISCONCEPTIONS)
 
@@ -172,6 +173,7 @@ IDS: tuple[str, ...] = tuple(m.id for m in MISCONCEPTIONS)
     EMBEDDING_ROUTING,
     PRECEDENCE,
     ONE_HOT_WIDTH,
+    OUTSIDE_LANGUAGE,
 ) = IDS
 BESSEL_FACTORS = ("n-1", "1/(n-1)", "n/(n-1)", "(n-1)/n")  # a factor of these is Bessel's
 

@@ -37,6 +37,23 @@ def _status(solved: bool, busy: bool, fault: bool) -> str:
 
 
 @dataclass(frozen=True)
+class Tally:
+    """How much of an answer is right, as counts for partial credit: its gradients (a whole
+    pass's, a multi-answer exercise's) right of those asked, and its checks passed of those in
+    its list (one not run counts as not passed)."""
+
+    right: int = 0
+    parts: int = 0
+    passed: int = 0
+    checks: int = 0
+
+
+def _passed(checks) -> int:
+    """Return how many checks passed (an inconclusive one does not stop a solve)."""
+    return sum(c.status in DECIDED_OR_OPEN for c in checks)
+
+
+@dataclass(frozen=True)
 class Check:
     """One check's outcome: `kind` names a step of the pipeline (grader/grading/pipeline.py)."""
 
@@ -46,6 +63,8 @@ class Check:
     hint: str = ""
     misconception: str = ""  # the id it found (grader/misconceptions.py), "" when none
     remedy: Remedy | None = None  # the change its sentence proposes, checked before it was said
+    construct: str = ""  # the first construct outside the exercise language (a rules check)
+    line: int | None = None  # the line of `construct`
 
     @property
     def title(self) -> str:
@@ -108,6 +127,16 @@ class Result:
         return self.failed.misconception if self.failed else ""
 
     @property
+    def refused_construct(self) -> str:
+        """Return the construct outside the exercise language that refused the code, or ""."""
+        return self.failed.construct if self.failed else ""
+
+    @property
+    def refused_line(self) -> int | None:
+        """Return the line of `refused_construct`, or None."""
+        return self.failed.line if self.failed else None
+
+    @property
     def ran(self) -> bool:
         """Return whether the code ran and broke no rule, so its values were judged."""
         return not (self.busy or self.fault) and self.failed_check not in NOT_RUN
@@ -116,6 +145,13 @@ class Result:
     def status(self) -> str:
         """Return solved, not_solved, busy or grader_failed."""
         return _status(self.solved, self.busy, self.fault)
+
+    @property
+    def tally(self) -> Tally:
+        """Return its answers right of those asked (one, or one per part) and its checks passed."""
+        parts = self.parts or (self,)
+        checks = [c for p in parts for c in p.checks]
+        return Tally(sum(p.solved for p in parts), len(parts), _passed(checks), len(checks))
 
     def summary(self) -> str:
         """Return the first failing check's message, or the success message."""
@@ -129,7 +165,8 @@ class Result:
     def to_dict(self) -> dict:
         """Return the result as JSON-ready data."""
         facts = {"ran": self.ran, "failed_check": self.failed_check, "status": self.status}
-        return asdict(self) | facts | {"misconception": self.misconception}
+        refused = {"refused_construct": self.refused_construct, "refused_line": self.refused_line}
+        return asdict(self) | facts | {"misconception": self.misconception} | refused
 
 
 @dataclass(frozen=True)
@@ -152,13 +189,17 @@ class Facts:
     failed_check: str = ""  # the kind of the check that failed first (the root cause's)
     misconception: str = ""  # the id that check found (grader/misconceptions.py)
     fault: bool = False  # the grader itself failed; says nothing about the code
+    refused_construct: str = ""  # the first construct outside the exercise language, if refused
+    refused_line: int | None = None  # its line
 
 
 def facts_of(failed: Check | None, ran: bool = True) -> dict:
-    """Return the Facts of a pass as keywords: whether the code ran, the failed check, its id."""
+    """Return the Facts of a pass as keywords: whether the code ran, the failed check, its id,
+    and the construct outside the exercise language that refused it."""
     if failed is None:
         return {"ran": ran}
-    return {"ran": ran, "failed_check": failed.kind, "misconception": failed.misconception}
+    found = {"failed_check": failed.kind, "misconception": failed.misconception}
+    return {"ran": ran, **found, "refused_construct": failed.construct, "refused_line": failed.line}
 
 
 @dataclass(frozen=True)
@@ -187,6 +228,20 @@ class PassResult(Facts):
     def status(self) -> str:
         """Return solved, not_solved, busy or grader_failed."""
         return _status(self.solved, self.busy, self.fault)
+
+    @property
+    def tally(self) -> Tally:
+        """Return its gradients right of those asked and its checks passed: the run's two
+        (runs, rules), each gradient's, and the other sizes' (passed when solved). A pass right
+        on the main batch and wrong at other sizes has one gradient wrong at least, so it
+        counts one short; one that did not run has nothing right."""
+        if not self.rows:
+            return Tally()
+        right = sum(r.status != FAIL for r in self.rows)
+        right -= int(right == len(self.rows) and not self.solved)
+        checks = [c for r in self.rows for c in r.checks]
+        passed = 2 + _passed(checks) + int(self.solved)
+        return Tally(right, len(self.rows), passed, 3 + len(checks))
 
     def line_of(self, name: str) -> str:
         """Return the learner's lines that compute a gradient of the pass ('' if none)."""

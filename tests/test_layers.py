@@ -54,6 +54,7 @@ ROOMS = (
     "feedback",
     "course",
     "sandbox",
+    "language",
 )
 MAX_ROOT_FILES = 6
 MAX_APP_DOORS = 7  # the 7th: grader.gradebook, whose book the instructor dashboard writes

@@ -3,7 +3,8 @@
 The grid (a row per learner, a column per item of the course), each item's totals, who is stuck,
 and the gradebook's facts, which grade-batch's own writer turns into files
 (grader/gradebook/recorded.py) so that one set of tools reads both: schema
-`backprop-ninja/gradebook/2`, docs/gradebook.md.
+`backprop-ninja/gradebook/3`, docs/gradebook.md; its answers and their regrades come from
+answers.py.
 
     >>> view = ClassView(store)
     >>> grid = class_grid(view.class_learners(), view.class_cells(), columns)
@@ -19,7 +20,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from app.classroom.classview import Cell, Learner, Misconception, Recorded
+from app.classroom.answers import Answer, gradebook_facts
+from app.classroom.classview import Cell, Learner, Misconception
 from app.storage import ATTEMPTED, SOLVED
 from grader import gradebook as grader_gradebook
 
@@ -139,30 +141,13 @@ def gradebook_names(learners: list[Learner]) -> dict[int, str]:
     return {i: n if counts[n] == 1 else f"{n} (#{i})" for i, n in first.items()}
 
 
-def gradebook_facts(standing: list[Recorded], names: dict[int, str]) -> list[dict]:
-    """Return the gradebook's facts (grader.gradebook.gradebook_files' plain data): per learner and
-    item the standing attempt (the first that solved it, else the latest)."""
-    return [
-        {
-            "learner": names[a.profile_id],
-            "item": a.exercise_id,
-            "status": a.status or ("solved" if a.solved else "not_solved"),
-            "summary": a.summary,
-            "source": f"{a.origin} attempt #{a.id}",
-            "version": a.version,
-            "failed_check": a.failed_check,
-            "at": a.created_at,
-        }
-        for a in standing
-        if a.profile_id in names
-    ]
-
-
 def gradebook_files(
-    standing: list[Recorded], names: dict[int, str], catalog: Catalog
+    answers: list[Answer], names: dict[int, str], catalog: Catalog, references: dict | None = None
 ) -> dict[str, bytes]:
     """Return the gradebook's three files ('csv', 'wide.csv', 'json') as grade-batch writes
-    them, every learner named listed (those with no attempt too)."""
+    them, scored by the one scoring function under the course's policy (answers.py), every
+    learner named listed (those with no attempt too); references: {item: why its reference
+    answer fails}, named in the book."""
     return grader_gradebook.gradebook_files(
-        gradebook_facts(standing, names), list(names.values()), catalog
+        gradebook_facts(answers, names), list(names.values()), catalog, references
     )

@@ -110,10 +110,14 @@ ORDER BY p.id
 """
 # Per learner and exercise: the attempts, whether solved, the last; then, for the solved ones,
 # the attempts up to the first solve and the time spent on them (two scans, no join of all rows).
-CELLS = """
+# A verdict a later regrade of the same answer replaced does not count (issue 35).
+REPLACED = """EXISTS (SELECT 1 FROM attempts r WHERE r.profile_id = a.profile_id
+    AND r.exercise_id = a.exercise_id AND r.course_id = a.course_id AND r.origin = :regrade
+    AND r.id > a.id AND r.created_at = a.created_at AND r.code = a.code)"""
+CELLS = f"""
 SELECT profile_id, exercise_id, SUM(CASE WHEN origin = :regrade THEN 0 ELSE 1 END),
-    MAX(solved), MAX(created_at)
-FROM attempts WHERE course_id = :course
+    MAX(CASE WHEN solved = 1 AND NOT {REPLACED} THEN 1 ELSE 0 END), MAX(created_at)
+FROM attempts a WHERE course_id = :course
 GROUP BY profile_id, exercise_id
 """
 TO_SOLVE = """

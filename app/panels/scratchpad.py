@@ -21,7 +21,8 @@ if TYPE_CHECKING:
 TITLE = "Scratchpad: try code on the {batch} (not graded)"
 RUN_LABEL = "Run (Ctrl+Enter)"
 HELP = (
-    "Runs in the sandbox with the tensors in scope, e.g. {examples}; autograd is refused here too."
+    "Runs in the sandbox with the tensors in scope, e.g. {examples}; the exercise language is "
+    "the answers' (no autograd, no imports)."
 )
 
 
@@ -72,7 +73,9 @@ def show(view: ExerciseView) -> None:
 
 def _show(result) -> None:
     """Show a scratchpad run: the sentence, the table of names, the exception, the prints."""
-    (st.info if result.ok else st.error)(result.message)
+    (st.info if result.ok else st.error)(f"{result.message} {result.hint}".strip())
+    if result.refused_construct:
+        results.show_language(session.grader().catalog.course.language)
     if result.rows:
         frame = pd.DataFrame(
             [

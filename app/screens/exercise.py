@@ -50,6 +50,8 @@ def _work(exercise_id: str, view: ExerciseView) -> None:
     result = st.session_state.get(f"result:{exercise_id}")
     if result is not None:
         results.show_result(result)
+        if result.refused_construct:
+            results.show_language(session.grader().catalog.course.language)
         if st.session_state.get(f"again:{exercise_id}"):
             st.caption(GRADED_AGAIN)
     else:

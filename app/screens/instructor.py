@@ -16,6 +16,7 @@ import streamlit as st
 from app import classroom, services
 from app.classroom import ClassView, classbook
 from app.classroom.classbook import STUCK_ATTEMPTS, STUCK_WINDOW, Grid
+from app.panels import grading
 from app.screens import problems
 from app.storage import ATTEMPTED, SOLVED
 from app.views import dashboard
@@ -241,14 +242,15 @@ def _stuck(grid: Grid, view: ClassView) -> None:
 def _gradebook(learners: list[Learner], view: ClassView, catalog: Catalog) -> None:
     """The gradebook, as grade-batch writes it: CSV (long and wide) and JSON."""
     st.markdown(
-        "The class's gradebook in grade-batch's format (`backprop-ninja/gradebook/2`, "
-        "docs/gradebook.md): per learner and exercise, the first attempt that solved it, "
-        "else the latest."
+        "The class's gradebook in grade-batch's format (`backprop-ninja/gradebook/3`, "
+        "docs/gradebook.md): per learner and exercise, the attempt worth the most points "
+        "under the grading policy below (on a tie, the first that solved it, else the latest)."
     )
     names = classbook.gradebook_names(learners)
+    grading.render(catalog, names)  # the policy, failing proofs, regraded cells (issue 35)
 
     def files() -> dict[str, bytes]:  # built when a button is pressed, not on every paint
-        return classbook.gradebook_files(view.class_standing(), names, catalog)
+        return grading.gradebook_files(names, catalog)
 
     kinds = (("csv", "text/csv"), ("wide.csv", "text/csv"), ("json", "application/json"))
     for column, (suffix, mime) in zip(st.columns(len(kinds)), kinds, strict=True):

@@ -93,6 +93,8 @@ def render(slug: str) -> None:
     result = st.session_state.get(f"result:{key}")
     if result is not None:  # what to do first (the verdict, the root's diagnosis), then numbers
         results.show_pass_verdict(result)
+        if result.refused_construct:
+            results.show_language(grader.catalog.course.language)
         _root(key, result)
         st.markdown(datasets.describe(result.header))
         results.show_pass_table(result)

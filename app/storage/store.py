@@ -38,7 +38,7 @@ from app.storage.work import Work
 # it was submitted from (the editor or a notebook); from 7 on, Alembic's revisions (meta keeps
 # the number for a reader without Alembic); 10: uploaded word lists; 11: a classroom run's
 # state is its job's
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 
 
 def open_store(url: str, course: str = DEFAULT_COURSE) -> Store:

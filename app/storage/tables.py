@@ -35,6 +35,11 @@ def _text(name: str, default: str | None = None) -> sa.Column:
     return sa.Column(name, TEXT, nullable=False, server_default=default)
 
 
+def _count(name: str) -> sa.Column:
+    """Return a count column (0 unless set): an attempt's tally, for partial credit."""
+    return sa.Column(name, WHOLE, nullable=False, server_default="0")
+
+
 def _when(name: str, nullable: bool = False) -> sa.Column:
     """Return a time column (seconds since the epoch)."""
     return sa.Column(name, NUMBER, nullable=nullable)
@@ -101,6 +106,7 @@ attempts = sa.Table(
     _course_id(),
     _text("version", ""),
     _text("origin", "editor"),
+    *(_count(name) for name in ("parts_right", "parts", "checks_passed", "checks")),
     sa.Index("attempts_by_exercise", "profile_id", "exercise_id"),
     sa.Index("attempts_by_course", "profile_id", "course_id", "exercise_id"),
     sa.Index(

@@ -40,11 +40,15 @@ class Facts:
     misconception: str = ""
     status: str = ""
     source: str = GRADED
+    tally: tuple[int, int, int, int] = (0, 0, 0, 0)  # parts right, parts, checks passed, checks
 
 
 def facts_of(result: Result | PassResult | GradCheck) -> Facts:
-    """Return the facts of a grader result (Result, PassResult or GradCheck), from its fields."""
-    return Facts(result.ran, result.failed_check, result.misconception, result.status)
+    """Return the facts of a grader result (Result, PassResult or GradCheck), from its fields;
+    its tally (grader.result.Tally: for partial credit) where it has one."""
+    tally = getattr(result, "tally", None)
+    counts = (tally.right, tally.parts, tally.passed, tally.checks) if tally else (0, 0, 0, 0)
+    return Facts(result.ran, result.failed_check, result.misconception, result.status, tally=counts)
 
 
 @dataclass(frozen=True)
@@ -161,11 +165,13 @@ ATTEMPT_COLUMNS = (
     "exercise_id, code, solved, summary, elapsed, time_spent, dataset, created_at, ran,"
     " failed_check, misconception, status, facts, version, origin"
 )
+ATTEMPT_COLUMNS += ", parts_right, parts, checks_passed, checks"
 
 
 def attempt_of(r: Row) -> Attempt:
     """Rebuild an attempt from its row (ATTEMPT_COLUMNS, in order)."""
-    return Attempt(r[0], r[1], bool(r[2]), *r[3:8], Facts(bool(r[8]), *r[9:13]), r[13], r[14])
+    facts = Facts(bool(r[8]), *r[9:13], tally=tuple(r[15:19]))
+    return Attempt(r[0], r[1], bool(r[2]), *r[3:8], facts, r[13], r[14])
 
 
 # Every sub-query reads one profile's rows in one course (":p", ":c") for one exercise.
@@ -230,6 +236,6 @@ def insert_attempt(db: Db, profile: Profile, course: str, a: Attempt, ticket: st
         "course_id": course,
         "version": a.version,
         "origin": a.origin,
-    }
+    } | dict(zip(("parts_right", "parts", "checks_passed", "checks"), facts.tally, strict=True))
     names, marks = ", ".join(values), ", ".join(f":{name}" for name in values)
     db.execute(f"INSERT INTO attempts ({names}) VALUES ({marks}) ON CONFLICT DO NOTHING", values)

@@ -46,6 +46,13 @@ def show_result(result: Result) -> None:
     st.caption(f"Graded in {result.elapsed * 1000:.0f} ms.")
 
 
+def show_language(language) -> None:
+    """Show the exercise language's names, family by family: "the list" a refusal points to."""
+    with st.expander("The exercise language: what code may write after a dot"):
+        for family, names in language.by_family().items():
+            st.markdown(f"**{family}**: " + ", ".join(f"`{n}`" for n in names))
+
+
 def show_heatmap(heatmap: Heatmap, answer: str) -> None:
     """Show the heatmaps, drawn by the browser from the numbers (the server draws no pixels)."""
     cells, spec = heatmap_chart(heatmap, answer)

@@ -1,4 +1,5 @@
-"""`doctor`: which sandbox layers this machine provides."""
+"""`doctor`: which sandbox layers this machine provides, and the exercise language's check
+(`language`: always on, in this process; `python -m grader language` says what it holds)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ def run(args) -> int:
     Exit 0 when every layer is on, 1 when some are unavailable (each is also logged), and 3
     when no sandbox starts at all, so that learner code could not be graded.
     """
-    layers = _layers()
+    layers = _layers() | {"language": "on"}  # checked in this process, before any run
     for name, state in layers.items():
         emit(f"{name:24} {state}")
     on = sum(state == "on" for state in layers.values())

@@ -4,13 +4,23 @@ from __future__ import annotations
 
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from grader import gradebook
 from grader.cli import inputs
 from grader.cli.common import GRADER_FAILED, SOLVED, emit, load_dataset, say, start_sandbox
 from grader.course import BadInput, discover
-from grader.gradebook import Book, Graded, Item, safetext
+from grader.gradebook import (
+    Book,
+    Graded,
+    Item,
+    carried,
+    read_manifest,
+    read_previous,
+    safetext,
+    stamped,
+)
 
 
 def add_arguments(parser) -> None:
@@ -28,6 +38,23 @@ def add_arguments(parser) -> None:
         action="store_true",
         help="grade a course with problems: only the exercises that loaded (else exit 2)",
     )
+    parser.add_argument("--manifest", type=Path, help="the submission times (an LMS's export, CSV)")
+    parser.add_argument("--timezone", help="the zone of a manifest's times without an offset")
+    parser.add_argument("--previous", type=Path, help="the earlier book (JSON): mark regrades")
+    parser.add_argument(
+        "--reference-fails",
+        choices=(REFUSE, WARN),
+        default=REFUSE,
+        help="when an exercise's reference answer fails: refuse (exit 2, the default) or grade "
+        "with the warning in the book",
+    )
+
+
+REFUSE, WARN = "refuse", "warn"
+NO_MANIFEST = (
+    "warning: no --manifest: the submission times of {count} answer(s) are their files' "
+    "modification times (said so in the book); a copy that did not keep them changes who is late"
+)
 
 
 def _slots(text: str) -> int:
@@ -45,14 +72,20 @@ def run(args) -> int:
     items, refused, learners = gradebook.collect_class(
         args.folder, catalog, default_scenario(catalog, args.scenario)
     )
+    manifest = read_manifest(args.manifest, args.timezone) if args.manifest else None
+    items = stamped(items, manifest)
+    earlier = read_previous(args.previous) if args.previous else {}
     from grader.proving import require_runnable  # runs the scenarios: torch, after the inputs
 
     require_runnable(gradebook.scenarios_of(items, catalog))
     info = {"course": gradebook.course_info(catalog)}
     columns = gradebook.columns_of(catalog)
-    points = tuple(catalog.course.points_of(c) for c in columns)
-    book = Book(columns, tuple(learners), roster, info, points)
-    rows, paths, seconds = grade_class(catalog, load_dataset(args), items, refused, args, book)
+    book = Book(columns, tuple(learners), roster, info, course=catalog.course)
+    graded = grade_class(catalog, load_dataset(args), items, refused, args, book, earlier)
+    rows, paths, seconds = graded
+    from_files = sum(i.time_from == "file" for i in items)
+    if from_files:
+        say(NO_MANIFEST.format(count=from_files))
     for line in summary(rows, paths, seconds):
         emit(line)
     return GRADER_FAILED if any(r.status == "grader_failed" for r in rows) else SOLVED
@@ -95,24 +128,47 @@ def summary(rows: list[Graded], paths: tuple[Path, ...], seconds: float) -> list
     ]
 
 
-def grade_class(catalog, dataset, items: list[Item], refused: list[Graded], args, book: Book):
-    """Grade the items on a sandbox of args.slots slots; write the book; return rows, paths,
-    seconds."""
+def grade_class(catalog, dataset, items: list[Item], refused: list[Graded], args, book, earlier):
+    """Grade the items on a sandbox of args.slots slots, each graded exercise's reference
+    answer first; carry the earlier book's verdicts onto the same answers (regrades); write the
+    book; return rows, paths, seconds."""
     from grader.grading import Grader
 
     started = time.monotonic()
     sandbox, owned = start_sandbox(args.slots)
     try:
         grader = Grader(dataset, catalog, sandbox)
+        book = replace(book, references=references(grader, items, args))
         rows = refused + gradebook.grade_all(
             grader, items, args.slots, lambda k, n: progress_bar(k, n, started)
         )
     finally:
         if owned:
             sandbox.close()
+    rows = carried(rows, earlier)
     seconds = time.monotonic() - started
     info = {"dataset": dataset.name, "seconds": round(seconds, 2)} | book.info
     return rows, gradebook.write_gradebook(rows, args.out, info, book), seconds
+
+
+def references(grader, items: list[Item], args) -> dict[str, str]:
+    """Grade the reference answer of each exercise the class answered, once; refuse (BadInput,
+    exit 2) naming those that fail, or with --reference-fails warn say so and return them for
+    the book."""
+    from grader.proving import failing_references
+
+    ids = {i.target for i in items if i.kind == "exercise"}
+    failing = failing_references(grader, ids, args.slots)
+    named = "; ".join(f"`{i}`: {problem}" for i, problem in failing.items())
+    if failing and args.reference_fails == REFUSE:
+        raise BadInput(
+            f"the reference answer of {len(failing)} exercise(s) fails its own grading, so "
+            f"nobody is graded against it: {named}. Fix it (`validate`), or pass "
+            "--reference-fails warn to grade with the warning in the book"
+        )
+    for exercise_id, problem in failing.items():
+        say(f"warning: the reference answer of `{exercise_id}` fails its own grading: {problem}")
+    return failing
 
 
 def progress_bar(done: int, total: int, started: float, stream=None) -> None:

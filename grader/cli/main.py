@@ -17,6 +17,7 @@ from grader.cli import (
     doctor,
     download_names,
     grade_batch,
+    language,
     listing,
     new_course,
     validate,
@@ -33,6 +34,7 @@ VERBS = (  # one module per verb: (name, module, help)
     ("new-course", new_course, "make a new course folder from the template"),
     ("list", listing, "list the exercises"),
     ("doctor", doctor, "show which sandbox layers this machine provides"),
+    ("language", language, "show the exercise language: its size, which exercises use what"),
     ("download-names", download_names, "download the lecture's names.txt"),
 )
 

@@ -17,6 +17,9 @@ place inside it or beside it (the shipped course's answers are the project's `..
     misconceptions = ["missing_branch"]
     exercises = ["dq", "dk"]
     rule = "a tensor used twice: add the gradient from every consumer"
+
+    [language]  # names the exercise language adds here (docs/exercise-language.md)
+    attributes = ["masked_fill"]
 """
 
 from __future__ import annotations
@@ -27,7 +30,9 @@ from dataclasses import dataclass, fields, replace
 from datetime import datetime
 from pathlib import Path, PurePosixPath
 
+from grader.course.policy import Extension, Grading, read_extensions, read_grading
 from grader.course.schema import SchemaError, check_keys, require
+from grader.language import LANGUAGE, Language, widen
 from grader.misconceptions import IDS
 
 FILE_NAME = "course.toml"
@@ -63,7 +68,10 @@ class Course:
     id: str = "default"  # a course read from a folder has that folder's name unless it sets one
     points: tuple[tuple[str, float], ...] = ()  # [points]: an item's weight in the gradebook
     deadlines: tuple[tuple[str, datetime], ...] = ()  # [deadlines]: when an item is due
+    language: Language = LANGUAGE  # [language]: the exercise language, with what it adds
     solutions: str = "solutions"  # the answers' folder, relative to the course folder
+    grading: Grading = Grading()  # [grading]: partial credit, late work, regrades (policy.py)
+    extensions: tuple[Extension, ...] = ()  # extensions.csv beside course.toml
 
     def deadline_of(self, item: str) -> datetime | None:
         """Return an item's deadline (an aware datetime), if course.toml gives one."""
@@ -78,12 +86,17 @@ class Course:
         return next((p for p in self.practice if misconception in p.misconceptions), None)
 
 
-COURSE_KEYS = {f.name: type(getattr(Course, f.name)) for f in fields(Course)} | {
+COURSE_KEYS = {
+    f.name: type(getattr(Course, f.name)) for f in fields(Course) if f.name != "extensions"
+} | {
     "practice": list,
     "points": dict,
     "deadlines": dict,
+    "grading": dict,
+    "language": dict,
 }
 PRACTICE_KEYS = {"misconceptions": list, "exercises": list, "rule": str}
+LANGUAGE_KEYS = {"attributes": list}  # no imports, no names: only declared attribute names
 
 
 def load_course(root: Path) -> Course:
@@ -100,14 +113,15 @@ def read_course(root: Path) -> tuple[Course, tuple[SchemaError, ...]]:
     A bad key (unknown, of the wrong type, empty) or a bad `[[practice]]` table is refused on
     its own and the rest kept; a file that is not TOML at all gives the defaults.
     """
-    path, course = root / FILE_NAME, Course(id=root.resolve().name)
+    extensions, unread = read_extensions(root)
+    path, course = root / FILE_NAME, Course(id=root.resolve().name, extensions=extensions)
     if not path.exists():
-        return course, ()
+        return course, unread
     where = str(path)
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
-        return course, (SchemaError(where, f"is not valid TOML: {err}"),)
+        return course, (SchemaError(where, f"is not valid TOML: {err}"), *unread)
     kept, problems = {}, []
     for key, value in raw.items():
         _keep(kept, key, lambda k=key, v=value: _value(k, v, where), problems)
@@ -124,7 +138,11 @@ def read_course(root: Path) -> tuple[Course, tuple[SchemaError, ...]]:
     for item, value in kept.pop("deadlines", {}).items():
         _keep(due, item, lambda v=value, i=item: _deadline(v, f"{where}: deadlines.{i}"), problems)
     kept["deadlines"] = tuple(due.items())
-    return replace(course, **kept, practice=tuple(practice.values())), tuple(problems)
+    if "language" in kept:
+        table = kept.pop("language")
+        _keep(kept, "language", lambda: _language(table, where), problems)
+    kept["grading"], bad = read_grading(kept.pop("grading", {}), f"{where}: grading")
+    return replace(course, **kept, practice=tuple(practice.values())), (*problems, *bad, *unread)
 
 
 def _deadline(value, where: str) -> datetime:
@@ -161,6 +179,16 @@ def _value(key: str, value, where: str):
     if key == "solutions":
         require(_near(value), f"{where}: solutions", SOLUTIONS_RULE + f", got {value!r}")
     return value.strip() if isinstance(value, str) else value
+
+
+def _language(raw: dict, where: str) -> Language:
+    """Read `[language]`: the attribute names a course adds to the exercise language."""
+    where = f"{where}: language"
+    check_keys(raw, LANGUAGE_KEYS, ("attributes",), where)
+    try:
+        return widen(tuple(raw["attributes"]))
+    except ValueError as err:
+        raise SchemaError(f"{where}.attributes", str(err)) from None
 
 
 SOLUTIONS_RULE = (

@@ -15,7 +15,7 @@ from pathlib import Path
 from grader.course.lecture import LectureLink, parse_lecture
 from grader.course.mistakes import Mistake, read_mistakes
 from grader.course.scenario import Scenario
-from grader.course.schema import SchemaError, check_keys, require
+from grader.course.schema import SchemaError, check_keys, did_you_mean, require
 
 SOLUTIONS = "solutions"  # the folder in a course that holds its reference answers, by default
 FILE_NAME = re.compile(r"^(\d+)_([A-Za-z_][A-Za-z0-9_]*)\.toml$")
@@ -126,7 +126,8 @@ def load_exercise(path: Path, scenario: Scenario, solutions: Path | None = None)
         raise SchemaError(where, f"is not valid TOML: {err}") from err
     check_keys(raw, EXERCISE_KEYS, REQUIRED, where)
     target = raw["target"]
-    require(target in scenario.names(), f"{where}: target", f"`{target}` is not in the scenario")
+    missing = f"`{target}` is not in the scenario{did_you_mean(target, scenario.names())}"
+    require(target in scenario.names(), f"{where}: target", missing)
     require(
         scenario.differentiable(target),
         f"{where}: target",
@@ -228,7 +229,8 @@ def _check_exercise(exercise: Exercise, where: str) -> None:
         f"must be one of {', '.join(DTYPES)}, got {exercise.dtype!r}",
     )
     for name in exercise.given:
-        require(name in names, f"{where}: given", f"`{name}` is not in the scenario")
+        missing = f"`{name}` is not in the scenario{did_you_mean(name, names)}"
+        require(name in names, f"{where}: given", missing)
         require(
             exercise.scenario.differentiable(name),
             f"{where}: given",
@@ -239,7 +241,7 @@ def _check_exercise(exercise: Exercise, where: str) -> None:
         require(
             name in names or name in sizes,
             f"{where}: scope",
-            f"`{name}` is not in the scenario",
+            f"`{name}` is not in the scenario{did_you_mean(name, (*names, *sizes))}",
         )
 
 

@@ -16,8 +16,9 @@ from pathlib import Path
 from grader.course import mistakes
 from grader.course.course import Course, read_course
 from grader.course.exercise import SOLUTIONS, Exercise, load_exercise, solutions_root
+from grader.course.policy import EVERY_ITEM, EXTENSIONS
 from grader.course.scenario import Scenario, load_scenario
-from grader.course.schema import SchemaError
+from grader.course.schema import SchemaError, did_you_mean
 
 ROOT = Path(__file__).resolve().parents[2]
 EXERCISES_DIR = ROOT / "exercises"
@@ -91,14 +92,22 @@ def discover(root: Path = EXERCISES_DIR) -> Catalog:
 
 
 def _unknown_points(course: Course, exercises, scenarios, root: Path) -> list[SchemaError]:
-    """Report each [points] or [deadlines] key that names no exercise and no whole pass."""
+    """Report each [points] or [deadlines] key, and each extension's item, that names no
+    exercise and no whole pass, with the item it may mean."""
     items = {e.id for e in exercises} | {f"whole_pass:{s.slug}" for s in scenarios if s.whole_pass}
     where = str(root / "course.toml")
-    keyed = [("points", i) for i, _ in course.points]
-    keyed += [("deadlines", i) for i, _ in course.deadlines]
+    keyed = [(f"{where}: points.{i}", i) for i, _ in course.points]
+    keyed += [(f"{where}: deadlines.{i}", i) for i, _ in course.deadlines]
+    keyed += [
+        (f"{root / EXTENSIONS}: line {e.line}: item", e.item)
+        for e in course.extensions
+        if e.item != EVERY_ITEM
+    ]
     return [
-        SchemaError(f"{where}: {table}.{item}", "is not an exercise id or whole_pass:<slug>")
-        for table, item in keyed
+        SchemaError(
+            at, f"`{item}` is not an exercise id or whole_pass:<slug>{did_you_mean(item, items)}"
+        )
+        for at, item in keyed
         if item not in items
     ]
 

@@ -26,7 +26,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from grader.course.schema import check_keys, require
+from grader.course.schema import check_keys, did_you_mean, require
 from grader.misconceptions import IDS, LISTED_MISTAKE, MISCONCEPTIONS
 
 MISTAKE_KEYS = {"code": str, "message": str, "misconception": str, "name": str}
@@ -76,7 +76,8 @@ def _declared(item: dict, name: str, at: str) -> str:
         f"must be one of the shared ids ({', '.join(IDS)}) or an id of the exercise's own: "
         f"lower-case words joined by `_`, at most {LONGEST} characters",
     )
-    require(bool(name), f"{at}: name", "is required with an id of the exercise's own (its words)")
+    close = did_you_mean(named, IDS)  # a shared id misspelt, more likely than a new one
+    require(bool(name), f"{at}: name", f"is required with an id of the exercise's own{close}")
     return named
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+
 
 class BadInput(Exception):
     """Input that cannot be used (a file, flag, exercise or scenario); one `error:` line, exit 2."""
@@ -27,7 +30,8 @@ def check_keys(raw: dict, spec: dict[str, type], required: tuple[str, ...], wher
     require(isinstance(raw, dict), where, "must be a table")
     for key in raw:
         known = ", ".join(sorted(spec))
-        require(key in spec, f"{where}: {key}", f"unknown key (known keys: {known})")
+        unknown = f"unknown key (known keys: {known}){did_you_mean(key, spec)}"
+        require(key in spec, f"{where}: {key}", unknown)
     for key in required:
         require(key in raw, f"{where}: {key}", "is required but missing")
     for key, value in raw.items():
@@ -45,3 +49,12 @@ def _article(kind: type) -> str:
         bool: "true or false",
         list: "a list",
     }.get(kind, "a table")
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """Return "; did you mean `deadlines`?" for a name close to one known (case aside), else ""."""
+    by_case = {k.lower(): k for k in known}
+    close = by_case.get(name.lower()) or next(
+        iter(difflib.get_close_matches(name.lower(), list(by_case), n=1, cutoff=0.75)), None
+    )
+    return f"; did you mean `{by_case.get(close, close)}`?" if close else ""

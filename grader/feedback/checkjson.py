@@ -46,6 +46,7 @@ def exercise(result: Result, subject: Subject) -> dict:
         "cmp": _cmp(result.cmp),
         "error": _error(result.error),
         "stdout": result.stdout,
+        **_refused(result),
         "elapsed_seconds": round(result.elapsed, 4),
     }
 
@@ -60,6 +61,7 @@ def whole_pass(result: PassResult, subject: Subject, total: int) -> dict:
         "error": _error(result.error),
         "stdout": result.stdout,
         "notes": list(result.notes),
+        **_refused(result),
         **_figures(result.header),
         "elapsed_seconds": round(result.elapsed, 4),
     }
@@ -90,7 +92,16 @@ def _part(part: NotebookPart) -> dict:
         "root_cause": getattr(res, "root_cause", None),
         "error": _error(getattr(res, "error", None)),
         "stdout": getattr(res, "stdout", ""),
+        **_refused(res),
     }
+
+
+def _refused(result) -> dict:
+    """Return the construct outside the exercise language that refused the code, and its line
+    (both null when the code was not refused so)."""
+    construct = getattr(result, "refused_construct", "")
+    line = getattr(result, "refused_line", None) if construct else None
+    return {"refused_construct": construct or None, "refused_line": line}
 
 
 def _gradient(row) -> dict:
@@ -131,6 +142,8 @@ def _base(subject: Subject, state: str, summary: str) -> dict:
         "cmp": None,
         "error": None,
         "stdout": "",
+        "refused_construct": None,
+        "refused_line": None,
         "notes": [],
         "model": None,
         "dataset": None,

@@ -10,8 +10,11 @@ a link: classfolder.py) and reads a roster; grade.py grades them on the sandbox'
 book.py writes the long CSV, the wide CSV and the JSON (docs/gradebook.md), every text made
 inert (safetext.py); recorded.py writes the same book from the attempts the app recorded (the
 instructor dashboard's download); classgen.py writes a class of submissions for the tests and
-the benchmark. `python -m grader grade-batch` (grader/cli/grade_batch.py) drives it. Names are
-imported on first use.
+the benchmark. policy.py is the one scoring function (`score`: points, partial credit, late
+work, extensions, regrades) that grade-batch, the dashboard and the LMS push call; scored.py
+writes its marks into the book; times.py reads a manifest of submission times; history.py
+carries an earlier book's verdicts onto the same answers graded again. `python -m grader
+grade-batch` (grader/cli/grade_batch.py) drives it. Names are imported on first use.
 """
 
 from __future__ import annotations
@@ -22,6 +25,14 @@ _HOMES = {
     "Book": "grader.gradebook.book",
     "Graded": "grader.gradebook.book",
     "Item": "grader.gradebook.collect",
+    "Submission": "grader.gradebook.policy",
+    "Verdict": "grader.gradebook.policy",
+    "carried": "grader.gradebook.history",
+    "read_manifest": "grader.gradebook.times",
+    "read_previous": "grader.gradebook.history",
+    "score": "grader.gradebook.policy",
+    "stamped": "grader.gradebook.times",
+    "recorded_marks": "grader.gradebook.recorded",
     "MAX_ANSWER_BYTES": "grader.gradebook.collect",
     "SCHEMA": "grader.gradebook.book",
     "answer_text": "grader.gradebook.collect",

@@ -1,6 +1,7 @@
 """The gradebook, written: its rows, what it is of (the course's items, the learners, the
-roster, points), and the three files grade-batch and the app's dashboard write alike: a long CSV
-(a row per item), a wide CSV (a row per learner) and JSON (docs/gradebook.md)."""
+roster, the course and its policy), and the three files grade-batch and the app's dashboard
+write alike: a long CSV (a row per item), a wide CSV (a row per learner) and JSON
+(docs/gradebook.md). Points come from the one scoring function (policy.py)."""
 
 from __future__ import annotations
 
@@ -10,14 +11,15 @@ import io
 import json
 import os
 import tempfile
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from grader.gradebook import safetext
-from grader.result import GRADER_FAILED, SOLVED
+from grader.course import Course
+from grader.gradebook import safetext, scored
+from grader.gradebook.policy import Mark, Submission, Verdict, score, total
 
-SCHEMA = "backprop-ninja/gradebook/2"
+SCHEMA = "backprop-ninja/gradebook/3"
 
 
 BOM = "\ufeff"  # so a spreadsheet (Excel on Windows) reads the CSVs as UTF-8
@@ -42,7 +44,23 @@ class Graded:
     file: str
     version: str = ""  # the exercise's content version (a hash of its files), "" for others
     integrity: str = ""  # "autograd" when the answer reached autograd: for a review, not a grade
-    late: bool = False  # the file was modified after the item's deadline ([deadlines])
+    late: bool = False  # it came after the learner's due time for the item (set by the writer)
+    submitted_at: float | None = None  # when it was submitted (seconds since the epoch)
+    time_from: str = ""  # where that time is from: TIME_SOURCES ("" when none)
+    answer: str = ""  # a digest of the answer's code: the same answer graded again has the same
+    right: int = 0  # its gradients right (grader.result.Tally), for partial credit...
+    parts: int = 0  # ...of those it asks
+    passed: int = 0  # its checks passed...
+    checks: int = 0  # ...of those in its list
+    history: tuple[Verdict, ...] = ()  # this answer's earlier verdicts, oldest first (regrades)
+    reference_fails: bool = False  # its exercise's reference answer fails its own grading
+
+    def verdict(self) -> Verdict:
+        """Return this row's verdict, as the scoring function reads it."""
+        return Verdict(self.status, self.version, self.right, self.parts, self.passed, self.checks)
+
+
+TIME_SOURCES = ("app", "manifest", "file")  # an attempt's recorded time, the instructor's, mtime
 
 
 @dataclass(frozen=True)
@@ -56,15 +74,34 @@ class Book:
     roster: tuple[str, ...] | None = None
     info: dict = field(default_factory=dict)
     points: tuple[float, ...] = ()  # each column's points, in order (none given: 1 each)
+    course: Course | None = None  # the course and its policy (None: [points] as given, no more)
+    references: dict = field(default_factory=dict)  # {item: why its reference answer fails}
+    counted_only: bool = False  # list only the answer that counts per item (the app's many)
 
     def weights(self) -> tuple[float, ...]:
         """Return each column's points: [points] of course.toml, else 1."""
+        if self.course is not None:
+            return tuple(self.course.points_of(c) for c in self.columns)
         return self.points or (1,) * len(self.columns)
 
-    def scored(self, items: list[Graded]) -> float:
-        """Return the points of the items of the course a learner solved."""
-        pairs = zip(self.columns, self.weights(), strict=True)
-        return sum(w for c, w in pairs if _best(items, c) == SOLVED)
+    def policy(self) -> Course:
+        """Return the course whose policy scores the book (its points, deadlines, [grading] and
+        extensions); without one, a course of the given points and the default policy."""
+        return self.course or Course(points=tuple(zip(self.columns, self.weights(), strict=True)))
+
+    def marks(self, rows: list[Graded]) -> list[Mark]:
+        """Return the scored cells of the rows that answer an item of the course."""
+        return score(self.policy(), submissions(rows, self.columns))
+
+
+def submissions(rows: list[Graded], columns: tuple[str, ...]) -> list[Submission]:
+    """Return the scoring function's submissions: each row at an item of the course, with its
+    verdicts (its history, then its own) and its time."""
+    return [
+        Submission(r.learner, r.item, (*r.history, r.verdict()), r.submitted_at, r.file)
+        for r in rows
+        if r.item in columns
+    ]
 
 
 def columns_of(catalog) -> tuple[str, ...]:
@@ -87,9 +124,7 @@ COLUMNS = ("learner", "item", "kind", "solved", "status", "summary", "file", "ve
 
 COLUMNS += ("integrity", "late")
 
-
-# A wide cell's status when a learner has two answers to one item: the better one counts.
-RANK = ("", "refused", GRADER_FAILED, "not_solved", "solved")
+COLUMNS += ("submitted_at", "time_from", "right", "parts", "was")
 
 
 def write_gradebook(
@@ -99,31 +134,51 @@ def write_gradebook(
     item of the course) and <out>.json (by learner), each whole or not at all (a temporary
     file renamed into place); return the three paths.
 
-    Every text is shown inert (safetext.shown: no control character, no undecodable byte);
-    a CSV cell that a spreadsheet would read as a formula starts with a quote (safetext.cell).
-    Both CSVs start with a UTF-8 BOM.
+    Points, lateness and regrade marks come from the one scoring function (policy.py), with
+    the course's policy stated in the book. Every text is shown inert (safetext.shown: no
+    control character, no undecodable byte); a CSV cell that a spreadsheet would read as a
+    formula starts with a quote (safetext.cell). Both CSVs start with a UTF-8 BOM.
     """
     out.parent.mkdir(parents=True, exist_ok=True)
     paths = out.with_suffix(".csv"), out.with_suffix(".wide.csv"), out.with_suffix(".json")
+    ordered = sorted((_inert(r) for r in _facts(rows, book)), key=lambda r: (r.learner, r.item))
     info = {"graded_at": _now(), **info, "out_of": len(book.columns)}
-    info["points_out_of"] = _number(sum(book.weights()))
-    ordered = sorted((_inert(r) for r in rows), key=lambda r: (r.learner, r.item))
-    learners: dict[str, list[Graded]] = {
-        safetext.shown(n): [] for n in sorted({*book.learners, *(book.roster or ())})
-    }
-    for r in ordered:
-        learners.setdefault(r.learner, []).append(r)
-    learners = dict(sorted(learners.items()))
+    info["points_out_of"] = scored.number(sum(book.weights()))
+    info["policy"] = scored.policy_json(book.policy())
+    info["notes"] = scored.notes(ordered, book.references)
+    marks = book.marks(ordered)
+    if book.counted_only:
+        ordered = _counted(ordered, marks)
+    learners = _by_learner(ordered, book)
     _write_whole(paths[0], _long_csv(ordered))
-    _write_whole(paths[1], _wide_csv(learners, book, info))
-    document = {"schema": SCHEMA, **info, "learners": _learners_json(learners, book)}
+    _write_whole(paths[1], _wide_csv(learners, book, info, marks))
+    document = {"schema": SCHEMA, **info, "learners": _learners_json(learners, book, marks)}
     _write_whole(paths[2], json.dumps(document, indent=2, ensure_ascii=True))
     return paths
 
 
-def _number(value: float) -> float | int:
-    """Return a whole number of points as an int (3, not 3.0)."""
-    return int(value) if float(value).is_integer() else round(value, 6)
+def _counted(ordered: list[Graded], marks: list[Mark]) -> list[Graded]:
+    """Keep, of each learner's answers to an item of the course, the one that counts; answers
+    to nothing of the course stay."""
+    counts = {(m.learner, m.item): m.source for m in marks}
+    return [r for r in ordered if counts.get((r.learner, r.item), r.file) == r.file]
+
+
+def _by_learner(ordered: list[Graded], book: Book) -> dict[str, list[Graded]]:
+    """Return every learner's rows, by name: those found, the roster's, each with no rows
+    when they sent nothing."""
+    names = {*book.learners, *(book.roster or ())}
+    learners: dict[str, list[Graded]] = {safetext.shown(n): [] for n in names}
+    for r in ordered:
+        learners.setdefault(r.learner, []).append(r)
+    return dict(sorted(learners.items()))
+
+
+def _facts(rows: list[Graded], book: Book) -> list[Graded]:
+    """Return the rows with what the book knows of them: late (the policy's due times) and
+    whether their exercise's reference answer fails."""
+    rows = scored.with_lateness(rows, book.policy(), book.columns)
+    return [replace(r, reference_fails=r.item in book.references) for r in rows]
 
 
 def _now() -> str:
@@ -137,39 +192,43 @@ def _long_csv(ordered: list[Graded]) -> str:
     writer = csv.writer(table)
     writer.writerow(COLUMNS)
     for r in ordered:
-        writer.writerow([safetext.cell(str(getattr(r, c))) for c in COLUMNS])
+        writer.writerow([safetext.cell(scored.cell(r, c)) for c in COLUMNS])
     return BOM + table.getvalue()
 
 
-def _wide_csv(learners: dict[str, list[Graded]], book: Book, info: dict) -> str:
+def _wide_csv(learners: dict[str, list[Graded]], book: Book, info: dict, marks) -> str:
     """Return the wide CSV: one row per learner, a column per item of the course holding its
-    status ("" when nothing was submitted), then solved, out_of and where the book is from."""
+    status ("" when nothing was submitted), then solved, points, flags and where the book is
+    from."""
     table = io.StringIO()
     writer = csv.writer(table)
     tail = ("solved", "out_of", "points", "points_out_of", "integrity", "late", "graded_at")
     tail += ("course",)
     tail += ("course_version",)
+    tail += ("regraded", "notes")
     writer.writerow(["learner", *book.columns, *tail])
     course = info.get("course", {})
     for name, items in learners.items():
-        cells = [_best(items, c) for c in book.columns]
+        own_marks = [m for m in marks if m.learner == name]
+        cells = [_status(own_marks, c) for c in book.columns]
         solved = sum(c == "solved" for c in cells)
         flags = "; ".join(f"{r.item}: {r.integrity}" for r in items if r.integrity)
-        points = (_number(book.scored(items)), info["points_out_of"])
+        points = (scored.number(total(own_marks, name)), info["points_out_of"])
         late = "; ".join(r.item for r in items if r.late)
         own = (solved, len(book.columns), *points, flags, late, info["graded_at"])
         own += (course.get("id", ""),)
-        row = [name, *cells, *own, course.get("version", "")]
+        own += (course.get("version", ""), scored.regraded(own_marks))
+        row = [name, *cells, *own, scored.learner_notes(items)]
         writer.writerow([safetext.cell(str(c)) for c in row])
     return BOM + table.getvalue()
 
 
-def _best(items: list[Graded], column: str) -> str:
-    """Return the best status a learner has for one item of the course ("" for none)."""
-    return max((r.status for r in items if r.item == column), key=RANK.index, default="")
+def _status(marks: list[Mark], column: str) -> str:
+    """Return the status of the answer that counts for one item of the course ("" for none)."""
+    return next((m.status for m in marks if m.item == column), "")
 
 
-def _learners_json(learners: dict[str, list[Graded]], book: Book) -> list[dict]:
+def _learners_json(learners: dict[str, list[Graded]], book: Book, marks) -> list[dict]:
     """Return the JSON's learners: every learner, those who submitted nothing with no items."""
     roster = {safetext.shown(n) for n in book.roster} if book.roster is not None else None
     return [
@@ -177,9 +236,10 @@ def _learners_json(learners: dict[str, list[Graded]], book: Book) -> list[dict]:
             "learner": name,
             "solved": sum(r.solved for r in items),
             "graded": sum(r.status != "refused" for r in items),
-            "points": _number(book.scored(items)),
+            "points": scored.number(total(marks, name)),
             **({} if roster is None else {"on_roster": name in roster}),
-            "items": [asdict(r) for r in items],
+            "items": [scored.item_json(r) for r in items],
+            "marks": [scored.mark_json(m) for m in marks if m.learner == name],
         }
         for name, items in learners.items()
     ]

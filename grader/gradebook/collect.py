@@ -51,7 +51,9 @@ class Item:
     target: str  # the exercise id, or the scenario slug
     root: Path  # the class folder
     parts: tuple[str, ...]  # the file's path under it, read without following a link
-    mtime: float = 0.0  # the file's modification time, which [deadlines] is compared with
+    mtime: float = 0.0  # the file's modification time, its submission time without a manifest
+    submitted: float | None = None  # when it was submitted (times.py: a manifest's, else mtime)
+    time_from: str = ""  # where `submitted` is from: "manifest" or "file"
 
     @property
     def file(self) -> Path:

@@ -3,10 +3,11 @@ file that cannot be read is refused, never the grader's fault."""
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
+from dataclasses import asdict, replace
 
 from grader.course import BadInput
 from grader.feedback import voice as feedback
@@ -37,13 +38,25 @@ def grade_one(grader, item: Item) -> Graded:
     """Grade one item; a file that cannot be read is refused, never the grader's fault."""
     label = item.target if item.kind == "exercise" else f"{WHOLE_PASS}:{item.target}"
     version = grader.catalog.get(item.target).version if item.kind == "exercise" else ""
+    when = {"submitted_at": item.submitted, "time_from": item.time_from}
     try:
         code = read_item(item)
     except BadInput as err:
         why = str(err)
-        return Graded(
-            item.learner, label, item.kind, False, "refused", why, str(item.file), version
-        )
+        row = Graded(item.learner, label, item.kind, False, "refused", why, str(item.file), version)
+        return replace(row, **when)
+    result, summary = _graded(grader, item, code)
+    status = GRADER_FAILED if result.status == BUSY else result.status  # never graded, then
+    file = str(item.file)
+    flag = AUTOGRAD if result.failed_check == NO_AUTOGRAD else ""
+    row = Graded(item.learner, label, item.kind, result.solved, status, summary, file, version)
+    tally = asdict(result.tally)
+    return replace(row, integrity=flag, answer=digest(code), **when, **tally)
+
+
+def _graded(grader, item: Item, code: str):
+    """Grade an item's code, waiting for a slot while the sandbox is busy; return the result
+    and its one line of feedback."""
     for _ in range(BUSY_RETRIES):
         if item.kind == "exercise":
             result = grader.grade(item.target, code)
@@ -55,13 +68,9 @@ def grade_one(grader, item: Item) -> Graded:
         if not result.busy:
             break
         time.sleep(0.2)
-    status = GRADER_FAILED if result.status == BUSY else result.status  # never graded, then
-    file = str(item.file)
-    flag = AUTOGRAD if result.failed_check == NO_AUTOGRAD else ""
-    row = Graded(item.learner, label, item.kind, result.solved, status, summary, file, version)
-    return replace(row, integrity=flag, late=_late(grader.catalog.course.deadline_of(label), item))
+    return result, summary
 
 
-def _late(deadline, item: Item) -> bool:
-    """Return whether the file was modified after its item's deadline (none: never late)."""
-    return deadline is not None and item.mtime > deadline.timestamp()
+def digest(code: str) -> str:
+    """Return a short digest of an answer's code: the same answer graded again has the same."""
+    return hashlib.sha256(code.encode("utf-8", "surrogatepass")).hexdigest()[:12]

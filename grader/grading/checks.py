@@ -16,6 +16,7 @@ from grader.feedback import voice as feedback
 from grader.grading import hints, rewritten
 from grader.grading.cases import ALT, LECTURE, RANDOM, scope_names
 from grader.grading.hints import Clues
+from grader.language import LANGUAGE, Language, Refusal
 from grader.misconceptions import Found
 from grader.result import FAIL, INCONCLUSIVE, PASS, SKIPPED, Check, Cmp, LearnerError
 from grader.sandbox import Case, CaseOutcome, Returned, RunOutcome
@@ -29,21 +30,22 @@ class Source:
 
     tree: ast.Module | None = None
     unparsed: Problem | None = None  # it does not parse
-    autograd: Problem | None = None  # it reaches autograd
+    outside: Refusal | None = None  # its first construct outside the exercise language
     code: str = ""  # the code as written (the feedback quotes it as written)
 
     @property
     def refused(self) -> bool:
         """Return whether the code is refused before it runs."""
-        return self.unparsed is not None or self.autograd is not None
+        return self.unparsed is not None or self.outside is not None
 
 
-def screen(code: str) -> Source:
-    """Parse the code and look for autograd in it, before anything runs."""
+def screen(code: str, language: Language = LANGUAGE) -> Source:
+    """Parse the code and check it against the exercise language, before anything runs (the
+    tree alone is read: nothing is executed)."""
     tree = rules.parse(code)
     if isinstance(tree, Problem):
         return Source(unparsed=tree, code=code)
-    return Source(tree, autograd=rules.autograd_use(tree), code=code)
+    return Source(tree, outside=language.refusal(tree), code=code)
 
 
 @dataclass(frozen=True)
@@ -130,7 +132,9 @@ def check_runs(s: Subject) -> Check:
     (skipped when it reaches autograd, which check 2 reports)."""
     if s.source.unparsed is not None:
         return Check("runs", FAIL, parse_message(s.source.unparsed))
-    if s.source.autograd is not None or _autograd_at_run(s.outcome):
+    if s.source.outside is not None:
+        return Check("runs", SKIPPED, feedback.skipped("it is refused before running"))
+    if _autograd_at_run(s.outcome):
         return Check("runs", SKIPPED, feedback.skipped("autograd found"))
     if s.outcome.status != "ok":
         return Check("runs", FAIL, s.outcome.message)
@@ -155,16 +159,30 @@ def _raised(case: CaseOutcome, s: Subject) -> Check:
 
 
 def check_rules(s: Subject) -> Check:
-    """Check 2: no autograd, found in the source or caught while running."""
+    """Check 2: the exercise language, read before running (no autograd, nothing outside it),
+    and no autograd caught while running."""
     if s.source.unparsed is not None:
         return Check("rules", SKIPPED, feedback.skipped("it does not parse"))
-    problem = s.source.autograd
-    if problem is not None:
-        message = feedback.uses_autograd(problem.what, problem.line, problem.dynamic)
-        return failed("rules", message, Found(m.AUTOGRAD))
+    if s.source.outside is not None:
+        return refused(s.source.outside)
     if _autograd_at_run(s.outcome):
         return failed("rules", s.outcome.message, Found(m.AUTOGRAD))
     return Check("rules", PASS, feedback.rules_ok())
+
+
+def refused(outside: Refusal) -> Check:
+    """Return the failed rules check of code outside the exercise language, naming the construct
+    and its line as fields (`construct`, `line`)."""
+    where = (outside.construct, outside.line)
+    if outside.autograd:
+        message = feedback.uses_autograd(*where)
+    else:
+        message = feedback.outside_language(*where, dynamic=outside.dynamic)
+    autograd = outside.autograd or outside.dynamic  # as before the language: autograd's id
+    found = Found(m.AUTOGRAD) if autograd else Found(m.OUTSIDE_LANGUAGE, (outside.nearest,))
+    hint = feedback.hint(found)
+    construct, line = where
+    return Check("rules", FAIL, message, hint, found.misconception, construct=construct, line=line)
 
 
 def check_form(s: Subject) -> Check:

@@ -100,7 +100,7 @@ class Grader:
 
     def _grade_pass(self, chosen, info: dict, code: str) -> PassResult:
         """Refuse code that cannot run, then run the pass in the sandbox."""
-        source = checks.screen(code)
+        source = checks.screen(code, self.catalog.course.language)
         if source.refused:
             failed = pipeline.failure(pipeline.run(WHOLE_PASS, Subject("", source)))
             return PassResult(False, info, (), None, failed.message, **facts_of(failed, ran=False))
@@ -167,7 +167,8 @@ class Grader:
 
         exercise = self.catalog.get(exercise_id)
         try:
-            return run_scratch(self.prepared(exercise), self.sandbox, code)
+            language = self.catalog.course.language
+            return run_scratch(self.prepared(exercise), self.sandbox, code, language)
         except Exception:
             log.exception("the scratchpad of %s failed", exercise_id)
             return ScratchResult(False, feedback.GRADER_FAULT)
@@ -188,7 +189,7 @@ class Grader:
         """Run the pipeline's checks in order; later checks are skipped once one fails."""
         if exercise.answers:
             return self._grade_parts(exercise, code)
-        source = checks.screen(code)
+        source = checks.screen(code, self.catalog.course.language)
         if source.refused:
             done = pipeline.run(EXERCISE, Subject(exercise.answer, source))
             why = "it does not parse" if source.unparsed else pipeline.reason(done)

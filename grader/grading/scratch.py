@@ -19,6 +19,7 @@ from grader.grading import checks, pipeline
 from grader.grading.cases import LECTURE, Prepared
 from grader.grading.checks import Subject
 from grader.grading.pipeline import EXERCISE
+from grader.language import LANGUAGE, Language
 from grader.result import LearnerError
 from grader.sandbox import RunOutcome, Sandbox
 
@@ -47,6 +48,9 @@ class ScratchResult:
     error: LearnerError | None = None
     stdout: str = ""
     elapsed: float = 0.0
+    refused_construct: str = ""  # the first construct outside the exercise language, if refused
+    refused_line: int | None = None  # its line
+    hint: str = ""  # the refusal's hint (the nearest names in the language), if any
 
 
 def assigned_names(tree: ast.Module) -> tuple[str, ...]:
@@ -56,13 +60,16 @@ def assigned_names(tree: ast.Module) -> tuple[str, ...]:
     return tuple(names)[-MAX_NAMES:]
 
 
-def run_scratch(prepared: Prepared, sandbox: Sandbox, code: str) -> ScratchResult:
+def run_scratch(
+    prepared: Prepared, sandbox: Sandbox, code: str, language: Language = LANGUAGE
+) -> ScratchResult:
     """Run the code on the lecture batch's inputs and describe every tensor it assigned."""
     start = time.perf_counter()
-    source = checks.screen(code)  # the same screening, and words, as every grading path
+    source = checks.screen(code, language)  # the same screening, and words, as every grading path
     if source.refused:
         failed = pipeline.failure(pipeline.run(EXERCISE, Subject("", source), pipeline.RUN))
-        return ScratchResult(False, failed.message)
+        refused = {"refused_construct": failed.construct, "refused_line": failed.line}
+        return ScratchResult(False, failed.message, hint=failed.hint, **refused)
     names = assigned_names(source.tree)
     case = replace(prepared.case(LECTURE), outputs=names)
     outcome = sandbox.run(code, [case])

@@ -56,7 +56,8 @@ def exercise4(dataset, sandbox, catalog):
 
     wire = TrainSettings().wire(dataset.vocab_size, dataset.block_size)
     program = course_model(catalog).program()
-    return lambda code: gradcheck.check(code, program, wire, dataset.Xtr, dataset.Ytr, sandbox)
+    data, language = (dataset.Xtr, dataset.Ytr), catalog.course.language
+    return lambda code: gradcheck.check(code, program, wire, *data, sandbox, language)
 
 
 def _graded(part: Part, grader, exercise4, scenario: str) -> NotebookPart:

@@ -5,7 +5,9 @@
 
 prover.py proves exercises (grading each one's answers); scenariocheck.py checks a scenario's
 shape comments and gradients; scenarios.py withdraws scenarios that fail to run; proofs.py
-remembers proofs by the hash of their files. Names are imported on first use.
+remembers proofs by the hash of their files; references.py grades the reference answers a
+gradebook is about to use; prompts.py compares each prompt's code with its scenario's lines.
+Names are imported on first use.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from grader.lazy import lazy_names
 
 _HOMES = {
     "Proofs": "grader.proving.proofs",
+    "failing_references": "grader.proving.references",
+    "prompt_findings": "grader.proving.prompts",
     "require_runnable": "grader.proving.scenarios",
     "runnable": "grader.proving.scenarios",
     "validate": "grader.proving.prover",

@@ -88,7 +88,10 @@ def validate(path: Path | None = None, dataset=None, sandbox=None) -> tuple[int,
             findings.extend(Finding(w, p) for w, p in check_scenario(scenario))
     grader = Grader(dataset or default_dataset(), catalog, sandbox)
     chosen = [e for e in catalog.exercises if only is None or only in (e.path, e.path.parent)]
+    from grader.proving.prompts import prompt_findings
+
     for exercise in chosen:
+        findings.extend(Finding(w, p) for w, p in prompt_findings(exercise))
         findings.extend(f for f in prove(exercise, grader) if f not in findings)
     return len(chosen), findings
 

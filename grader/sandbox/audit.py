@@ -2,10 +2,13 @@
 
 A dispatch mode (`Audit`) is entered in the worker before the learner's code runs and never left:
 every operation the code dispatches, by any route (a tensor method, `torch.ops`, TorchScript, a
-function found anywhere), passes through it. It refuses
+function found anywhere), passes through it. It lets through only the forward operations the
+exercise language can dispatch (`ALLOWED`: grader/language/operations.txt, handed to the zygote
+by the parent, since the zygote cannot read the project), and refuses
+- every other operation, by its name;
 - a backward kernel (`aten::*_backward*`: autograd by another name, such as
   `_log_softmax_backward_data`, `nll_loss_backward` or `native_batch_norm_backward`) and the
-  forward-mode AD operators;
+  forward-mode AD operators, even if a list named them;
 - any operation while grad mode is on (however it was switched on, it is never on honestly).
 Outputs are audited after the code ran: a tensor with a `grad_fn` was made by autograd.
 noautograd.py makes the mode impossible to leave from Python names (popping or disabling modes).
@@ -33,12 +36,26 @@ def refused(name: str) -> bool:
     return "backward" in base or "grad_enabled" in base or base in GRAD_OPS
 
 
-def _verdict(func, _cache={}, _refused=refused) -> bool:  # noqa: B006 (the cache is the point)
+ALLOWED: frozenset[str] = frozenset()  # set by `allow` in the zygote, before any worker forks
+
+
+def allow(operations) -> None:
+    """Let through these operations (qualified names) from now on, and no others."""
+    global ALLOWED
+    ALLOWED = frozenset(operations)
+    _CACHE.clear()
+
+
+def _verdict(func, _cache={}) -> bool:  # noqa: B006 (the cache is the point)
     """Return (and remember) whether an OpOverload is refused."""
     verdict = _cache.get(func)
     if verdict is None:
-        verdict = _cache[func] = _refused(func._schema.name)
+        name = func._schema.name
+        verdict = _cache[func] = refused(name) or name not in ALLOWED
     return verdict
+
+
+_CACHE = _verdict.__defaults__[0]
 
 
 class Audit(TorchDispatchMode):
@@ -52,11 +69,17 @@ class Audit(TorchDispatchMode):
         self, func, types, args=(), kwargs=None, _grad=torch._C.is_grad_enabled, _check=_verdict
     ):
         if _grad() or _check(func):
-            raise AutogradForbidden(
-                "autograd is not available here: write the gradient by hand "
-                f"({func._schema.name} refused)"
-            )
+            raise _refusal(func._schema.name)
         return func(*args, **(kwargs or {}))
+
+
+def _refusal(name: str) -> AutogradForbidden:
+    """Return the exception for a refused operation, naming it."""
+    if refused(name) or name in ALLOWED:  # autograd's, or any operation with grad mode on
+        return AutogradForbidden(
+            f"autograd is not available here: write the gradient by hand ({name} refused)"
+        )
+    return AutogradForbidden(f"{name} is not an operation of the exercise language (refused)")
 
 
 def enter() -> Audit:
@@ -82,6 +105,8 @@ def output_problem(value: torch.Tensor) -> str | None:
 
 def rehearse() -> None:
     """Run a few operations under the audit (then leave it) so that workers inherit it warm."""
+    if not ALLOWED:
+        raise RuntimeError("the dispatch audit was given no operations to let through")
     torch._C._push_on_torch_dispatch_stack(Audit())  # not `enter`: it is left again below
     try:
         torch._C._set_grad_enabled(False)

@@ -32,7 +32,7 @@ ENV = {"PATH": os.defpath, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 # load exercises and solutions) never runs in a process whose memory every worker inherits.
 BOOT = """\
 import importlib.util, sys, types
-root, sock, kind = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+root, sock, kind, operations = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 try:  # it finds libseccomp with /sbin/ldconfig, which the new root leaves out
     import pyseccomp
 except (ImportError, RuntimeError):
@@ -46,17 +46,22 @@ grader = types.ModuleType("grader")
 grader.__path__ = [root + "/grader"]
 sys.modules["grader"] = grader
 from grader.sandbox.zygote import main
-main(sock, layers, kind)
+main(sock, layers, kind, operations.split())
 """
 
 
 def spawn(kind: str) -> tuple[subprocess.Popen, socket.socket]:
-    """Start a zygote of this job kind ("grade" or "train"); return it and our control socket."""
+    """Start a zygote of this job kind ("grade" or "train"); return it and our control socket.
+    It is handed the operations its workers' dispatch audit lets through (read here: the
+    zygote imports only the sandbox)."""
+    from grader.language import OPERATIONS
+
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     with theirs:
         argv = [sys.executable, "-E", "-s", "-B", "-P", "-c", BOOT, str(ROOT)]
+        argv += [str(theirs.fileno()), kind, " ".join(sorted(OPERATIONS))]
         proc = subprocess.Popen(
-            [*argv, str(theirs.fileno()), kind], pass_fds=[theirs.fileno()], env=ENV, cwd="/",
+            argv, pass_fds=[theirs.fileno()], env=ENV, cwd="/",
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, start_new_session=True,
         )  # fmt: skip
     return proc, ours

@@ -9,6 +9,8 @@ off; the originals are then unreachable from Python. What the switches guard:
   outer no_grad;
 - new threads, which start with grad mode on, and loading extension or built-in modules anew
   (a reload of torch._C would bring the switches back).
+A tensor's text is made without leaving the dispatch audit (torch's own formatting leaves every
+dispatch mode, which a worker cannot), so printing a tensor works, its operations audited.
 Without grad mode no graph is recorded, so `.backward()`, `autograd.grad`, hooks and a direct
 call of `grad_fn` have nothing to work on.
 """
@@ -39,6 +41,7 @@ def disable() -> None:
         (torch._C._functorch, "_jvp_increment_nesting", _refuse),
     ]
     swaps.append((torch._C, "_jit_get_operation", _ops_by_name(torch._C._jit_get_operation)))
+    swaps.append((torch._tensor_str, "_str", _tensor_text))
     for owner, names, refusal in (
         (sys.modules["_thread"], THREADS, _no_threads),
         (sys.modules["_imp"], LOADERS, _no_loading),
@@ -79,6 +82,11 @@ def _ops_by_name(original):
         return _original(qualified_name, *args)
 
     return lookup
+
+
+def _tensor_text(tensor, *, tensor_contents=None) -> str:
+    """Stand in for torch._tensor_str._str: a tensor's text, made under the dispatch audit."""
+    return torch._tensor_str._str_intern(tensor, tensor_contents=tensor_contents)
 
 
 def _forget_resolved_ops() -> None:

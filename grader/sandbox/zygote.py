@@ -55,11 +55,13 @@ class Spare:
     mounted: bool = False  # the work dir is its own tmpfs, unmounted when the run ends
 
 
-def main(sock_fd: int, layers: dict[str, str], kind: str = "grade") -> None:
+def main(sock_fd: int, layers: dict[str, str], kind: str = "grade", operations=()) -> None:
     """Prepare, announce the layers, then serve runs of one job kind until the parent goes away.
 
-    A "train" zygote serves one run and exits.
+    A "train" zygote serves one run and exits. `operations` are those the dispatch audit lets
+    through (the exercise language's, from the parent: this process cannot read the project).
     """
+    audit.allow(operations)
     sock = socket.socket(fileno=sock_fd)
     _batch()
     plan, layers = _plan(layers, kind)

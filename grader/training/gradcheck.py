@@ -17,6 +17,7 @@ from grader.feedback import diagnose
 from grader.feedback import voice as feedback
 from grader.grading import GRADCHECK, LECTURE, Source, Subject, checks, pipeline
 from grader.grading.hints import Clues
+from grader.language import LANGUAGE
 from grader.result import FAIL, Check, GradRow, facts_of
 from grader.sandbox import Case, RunOutcome, Sandbox
 from grader.sandbox.training import Program, prepare, scalars
@@ -69,9 +70,12 @@ def drawn_step(
     return first_step(program, settings, Xtr, Ytr, batch=g)
 
 
-def check(code: str, program: Program, settings: dict, Xtr, Ytr, sandbox: Sandbox) -> GradCheck:
-    """Grade the learner's section on the first step; training may start only if it passes."""
-    source = checks.screen(code)
+def check(
+    code: str, program: Program, settings: dict, Xtr, Ytr, sandbox: Sandbox, language=LANGUAGE
+) -> GradCheck:
+    """Grade the learner's section on the first step; training may start only if it passes
+    (code outside the course's exercise language is refused before anything runs)."""
+    source = checks.screen(code, language)
     if source.refused:
         failed = pipeline.failure(pipeline.run(GRADCHECK, Subject("", source), pipeline.RUN))
         return _refused(failed.message, failed)

@@ -22,6 +22,8 @@ import torch
 
 from grader.course import rules
 from grader.feedback import voice as feedback
+from grader.grading import checks
+from grader.language import LANGUAGE, Language
 from grader.sandbox import CaseOutcome, Limits
 from grader.sandbox.training import (
     Done,
@@ -55,6 +57,15 @@ _announced: list[bool] = []
 _live_lock = threading.Lock()
 
 
+def _refused(code: str, language: Language) -> str:
+    """Say why a section cannot run (a syntax error, a construct outside the course's exercise
+    language: the gradient check says so first), or return ""."""
+    source = checks.screen(code, language)
+    if source.unparsed is not None:
+        return checks.parse_message(source.unparsed)
+    return checks.refused(source.outside).message if source.outside is not None else ""
+
+
 def limits_for(settings: TrainSettings) -> Limits:
     """Return limits suited to minutes of training: the expected time and a few minutes more."""
     cpu = settings.steps / SLOW_RATE + MARGIN
@@ -76,8 +87,9 @@ class TrainingJob:
     """A training run: started at once, followed by a thread, stopped at will."""
 
     def __init__(
-        self, code: str, settings: TrainSettings, dataset, alive=None, on_finish=None, model=None
-    ):
+        self, code: str, settings: TrainSettings, dataset, alive=None, on_finish=None, model=None,
+        language: Language = LANGUAGE,
+    ):  # fmt: skip
         self.code, self.settings, self.dataset = code, settings, dataset
         self.model: Model = model or lecture_model()
         self._alive: Callable[[], bool] = alive or (lambda: True)
@@ -90,6 +102,9 @@ class TrainingJob:
         self.limits = limits_for(settings)
         self._run: StreamRun | None = None
         self.exit_report: dict = {}  # how the worker ended, as its trainer reported it
+        if refused := _refused(code, language):  # checked again here: a queued run's worker
+            self._end(self._report_of("failed", refused))
+            return
         if not _admit(self):
             self._end(self._report_of("failed", feedback.training_busy(MAX_RUNS)))
             return

@@ -65,7 +65,9 @@ class Trainer:
         """Compare the section's seven gradients with autograd's on the run's first step."""
         wire = settings.wire(self.dataset.vocab_size, self.dataset.block_size)
         program, data = self.model.program(), (self.dataset.Xtr, self.dataset.Ytr)
-        return gradcheck.check(code, program, wire, *data, self.sandbox)
+        return gradcheck.check(
+            code, program, wire, *data, self.sandbox, self.catalog.course.language
+        )
 
     def start(self, code: str, settings: TrainSettings, alive=None, on_finish=None) -> TrainingJob:
         """Start a training run of the section in a confined worker, now (check it first).
@@ -75,7 +77,8 @@ class Trainer:
         run stops when it has been gone a while); `on_finish(report)` receives a finished
         run's report.
         """
-        return TrainingJob(code, settings, self.dataset, alive, on_finish, self.model)
+        language = self.catalog.course.language  # the job checks the section again
+        return TrainingJob(code, settings, self.dataset, alive, on_finish, self.model, language)
 
     def train(
         self, code: str, settings: TrainSettings, alive=None, on_finish=None

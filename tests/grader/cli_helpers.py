@@ -112,12 +112,26 @@ def _limits(sandbox, limits):
 @contextlib.contextmanager
 def _own_logging():
     """Let the CLI set up its logging to (the redirected) stderr, as in a process of its own:
-    pytest's handlers are set aside for the block, then put back."""
+    pytest's handlers are set aside for the block, then put back; the grader's loggers are
+    enabled for it (import-linter's dictConfig, run by tests/test_layers.py in this process,
+    disables every logger that existed then)."""
     root = logging.getLogger()
     handlers, level = root.handlers[:], root.level
+    grader = [logging.getLogger(name) for name in _grader_loggers()]
+    disabled = [logger.disabled for logger in grader]
     root.handlers = []
+    for logger in grader:
+        logger.disabled = False
     try:
         yield
     finally:
         root.handlers = handlers
         root.setLevel(level)
+        for logger, was in zip(grader, disabled, strict=True):
+            logger.disabled = was
+
+
+def _grader_loggers() -> list[str]:
+    """Return the names of the grader's loggers made so far."""
+    made = logging.Logger.manager.loggerDict
+    return [name for name in made if name == "grader" or name.startswith("grader.")]

@@ -29,6 +29,7 @@ __all__ = [
     "scratch_ran",
     "skipped",
     "syntax_error",
+    "outside_language",
     "unreadable",
     "uses_autograd",
     "whole_pass_solved",
@@ -164,6 +165,16 @@ def uses_autograd(what: str, line: int | None, dynamic: bool = False) -> str:
             "check; write the gradient with plain tensor operations."
         )
     return f"Your code uses autograd (`{what}`){where}; write the gradient by hand."
+
+
+def outside_language(construct: str, line: int | None, dynamic: bool = False) -> str:
+    if dynamic:
+        return uses_autograd(construct, line, dynamic=True)
+    where = f" on line {line}" if line else ""
+    return (
+        f"`{construct}`{where} is not part of the exercise language: write the gradient with "
+        "tensor operations (see the list)."
+    )
 
 
 def raised(kind: str, line: int | None, why: str = "") -> str:

@@ -27,6 +27,7 @@ __all__ = [
     "hint_method_not_called",
     "hint_missing_consumer",
     "hint_nonfinite",
+    "hint_outside_language",
     "hint_pair_not_taken",
     "hint_random_only",
     "hint_reshape",
@@ -239,6 +240,12 @@ def hint_max_wrong_dim() -> str:
 
 def hint_autograd() -> str:
     return "Hint: derive the local derivative and multiply by the upstream gradient."
+
+
+def hint_outside_language(nearest: tuple[str, ...] = ()) -> str:
+    if not nearest:
+        return ""
+    return f"Hint: the nearest in the exercise language: {', '.join(f'`{n}`' for n in nearest)}."
 
 
 def hint_nonfinite() -> str:

@@ -93,4 +93,5 @@ SENTENCES = {
     m.EMBEDDING_ROUTING: steps.hint_embedding_routing,
     m.PRECEDENCE: steps.hint_precedence,
     m.ONE_HOT_WIDTH: steps.hint_one_hot_width,
+    m.OUTSIDE_LANGUAGE: hints.hint_outside_language,
 }

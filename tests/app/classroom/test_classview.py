@@ -10,6 +10,7 @@ import jsonschema
 import pytest
 
 from app.classroom import ClassView, classbook
+from app.classroom.answers import Answers
 from app.classroom.classview import Learner
 from app.storage import REGRADE, Attempt, Facts, open_store
 from grader import discover
@@ -201,7 +202,7 @@ def test_the_gradebook_is_grade_batchs_and_validates(klass):
     catalog = discover()
     learners = ClassView(store).class_learners()
     names = classbook.gradebook_names(learners)
-    files = classbook.gradebook_files(ClassView(store).class_standing(), names, catalog)
+    files = classbook.gradebook_files(Answers(store).class_answers(), names, catalog)
     book = json.loads(files["json"])
     schema = json.loads((ROOT / "docs" / "gradebook.schema.json").read_text())
     jsonschema.Draft202012Validator(schema).validate(book)
@@ -211,3 +212,19 @@ def test_the_gradebook_is_grade_batchs_and_validates(klass):
     bob = by_name["bob@uni.test"]["items"][0]
     assert (bob["item"], bob["status"], bob["integrity"]) == ("dprobs", "not_solved", "autograd")
     assert files["csv"].startswith(b"\xef\xbb\xbf") and b"dlogprobs" in files["wide.csv"]
+
+
+def test_the_grid_counts_an_answer_at_its_regraded_verdict(store):
+    """A regrade (app.regrade --apply: the same code and time, origin regrade) that no longer
+    solves an answer takes its solve out of the grid; one that solves it puts it in (issue 35)."""
+    ada, bob = _learner(store, "ada", "Ada"), _learner(store, "bob", "Bob")
+    solved, wrong = _attempt("dxhat", True, 100, code="a"), _attempt("dxhat", False, 100, code="b")
+    store.work.record_attempt(ada, solved)
+    store.work.record_attempt(bob, wrong)
+    store.work.record_attempt(ada, replace(solved, solved=False, origin=REGRADE))
+    store.work.record_attempt(bob, replace(wrong, solved=True, origin=REGRADE))
+    cells = {c.profile_id: c for c in ClassView(store).class_cells()}
+    assert (cells[ada.id].solved, cells[ada.id].attempts) == (False, 1)
+    assert (cells[bob.id].solved, cells[bob.id].attempts) == (True, 1)
+    store.work.record_attempt(ada, replace(solved, code="a again", created_at=200))
+    assert {c.profile_id: c.solved for c in ClassView(store).class_cells()}[ada.id]

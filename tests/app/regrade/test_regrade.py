@@ -21,6 +21,8 @@ from pathlib import Path
 import pytest
 
 from app import regrade
+from app.classroom import classbook
+from app.classroom.answers import Answers
 from app.storage import EDITOR, NOTEBOOK, Attempt, Facts, open_store
 from grader import discover
 
@@ -171,6 +173,42 @@ def test_a_fix_is_regraded_shown_then_recorded_beside_the_old_verdicts(tmp_path,
     again = here(course, url, "--json")
     assert again.returncode == 0, again.stdout + again.stderr
     assert json.loads(again.stdout)["attempts"] == []
+    _the_books_tell_the_truth(tmp_path, course, url, before["ada"]["version"], fixed)
+
+
+def _the_books_tell_the_truth(tmp_path: Path, course: Path, url: str, old: str, new: str) -> None:
+    """The dashboard's book and grade-batch's (given its earlier book) both use the regraded
+    verdict, mark the changed cell (was / now, with versions) and keep the history; with
+    `regrades = "keep_credit"` the dashboard keeps ada's credit, saying so (issue 35)."""
+    ada = _dashboard_marks(url, course)["ada"]
+    assert (ada["status"], ada["points"], ada["regraded"]) == ("not_solved", 0, True)
+    assert (ada["was_status"], ada["was_version"], ada["version"]) == ("solved", old, new)
+    assert _dashboard_marks(url, course)["grace"]["regraded"] is False, "unchanged: no mark"
+    out, earlier = tmp_path / "after the fix", tmp_path / "book.json"
+    args = ("--exercises", course, "--out", out, "--previous", earlier)
+    done = in_process("grade-batch", tmp_path / "class", *args)
+    assert done.returncode == 0, done.stdout + done.stderr
+    book = {e["learner"]: e for e in json.loads(out.with_suffix(".json").read_text())["learners"]}
+    (mark,) = book["ada"]["marks"]
+    assert (mark["status"], mark["was_status"], mark["points"]) == ("not_solved", "solved", 0)
+    assert [(v["status"], v["version"]) for v in book["ada"]["items"][0]["history"]] == [
+        ("solved", old)
+    ]
+    wide = out.with_suffix(".wide.csv").read_text(encoding="utf-8-sig")
+    assert f"dxhat: solved@{old} -> not_solved@{new}" in wide
+    toml = course / "course.toml"
+    toml.write_text(toml.read_text() + '[grading]\nregrades = "keep_credit"\n')
+    kept = _dashboard_marks(url, course)["ada"]
+    assert (kept["status"], kept["points"], kept["credit_kept"]) == ("not_solved", 1, True)
+
+
+def _dashboard_marks(url: str, course: Path) -> dict:
+    """Return {learner: their dxhat mark} of the dashboard's gradebook of the store."""
+    store = open_store(url, COURSE_ID)
+    names = {p.id: p.name for p in store.learners.profiles()}
+    files = classbook.gradebook_files(Answers(store).class_answers(), names, discover(course))
+    book = json.loads(files["json"])
+    return {e["learner"]: e["marks"][0] for e in book["learners"]}
 
 
 def test_only_stale_attempts_typed_in_the_editor_are_regraded(tmp_path, course, url):

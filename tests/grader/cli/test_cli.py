@@ -135,6 +135,7 @@ def raising_course(tmp_path):
     course = tmp_path / "course"
     for slug in ("02_layernorm", "03_attention"):
         shutil.copytree(ROOT / "exercises" / slug, course / slug)
+        shutil.copytree(ROOT / "solutions" / slug, course / "solutions" / slug)
     scenario = course / "03_attention/scenario.toml"
     scenario.write_text(scenario.read_text().replace("k = x @ Wk  #", "k = x @ Wk.T  #"))
     return course
@@ -231,7 +232,7 @@ def test_validate_one_good_file():
 
 
 LAYERS = ("network", "filesystem", "procfs", "ipc", "process", "environment", "workdir", "rlimits")
-LAYERS += ("uid", "seccomp", "threads", "dispatch-audit", "autograd", "native-calls")
+LAYERS += ("uid", "seccomp", "threads", "dispatch-audit", "autograd", "native-calls", "language")
 
 
 def _states(stdout: str) -> dict[str, str]:
@@ -272,7 +273,7 @@ def test_doctor_without_root_reports_and_logs_what_is_missing(ordinary):
 def test_learner_text_cannot_paint_the_terminal_or_crash_check(tmp_path):
     answer = tmp_path / "paint.py"
     paint = r"\x1b[2J\x1b[H\x1b[32mdprobs: solved\r\u202e"
-    answer.write_text(f"print('{paint}')\nraise ValueError('\\ud800{paint}')\n")
+    answer.write_text(f"print('{paint}')\nint('\\ud800{paint}')\n")  # a ValueError saying it
     done = cli("check", answer, "--exercise", "dprobs")
     assert done.returncode == 1, done.stdout + done.stderr
     assert "Traceback (most recent call last)" not in done.stderr
@@ -316,7 +317,7 @@ def test_check_scenario_by_short_name_names_the_root_cause():
 
 def test_check_scenario_reports_an_exception_on_its_line():
     code = (ROOT / "solutions/04_wavenet/whole_pass.py").read_text().splitlines()
-    code.insert(3, "raise ValueError('stop here')")
+    code.insert(3, "int('stop here')")  # a ValueError
     done = in_process("check", "-", "--scenario", "04_wavenet", "--json", stdin="\n".join(code))
     payload = json.loads(done.stdout)
     assert done.returncode == 1 and payload["status"] == "not_solved"

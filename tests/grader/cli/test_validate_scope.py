@@ -6,7 +6,8 @@ import shutil
 
 import pytest
 
-from grader.course.exercises import EXERCISES_DIR, SOLUTIONS_DIR
+from grader.course.exercises import EXERCISES_DIR, SOLUTIONS_DIR, discover
+from grader.proving.prompts import prompt_findings
 from grader.proving.prover import validate
 
 pytestmark = pytest.mark.slow  # each validate grades answers in the sandbox
@@ -63,3 +64,16 @@ def test_a_missing_answer_says_where_it_belongs_and_no_other_course_answers(cour
     assert where == f"{course / '02_layernorm' / '02_drstd.toml'}: solution"
     assert "its reference answer is missing: write `drstd` = ... in" in problem
     assert str(course / "solutions" / "02_layernorm" / "drstd.py") in problem
+
+
+def test_a_prompt_that_shows_another_line_than_the_scenarios_is_named(course):
+    exercise = course / "02_layernorm" / "01_dxhat.toml"
+    _edit(exercise, "y = gamma * xhat + beta  # (n, d)", "y = gamma * xhat  # (n, d)")
+    count, findings = validate(exercise)
+    assert count == 1 and _wheres(findings) == [f"{exercise}: prompt"]
+    assert findings[0].problem == (
+        "shows `y = gamma * xhat`, but the scenario computes `y = gamma * xhat + beta`"
+    )
+    _edit(exercise, "y = gamma * xhat  # (n, d)", "y = gamma * xhat + beta  # (d, n)")
+    (finding,) = prompt_findings(discover(course).get("dxhat"))  # the same check, no grading
+    assert finding[1] == "shows `y` as (d, n), but the scenario's shape comment is (n, d)"

@@ -35,7 +35,7 @@ def test_every_key_is_read(tmp_path):
         (
             'colour = "red"\n',
             "course.toml: colour",
-            "unknown key (known keys: deadlines, id, intro, points, practice, solutions, title, ",
+            "unknown key (known keys: deadlines, grading, id, intro, language, points, practice, ",
         ),
         ("training = 1\n", "course.toml: training", "must be true or false, got int"),
         ('title = "  "\n', "course.toml: title", "must not be empty"),

@@ -34,6 +34,8 @@ def test_an_exercises_own_id_needs_a_name():
     assert _read(misconception="times_probs", name="times probs").misconception == "times_probs"
     with pytest.raises(SchemaError, match=r"\[\[mistakes\]\] 1: name: is required"):
         _read(misconception="times_probs")
+    with pytest.raises(SchemaError, match="did you mean `local_only`"):
+        _read(misconception="local_onyl")
     with pytest.raises(SchemaError, match="misconception: must be one of the shared ids"):
         _read(misconception="Times Probs", name="times probs")
 

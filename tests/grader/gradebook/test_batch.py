@@ -49,7 +49,7 @@ def test_a_class_is_graded_into_a_gradebook(tmp_path, catalog, validator):
     assert statuses["learner005/whole_pass:01_mlp"] == "refused"
     book = json.loads((tmp_path / "book.json").read_text())
     validator.validate(book)
-    assert book["schema"] == SCHEMA == "backprop-ninja/gradebook/2" and book["dataset"] == "default"
+    assert book["schema"] == SCHEMA == "backprop-ninja/gradebook/3" and book["dataset"] == "default"
     by_name = {entry["learner"]: entry for entry in book["learners"]}
     assert by_name["learner003"]["solved"] == 2 and by_name["learner003"]["graded"] == 3
     dh = next(i for i in by_name["learner003"]["items"] if i["item"] == "dh")
@@ -70,6 +70,7 @@ def test_bad_input_is_refused_before_grading(tmp_path):
         assert "Traceback" not in done.stderr
 
 
+VERDICT = {"status": "solved", "version": "", "right": 26, "parts": 26, "passed": 55, "checks": 55}
 BOOK = {
     "schema": SCHEMA,
     "dataset": "default",
@@ -78,12 +79,21 @@ BOOK = {
     "course": {"id": "default", "version": "0123456789ab"},
     "out_of": 20,
     "points_out_of": 20,
+    "policy": {
+        "partial_credit": "per_gradient",
+        "late": "per_day",
+        "late_percent_per_day": 10,
+        "late_floor_percent": 50,
+        "regrades": "latest",
+        "extensions": 1,
+    },
+    "notes": [],
     "learners": [
         {
             "learner": "ada",
             "solved": 1,
             "graded": 1,
-            "points": 1,
+            "points": 0.9,
             "items": [
                 {
                     "learner": "ada",
@@ -95,7 +105,35 @@ BOOK = {
                     "file": "class/ada.py",
                     "version": "",
                     "integrity": "",
-                    "late": False,
+                    "late": True,
+                    "submitted_at": "2026-12-02T00:00:00Z",
+                    "time_from": "manifest",
+                    "answer": "0123456789ab",
+                    "right": 26,
+                    "parts": 26,
+                    "passed": 55,
+                    "checks": 55,
+                    "history": [VERDICT | {"status": "not_solved", "right": 25, "passed": 53}],
+                    "reference_fails": False,
+                }
+            ],
+            "marks": [
+                {
+                    "item": "whole_pass:01_mlp",
+                    "status": "solved",
+                    "version": "",
+                    "file": "class/ada.py",
+                    "credit": 1,
+                    "late_days": 1,
+                    "kept_late": 0.9,
+                    "points": 0.9,
+                    "out_of": 1,
+                    "due": "2026-12-01T23:59:00Z",
+                    "extended": False,
+                    "regraded": True,
+                    "was_status": "not_solved",
+                    "was_version": "",
+                    "credit_kept": False,
                 }
             ],
         }
@@ -114,6 +152,13 @@ BOOK = {
         (("learners", 0, "items", 0, "status"), "passed"),
         (("learners", 0, "items", 0, "integrity"), "suspicious"),
         (("learners", 0, "score"), 3),
+        (("policy", "late"), "per_week"),
+        (("learners", 0, "items", 0, "time_from"), "guessed"),
+        (("learners", 0, "items", 0, "submitted_at"), "2026-12-02 00:00"),
+        (("learners", 0, "items", 0, "history", 0, "status"), "passed"),
+        (("learners", 0, "marks", 0, "credit"), 0.5),  # a solved cell earns all its credit
+        (("learners", 0, "marks", 0, "was_status"), ""),  # a regraded cell says what it was
+        (("learners", 0, "marks", 0, "kept_late"), 1.5),
     ],
 )
 def test_the_schema_refuses_what_the_doc_forbids(validator, path, value):
@@ -144,6 +189,8 @@ def test_the_doc_documents_every_key_and_status():
     assert _keys(schema) <= documented, _keys(schema) - documented
     for status in schema["$defs"]["item"]["properties"]["status"]["enum"]:
         assert f"`{status}`" in doc
+    example = doc[doc.index('```json\n{\n  "schema"') + 8 :]
+    jsonschema.Draft202012Validator(schema).validate(json.loads(example[: example.index("```")]))
 
 
 LANGUAGE = Path(__file__).parents[1] / "fixtures" / "language" / "exercises"

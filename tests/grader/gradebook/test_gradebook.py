@@ -9,6 +9,7 @@ import csv
 import json
 import shutil
 from dataclasses import replace
+from datetime import UTC, datetime
 from pathlib import Path
 
 import jsonschema
@@ -17,6 +18,7 @@ import pytest
 
 from grader import gradebook
 from grader.cli.inputs import BadInput
+from grader.course import Course
 from grader.gradebook import Book, Graded
 from grader.gradebook.collect import did_you_mean
 
@@ -35,9 +37,14 @@ def _row(learner: str, item: str, status: str, summary: str = "") -> Graded:
     return Graded(learner, item, kind, solved, status, summary, f"c/{learner}/{item}", version)
 
 
+DUE = datetime(2026, 12, 1, 23, 59, tzinfo=UTC)
 ROWS = [
     _row("ada", "dh", "solved"),
-    replace(_row("ada", "dW2", "not_solved", SUMMARY), late=True, integrity="autograd"),
+    replace(
+        _row("ada", "dW2", "not_solved", SUMMARY),
+        submitted_at=DUE.timestamp() + 1,  # a second late
+        integrity="autograd",
+    ),
     _row("grace", "dh", "refused"),
     _row("grace", "dh", "solved"),  # two answers to one item: the better one counts
     _row("=HYPERLINK(1)", "whole_pass:01_mlp", "solved"),
@@ -49,7 +56,9 @@ INFO = {"dataset": "default", "seconds": 1.0, "course": {"id": "mine", "version"
 def book(tmp_path):
     """Write a book with a roster (zoe submitted nothing, ada is on it) and an empty folder."""
     learners = ("=HYPERLINK(1)", "ada", "empty", "grace")
-    plan = Book(COLUMNS, learners, ("ada", "zoe"), INFO, (2, 0.5, 1))  # [points] of course.toml
+    points = tuple(zip(COLUMNS, (2, 0.5, 1), strict=True))  # [points] of course.toml
+    course = Course(points=points, deadlines=(("dW2", DUE),))
+    plan = Book(COLUMNS, learners, ("ada", "zoe"), INFO, course=course)
     return gradebook.write_gradebook(ROWS, tmp_path / "book", INFO, plan)
 
 

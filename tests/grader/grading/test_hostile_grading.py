@@ -1,6 +1,9 @@
 """Hostile and broken submissions through the whole grader: a clear verdict, nothing leaked.
 
-Each row is (category, code, failing check, expected message). After every submission the test
+Most of these are refused before they run by the exercise language (the last test here); the
+others run. So that the layers under the language meet every one of them, the graders of the
+main test check no language at all (`Unchecked`). Each row is (category, code, failing check,
+expected message) at run time. After every submission the test
 also checks that no secret, solution or reference reached the result, that no file appeared
 outside the worker, that the parent's torch is untouched, that the zygotes are the same
 processes with nothing left behind (no process, SysV IPC object or shared memory), and that the
@@ -9,13 +12,16 @@ next honest answer is solved.
 
 from __future__ import annotations
 
+import ast
 import os
 import signal
+from dataclasses import replace
 
 import pytest
 import torch
 
 from grader import Grader
+from grader.language import Language
 from grader.result import FAIL
 from grader.sandbox import Limits, Sandbox
 from grader.sandbox.verdict import message
@@ -62,8 +68,7 @@ def case(category: str, name: str, code: str, kind: str, expected: str):
 
 
 NOT_DEFINED = f"`{EXERCISE}` is not defined"
-# Refused before running: dynamic access (the sandbox suites prove the runtime containment).
-STATIC = "which can reach autograd in ways the grader cannot check"
+AUTOGRAD = message("autograd", LIMITS)  # reached at run time (the dispatch audit, the swaps)
 # Appended to a case that tries to run `touch pwned`: had the program run, the answer would be
 # right and the case solved, so "not defined" proves that nothing was executed.
 IF_RAN = (
@@ -131,7 +136,8 @@ HOSTILE = [
     case("programs", "pty", "import pty\npty.spawn(['touch', 'pwned'])", "runs",
          raised("ImportError", 1)),  # termios is compiled, and no compiled module loads now
     case("programs", "ctypes-system",
-         "import ctypes\nctypes.CDLL(None).system(b'touch pwned')" + IF_RAN, "rules", STATIC),
+         "import ctypes\nctypes.CDLL(None).system(b'touch pwned')" + IF_RAN, "runs",
+         raised("ImportError", 1)),  # ctypes is removed, and no compiled module loads now
     case("programs", "cpp-extension", "import torch.utils.cpp_extension as ext\n"
          "ext.load_inline('x', 'int f() { return 1; }', functions=['f'])", "runs",
          raised("PermissionError", 1)),  # its import reaches native calls: refused
@@ -173,17 +179,18 @@ HOSTILE = [
          "runs", raised("URLError", 2)),
     case("introspection", "subclasses",
          "w = [c for c in object.__subclasses__() if c.__name__ == '_wrap_close'][0]\n"
-         "w.__init__.__globals__['system']('touch pwned')" + IF_RAN, "rules", STATIC),
+         "w.__init__.__globals__['system']('touch pwned')" + IF_RAN, "form", NOT_DEFINED),
     case("introspection", "subclasses-popen",
          "P = [c for c in object.__subclasses__() if c.__name__ == 'Popen'][0]\nP(['touch', 'x'])",
-         "rules", STATIC),
+         "runs", fixed("forbidden")),
     case("introspection", "frames", "import sys\nfound, f = [], sys._getframe()\n"
          "while f is not None:\n    found += [v for v in list(f.f_locals.values())"
          " if isinstance(v, torch.Tensor)]\n    f = f.f_back\n"
          "dlogprobs = [t for t in found if t.shape == logprobs.shape][-1]", "lecture",
          "`dlogprobs` has wrong values"),
     case("introspection", "gc-tensors", "import gc\ndlogprobs = [o for o in gc.get_objects() if "
-         "isinstance(o, torch.Tensor) and o.shape == logprobs.shape][0]", "rules", STATIC),
+         "isinstance(o, torch.Tensor) and o.shape == logprobs.shape][0]", "lecture",
+         "`dlogprobs` has wrong values"),
     case("introspection", "parent-memory", "import os\nopen('/proc/%d/mem' % os.getppid(), 'rb')",
          "runs", raised("FileNotFoundError", 2)),
     case("pickle", "torch-load", EVIL + "torch.save(E(), 'p.pt')\ntorch.load('p.pt')", "runs",
@@ -235,11 +242,11 @@ HOSTILE = [
     case("nan", "one-inf", "dlogprobs = torch.zeros_like(logprobs)\ndlogprobs[3, 4] = float('inf')",
          "form", "`dlogprobs` has 1 non-finite values (nan or inf), the first at (3, 4)"),
     case("autograd", "hidden", "ag = getattr(torch, 'dargotua'[::-1])\n"
-         "dlogprobs = getattr(ag, 'darg'[::-1])(logprobs.sum(), logprobs)", "rules", STATIC),
+         "dlogprobs = getattr(ag, 'darg'[::-1])(logprobs.sum(), logprobs)", "rules", AUTOGRAD),
     case("autograd", "hidden-backward", "getattr(logprobs.sum(), 'drawkcab'[::-1])()", "rules",
-         STATIC),
+         AUTOGRAD),
     case("autograd", "enable-grad", "p = logprobs.clone().requires_grad_()\n"
-         "with torch.enable_grad():\n    (p * 2).sum().backward()", "rules", "uses autograd"),
+         "with torch.enable_grad():\n    (p * 2).sum().backward()", "rules", AUTOGRAD),
     case("unreadable", "null-byte", "x = 1\ny = 2\x00", "runs",
          "syntax error on line 2, column 6: the character U+0000 cannot appear in code"),
     case("unreadable", "lone-surrogate", "x = '\udcff'", "runs",
@@ -273,14 +280,26 @@ def _started(limits: Limits):
     os.environ.pop(SECRET_NAME, None)
 
 
+class Unchecked(Language):
+    """No exercise language: the code meets the sandbox's layers as it is."""
+
+    def refusal(self, tree):
+        return None
+
+
+def unchecked(catalog):
+    """Return the catalog with its course's exercise language switched off."""
+    return replace(catalog, course=replace(catalog.course, language=Unchecked()))
+
+
 @pytest.fixture(scope="module")
 def hostile_grader(box, default_data, catalog):
-    return Grader(default_data, catalog, box)
+    return Grader(default_data, unchecked(catalog), box)
 
 
 @pytest.fixture(scope="module")
 def cpu_grader(cpu_box, default_data, catalog):
-    return Grader(default_data, catalog, cpu_box)
+    return Grader(default_data, unchecked(catalog), cpu_box)
 
 
 @pytest.fixture(scope="module")
@@ -335,3 +354,27 @@ def test_no_reference_gradient_is_there_to_steal(hostile_grader, box):
         assert len(stolen) >= 1, "the search finds tensors of that shape (the input h)"
         assert not any(torch.allclose(t, expected, atol=1e-6) for t in stolen), ran.name
     assert not hostile_grader.grade("dh", STEAL).solved
+
+
+# The cases the exercise language lets through: they run, and the test above judges them.
+IN_LANGUAGE = {
+    "cpu/loop", "cpu/tensor-loop", "memory/torch-empty", "memory/growing-list",
+    "memory/growing-tensors", "mutation/inputs", "recursion/python", "output/print-gigabyte",
+    "output/print-loop", "gigantic/tensor", "gigantic/expanded-view", "gigantic/empty-huge-shape",
+    "nan/nan", "nan/one-inf", "unreadable/null-byte", "unreadable/lone-surrogate",
+    "unreadable/too-long", "unreadable/too-nested",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("category", "code", "kind", "expected"), HOSTILE)
+def test_the_exercise_language_refuses_the_rest_before_they_run(
+    catalog, default_data, request, category, code, kind, expected
+):
+    case_id = request.node.callspec.id
+    if case_id in IN_LANGUAGE:
+        tree = ast.parse(code) if "unreadable" not in case_id else None
+        assert tree is None or catalog.course.language.refusal(tree) is None, case_id
+        return
+    result = Grader(default_data, catalog).grade(EXERCISE, code)  # refused: nothing starts
+    assert not result.solved and not result.ran and result.failed_check == "rules", result
+    assert result.refused_construct and result.refused_line, result

@@ -111,7 +111,6 @@ def test_learner_exception_classes_and_bad_str_are_survived(run):
         ("y = None", "is None, not a tensor"),
         ("class MyT(torch.Tensor):\n    pass\ny = x.as_subclass(MyT)", "is a tensor subclass MyT"),
         ("y = torch.nn.Parameter(x)", "is a tensor subclass Parameter"),
-        ("y = x.to_sparse()", "not a dense one"),
         ("y = x.to(torch.complex64)", "has dtype torch.complex64"),
         ("y = torch.zeros(300000)", "is too large to return"),
     ],

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+from grader.language import Language
 from grader.sandbox import Limits
 from grader.training import job as trainjob
 from grader.training.job import TrainingJob, limits_for
@@ -48,25 +49,35 @@ def test_a_run_whose_session_has_gone_is_stopped(default_data, reference_section
 
 
 def test_an_exception_is_told_with_its_line_and_step(default_data, reference_section):
-    count = "calls = globals().get('calls', 0) + 1\nif calls == 5:\n    1 / 0\n"
-    _, status = _run(reference_section + count, default_data)
+    late = "if i == 4:  # the loop's step, 0 first\n    1 / 0\n"
+    _, status = _run(reference_section + late, default_data)
     lines = len(reference_section.splitlines())
     assert status.state == "failed"
-    assert status.message == f"Your code raised ZeroDivisionError on line {lines + 3} at step 4:"
-    assert status.report.error.line == lines + 3 and status.report.steps_done == 4
+    assert status.message == f"Your code raised ZeroDivisionError on line {lines + 2} at step 4:"
+    assert status.report.error.line == lines + 2 and status.report.steps_done == 4
 
 
 def test_a_gradient_of_the_wrong_shape_stops_the_run(default_data, reference_section):
-    late = "calls = globals().get('calls', 0) + 1\nif calls > 3:\n    dW1 = dW1.T\n"
+    late = "if i >= 3:\n    dW1 = dW1.T\n"
     _, status = _run(reference_section + late, default_data)
     assert status.message == (
         "`dW1` has the wrong shape: got (200, 30), expected (30, 200). Training stopped at step 3."
     )
 
 
+class Unchecked(Language):
+    """No exercise language: the code meets the training worker's layers as it is."""
+
+    def refusal(self, tree):
+        return None
+
+
 def test_autograd_is_refused_in_the_worker_too(default_data, reference_section):
-    _, status = _run(reference_section + "getattr(loss, 'back' + 'ward')()\n", default_data)
+    code = reference_section + "getattr(loss, 'back' + 'ward')()\n"
+    _, status = _run(code, default_data, language=Unchecked())
     assert status.state == "failed" and "called autograd" in status.message
+    job, status = _run(code, default_data)  # the job checks the language first: nothing starts
+    assert status.state == "failed" and "`getattr`" in status.message and job.pid is None
 
 
 def test_what_the_code_prints_comes_back(default_data, reference_section):
@@ -78,7 +89,7 @@ def test_what_the_code_prints_comes_back(default_data, reference_section):
 
 def test_a_run_too_slow_for_its_limits_is_told_so(default_data, reference_section, monkeypatch):
     monkeypatch.setattr(trainjob, "limits_for", lambda s: Limits(cpu_seconds=5, wall_seconds=2))
-    slow = reference_section + "import time\ntime.sleep(0.01)\n"
+    slow = reference_section + "busy = [k * k for k in range(20_000)]\n"
     job, status = _run(slow, default_data, TrainSettings(steps=100_000))
     assert status.state == "failed" and gone(job.pid)
     assert status.message.startswith("Training did not finish within 2.0 s; at ")

@@ -1,0 +1,182 @@
+"""One class, one policy, the same numbers from every route that scores it (issue 35): grade-batch
+(the answers as files, their times in a manifest) and the instructor dashboard (the answers
+graded and recorded as the app records attempts, at their times). Each route grades for itself;
+all call the one scoring function. The LMS push (issue 36) is one more entry in ROUTES.
+
+The class, on the language course (points: the pass 4, dab 2, dhr 2, du 1; due DUE; partial
+credit per gradient; 10% a day late, never below 50%; bob has three more days for the pass):
+
+    ada  the pass with dr_2 wrong (7 of 10 gradients), on time       4 * 0.7        = 2.8
+         dab with db wrong (1 of 2 answers), on time                 2 * 0.5        = 1
+         dhr right, one second late (a day begun)                    2 * 0.9        = 1.8
+    bob  the pass right, two days late, within his extension         4
+         dhr right, exactly at the due time                          2
+    cy   dhr wrong (one gradient: all or nothing)                    0
+         dab right, thirty days late (the floor)                     2 * 0.5        = 1
+         du with autograd                                            0
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from app.classroom import classbook
+from app.classroom.answers import Answers, gradebook_facts
+from app.storage import Attempt, facts_of, open_store
+from grader import Grader, discover
+from grader.gradebook import recorded_marks
+
+from ...grader.cli_helpers import in_process  # grade-batch's main, here, on the shared sandbox
+
+pytestmark = pytest.mark.slow  # grades a small class twice, once per route
+
+LANGUAGE = Path(__file__).parents[2] / "grader" / "fixtures" / "language" / "exercises"
+PASS = "whole_pass:90_language"
+DUE = 1_772_366_400.0  # 2026-03-01T12:00:00Z
+DAY = 86400.0
+COURSE = """id = "routes"
+[points]
+"whole_pass:90_language" = 4
+dab = 2
+dhr = 2
+[deadlines]
+"whole_pass:90_language" = 2026-03-01T12:00:00Z
+dab = 2026-03-01T12:00:00Z
+dhr = 2026-03-01T12:00:00Z
+[grading]
+partial_credit = "per_gradient"
+late = "per_day"
+late_percent_per_day = 10
+late_floor_percent = 50
+"""
+EXPECTED = {
+    "ada": {PASS: 2.8, "dab": 1, "dhr": 1.8},
+    "bob": {PASS: 4, "dhr": 2},
+    "cy": {"dab": 1, "dhr": 0, "du": 0},
+}
+
+
+@dataclass(frozen=True)
+class Klass:
+    """A course folder and its class: each learner's answer to each item, and when it came."""
+
+    course: Path
+    answers: dict[tuple[str, str], str]
+    times: dict[tuple[str, str], float]
+
+
+@pytest.fixture(scope="module")
+def klass(tmp_path_factory) -> Klass:
+    course = tmp_path_factory.mktemp("routes") / "a course"
+    shutil.copytree(LANGUAGE, course)
+    (course / "course.toml").write_text(COURSE)
+    (course / "extensions.csv").write_text(f"learner,item,days\nbob,{PASS},3\n")
+    right = {p.stem: p.read_text() for p in (course / "solutions" / "90_language").glob("*.py")}
+    broken_pass = right["whole_pass"].replace("dr_2 = dr + (", "dr_2 = (")
+    wrong_db = right["dab"].replace("+ du\n", "\n")
+    assert broken_pass != right["whole_pass"] and wrong_db != right["dab"]
+    answers = {
+        ("ada", PASS): (broken_pass, DUE - 3600),
+        ("ada", "dab"): (wrong_db, DUE - 3600),
+        ("ada", "dhr"): (right["dhr"], DUE + 1),
+        ("bob", PASS): (right["whole_pass"], DUE + 2 * DAY),
+        ("bob", "dhr"): (right["dhr"], DUE),
+        ("cy", "dhr"): ("dhr = dy * 2\n", DUE - 3600),
+        ("cy", "dab"): (right["dab"], DUE + 30 * DAY),
+        ("cy", "du"): ("u.backward(dhr_1)\ndu = u.grad\n", DUE - 3600),
+    }
+    codes = {k: code for k, (code, _) in answers.items()}
+    return Klass(course, codes, {k: at for k, (_, at) in answers.items()})
+
+
+def by_grade_batch(klass: Klass, work: Path) -> dict:
+    """Score the class with grade-batch: a folder per learner, the times in a manifest."""
+    lines = ["learner,item,submitted_at"]
+    for (learner, item), code in klass.answers.items():
+        name = "whole_pass" if item == PASS else item
+        (work / "class" / learner).mkdir(parents=True, exist_ok=True)
+        (work / "class" / learner / f"{name}.py").write_text(code)
+        lines.append(f"{learner},{item},{klass.times[learner, item]}")
+    (work / "times.csv").write_text("\n".join(lines) + "\n")
+    flags = ("--exercises", klass.course, "--manifest", work / "times.csv", "--out", work / "b")
+    done = in_process("grade-batch", work / "class", *flags)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return _scores(json.loads((work / "b.json").read_text()))
+
+
+def by_dashboard(klass: Klass, work: Path) -> dict:
+    """Score the class with the dashboard's gradebook: each answer graded as the app grades it
+    and recorded as an attempt at its time, then the book of the store."""
+    catalog = discover(klass.course)
+    grader = Grader(_dataset(), catalog, _sandbox())
+    store = open_store(f"sqlite:///{work / 'progress.sqlite3'}", "routes")
+    profiles = {name: store.learners.add_profile(name) for name in sorted(EXPECTED)}
+    for (learner, item), code in klass.answers.items():
+        if item == PASS:
+            result, version = grader.grade_pass(code, "90_language"), ""
+            summary = result.message
+        else:
+            result, version = grader.grade(item, code), catalog.get(item).version
+            summary = result.summary_with_hint()
+        attempt = Attempt(
+            item, code, result.solved, summary, 0.0, 0.0, "default",
+            klass.times[learner, item], facts_of(result), version,
+        )  # fmt: skip
+        store.work.record_attempt(profiles[learner], attempt)
+    names = {p.id: name for name, p in profiles.items()}
+    answers = Answers(store).class_answers()
+    scores = _scores(json.loads(classbook.gradebook_files(answers, names, catalog)["json"]))
+    marks = recorded_marks(gradebook_facts(answers, names), catalog)  # what a push would send
+    assert scores == _by_learner(marks), "the book's marks are the scoring function's"
+    return scores
+
+
+ROUTES: dict[str, Callable[[Klass, Path], dict]] = {
+    "grade-batch": by_grade_batch,
+    "dashboard": by_dashboard,
+}  # issue 36: "lms": the scores the LMS push would send, from the same class
+
+
+def test_every_route_gives_the_same_scores(klass, tmp_path):
+    found = {}
+    for name, route in ROUTES.items():
+        (tmp_path / name).mkdir()
+        found[name] = route(klass, tmp_path / name)
+    for name, scores in found.items():
+        assert scores == EXPECTED, name
+
+
+def _scores(book: dict) -> dict:
+    """Return {learner: {item: points}} of a book, checking that each total is the sum."""
+    scores = {}
+    for learner in book["learners"]:
+        marks = {m["item"]: round(m["points"], 6) for m in learner["marks"]}
+        assert learner["points"] == pytest.approx(sum(marks.values())), learner["learner"]
+        scores[learner["learner"]] = marks
+    return scores
+
+
+def _by_learner(marks) -> dict:
+    """Return {learner: {item: points}} of the scoring function's marks."""
+    found: dict[str, dict] = {}
+    for m in marks:
+        found.setdefault(m.learner, {})[m.item] = round(m.points, 6)
+    return found
+
+
+def _dataset():
+    from data import default_dataset
+
+    return default_dataset()
+
+
+def _sandbox():
+    from grader.sandbox import default_sandbox
+
+    return default_sandbox()
