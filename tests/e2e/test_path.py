@@ -37,6 +37,15 @@ TIMEOUT_MS = 180_000
 SCRATCH_TITLE = "Scratchpad: try code on the lecture batch"
 UNTOUCHED, SOLVED_ICON = "radio_button_unchecked", "check_circle"  # Material icons' names
 NO_KEEPDIM = "dcounts_sum_inv = (counts * dprobs).sum(1)\n"
+SCRATCH = (
+    "x = counts * dprobs\nprint(tuple(x.shape))\n"
+    "print(probs.sum(1)[:3])\nprint(counts[0, :3])\nprint(Yb[:5])\n"
+)
+PRINTED = (  # each row of probs sums to 1; counts and Yb are the dataset's
+    r"tensor\(\[1\.0000, 1\.0000, 1\.0000\]\)",
+    r"tensor\(\[\d\.\d{4}, \d\.\d{4}, \d\.\d{4}\]\)",
+    r"tensor\(\[ *\d+, +\d+, +\d+, +\d+, +\d+\]\)",
+)
 WRONG_LINE = "dcounts = counts_sum_inv * dprobs * 2"
 
 
@@ -155,10 +164,18 @@ def test_the_scratchpad_stays_open_across_a_submission_and_runs_with_ctrl_enter(
     toggle = page.get_by_text(SCRATCH_TITLE)
     toggle.wait_for(timeout=TIMEOUT_MS)
     toggle.click()
+    caption = page.get_by_text("Runs in the sandbox with the tensors in scope", exact=False)
+    assert "dcounts_sum_inv" not in caption.inner_text(), "never the gradient to write"
     scratch = page.frame_locator(EDITOR).nth(1)
-    type_into(page, scratch, "x = counts * dprobs\nprint(tuple(x.shape))\n")
+    type_into(page, scratch, SCRATCH)
     page.keyboard.press("Control+Enter")
-    page.locator("code", has_text="(32, 27)").first.wait_for(timeout=TIMEOUT_MS)
+    printed = page.locator("code", has_text="(32, 27)").first
+    printed.wait_for(timeout=TIMEOUT_MS)
+    for values in PRINTED:  # what a scratchpad is for: values, not only shapes (issue 40)
+        assert re.search(values, printed.inner_text()), (values, printed.inner_text())
+    box = page.locator(".st-key-scratch-dcounts_sum_inv-box")
+    expect(box).to_contain_text("Ran on the main batch (not graded)")
+    assert box.get_by_test_id("stAlertContentError").count() == 0, "no refusal"
     font = scratch.locator(".ace_editor").evaluate("e => getComputedStyle(e).fontFamily")
     assert "mono" in font.lower(), font
     type_into(page, page.frame_locator(EDITOR).first, NO_KEEPDIM)
