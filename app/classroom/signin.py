@@ -27,6 +27,12 @@ VERDICT = "classroom:verdict"  # this browser's sign-in, as last checked: (time,
 FRESH = 1.0  # seconds a check serves the calls of one run (main.py starts each run afresh)
 NO_SIGN_IN = "no_sign_in"
 SIGN_OUT_FAILED = "classroom:sign_out_failed"
+# Streamlit ends the session at the provider too (OIDC RP-initiated logout) where it offers an
+# end-session endpoint: the provider's own page comes first, and may ask to confirm.
+SIGN_OUT = (
+    "Signing out also signs you out of your school's sign-in, whose own page may ask you to "
+    "confirm; it then brings you back here."
+)
 
 
 def enabled() -> bool:
@@ -96,7 +102,8 @@ def _auth() -> dict:
 
 def is_instructor() -> bool:
     """Return True if this session is the course's instructor: in the local mode whoever runs
-    the app (unless `NINJA_INSTRUCTOR=0`), in the classroom mode a signed-in instructor."""
+    the app with `NINJA_INSTRUCTOR=1` (off by default: a learner's copy), in the classroom mode a
+    signed-in instructor."""
     config = services.config()
     if not config.classroom:
         return config.instructor
@@ -158,6 +165,7 @@ def account_box() -> None:
         if st.session_state.pop(SIGN_OUT_FAILED, False):
             st.error("Signing out needs the progress database, which is not answering: try again.")
         st.button("Sign out", icon=":material/logout:", on_click=sign_out)
+        st.caption(SIGN_OUT)
 
 
 def sign_out() -> None:

@@ -77,11 +77,12 @@ class AppConfig:
         """Return True in the classroom mode (sign-in required)."""
         return self.mode == "classroom"
 
-    # Whether whoever opens the app is the course's instructor: the Problems page and the file
-    # problems on Home (server paths, answers' paths, mistake hints). Locally the person running
-    # the app is; a server for learners sets NINJA_INSTRUCTOR=0 (they see only that some
+    # Whether whoever opens the app is the course's instructor: the preview of an exercise as
+    # solved, the Dashboard, the Problems page and the file problems on Home (server paths,
+    # answers' paths, mistake hints). Off by default, so that a learner's own copy never offers
+    # an answer in one click; an instructor sets NINJA_INSTRUCTOR=1 (learners see only that some
     # exercises are withdrawn).
-    instructor: bool = True
+    instructor: bool = False
     # Classroom training workers (`python -m app.training`): runs at once per worker process, and
     # the seconds a worker may go without a heartbeat before its runs count as interrupted
     # (the replicas read it too, to say so).

@@ -28,7 +28,7 @@ def _progress() -> tuple:
     )
 
 
-def test_the_instructor_sees_the_exercise_as_solved_once_switched_on(fake):
+def test_the_instructor_sees_the_exercise_as_solved_once_switched_on(fake, instructor):
     exercise = discover().get(EXERCISE)
     at = page_test(EXERCISE).run()
     assert not at.exception and len(_switch(at)) == 1
@@ -43,7 +43,7 @@ def test_the_instructor_sees_the_exercise_as_solved_once_switched_on(fake):
     assert "**Not yet.**" in texts(at) or "**Solved.**" in texts(at)  # the grader's verdict
 
 
-def test_the_preview_records_nothing_and_grades_once(fake):
+def test_the_preview_records_nothing_and_grades_once(fake, instructor):
     at = page_test(EXERCISE).run()
     before = _progress()
     _switch(at)[0].set_value(True)
@@ -64,7 +64,7 @@ def test_a_learner_never_gets_the_preview(fake, monkeypatch, setting):
     assert fake.graded == []
 
 
-def test_without_a_reference_answer_the_preview_says_so(fake, tmp_path, monkeypatch):
+def test_without_a_reference_answer_the_preview_says_so(fake, tmp_path, monkeypatch, instructor):
     import shutil
 
     from grader.course import EXERCISES_DIR, SOLUTIONS_DIR

@@ -15,6 +15,7 @@ from app.classroom import ClassView
 from app.panels.auditlog import EMPTY
 from app.screens.instructor import LEARNERS, MARKS, NOBODY, TABS
 from app.storage import ATTEMPTED, SOLVED, Attempt, Facts, auditlog
+from app.views.dashboard import NO_MEDIAN, REFRESH
 
 from ..app_helpers import ROOT, TIMEOUT, page_test, texts
 
@@ -49,8 +50,11 @@ def _class():
         ada, _attempt("dlogprobs", False, "sign_flipped", "dlogprobs = -oops")
     )
     store.work.record_attempt(ada, _attempt("dlogprobs", True))
-    store.work.record_attempt(bob, _attempt("dprobs", False))
+    store.work.record_attempt(bob, _attempt("dprobs", False, TIMES_PROBS))
     store.work.record_event(bob, "dprobs", "hint")
+
+
+TIMES_PROBS = "multiplies_by_probs_where_the_log_s_derivative_divides"  # a listed mistake's id
 
 
 def dashboard(user: dict | None = None) -> AppTest:
@@ -99,10 +103,22 @@ def test_the_exercises_tab_counts_and_names_the_misconception_with_an_example(cl
     at = dashboard(IVY)
     per_item = at.dataframe[1].value.set_index("exercise")
     assert per_item.loc["dlogprobs", "solved"] == 1
-    assert per_item.loc["dlogprobs", "median attempts to solve"] == 2
-    assert per_item.loc["dlogprobs", "top misconception"] == "sign_flipped"
+    assert per_item.loc["dlogprobs", "median attempts to solve"] == "2"
+    assert per_item.loc["dlogprobs", "top misconception"] == "has the opposite sign"
     assert per_item.loc["dprobs", "attempted, not solved"] == 1
+    assert per_item.loc["dprobs", "median minutes to solve"] == NO_MEDIAN, "not None"
+    # a mistake the exercise lists, by its own id, in the words of its name
+    words = "multiplies by probs where the log's derivative divides"
+    assert per_item.loc["dprobs", "top misconception"] == words
+    labels = [e.label for e in at.expander]
+    assert f"dprobs: {words} (1 attempt(s), 1 learner(s))" in labels
     assert "dlogprobs = -oops" in [c.value for c in at.code]
+
+
+def test_the_dashboard_says_when_it_last_refreshed(classroom):
+    _class()
+    captions = [c.value for c in dashboard(IVY).caption]
+    assert any(c.startswith("Updated at ") and f"every {REFRESH} s" in c for c in captions)
 
 
 def test_a_learners_history_shows_each_attempt_and_hints(classroom):
@@ -156,8 +172,7 @@ def test_a_signed_out_visitor_is_refused(classroom):
     assert [e.value for e in at.error] == [LEARNERS] and not at.dataframe
 
 
-def test_a_local_learner_is_refused(app_env, fake, monkeypatch):
-    monkeypatch.setenv("NINJA_INSTRUCTOR", "0")
+def test_a_local_learner_is_refused(app_env, fake):  # the local mode's default
     at = dashboard()
     assert [e.value for e in at.error] == [LEARNERS] and not at.dataframe
 
@@ -168,7 +183,7 @@ def test_only_instructors_have_the_dashboard_in_the_navigation(classroom):
     assert "instructor" not in listed(sections({"is_logged_in": False}))
 
 
-def test_the_local_instructor_has_the_dashboard(app_env, fake):
+def test_the_local_instructor_has_the_dashboard(app_env, fake, instructor):
     _class()
     at = dashboard()
     assert not at.exception and not at.error
