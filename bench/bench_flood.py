@@ -140,7 +140,7 @@ def _attempts(state: dict, owner: str) -> int:
             "SELECT COUNT(*) FROM attempts a JOIN profiles p ON p.id = a.profile_id"
             " WHERE p.owner = %s",
             (owner,),
-        ).one()[0]
+        ).fetchone()[0]
 
 
 def _flood(state: dict, stop, done) -> None:
@@ -196,7 +196,7 @@ def _refusals(state: dict) -> dict:
             " (SELECT COUNT(*) FROM word_list_uploads u WHERE u.profile_id = p.id)"
             " FROM profiles p WHERE p.owner LIKE %s",
             ("% flood",),
-        ).one()
+        ).fetchone()
         hits = db.execute(
             "SELECT h.quota, h.count FROM quota_hits h JOIN profiles p ON p.id = h.profile_id"
             " WHERE p.owner LIKE %s",
