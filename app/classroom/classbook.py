@@ -89,7 +89,7 @@ class ItemSummary:
 
 def course_items(catalog: Catalog) -> tuple[str, ...]:
     """Return the course's items, the grid's columns: grade-batch's (exercises, whole passes)."""
-    return grader_gradebook.course_items(catalog)
+    return grader_gradebook.columns_of(catalog)
 
 
 def class_grid(learners: list[Learner], cells: list[Cell], columns: tuple[str, ...]) -> Grid:
@@ -142,12 +142,16 @@ def gradebook_names(learners: list[Learner]) -> dict[int, str]:
 
 
 def gradebook_files(
-    answers: list[Answer], names: dict[int, str], catalog: Catalog, references: dict | None = None
+    answers: list[Answer],
+    names: dict[int, str],
+    catalog: Catalog,
+    references: dict | None = None,
+    lms=None,
 ) -> dict[str, bytes]:
     """Return the gradebook's three files ('csv', 'wide.csv', 'json') as grade-batch writes
     them, scored by the one scoring function under the course's policy (answers.py), every
     learner named listed (those with no attempt too); references: {item: why its reference
-    answer fails}, named in the book."""
+    answer fails}, named in the book; lms: an LMS's roster export, its import file too."""
     return grader_gradebook.gradebook_files(
-        gradebook_facts(answers, names), list(names.values()), catalog, references
+        gradebook_facts(answers, names), list(names.values()), catalog, references, lms
     )

@@ -114,7 +114,8 @@ def references() -> dict[str, str]:
     return failed | {i: "" for i in services.proofs_pending() if i not in failed}
 
 
-def gradebook_files(names: dict[int, str], catalog: Catalog) -> dict[str, bytes]:
-    """Return the gradebook's three files, every recorded answer scored under the policy."""
+def gradebook_files(names: dict[int, str], catalog: Catalog, lms=None) -> dict[str, bytes]:
+    """Return the gradebook's three files, every recorded answer scored under the policy (and
+    with an LMS's roster export, its import file)."""
     answers = Answers(services.store()).class_answers()
-    return classbook.gradebook_files(answers, names, catalog, references())
+    return classbook.gradebook_files(answers, names, catalog, references(), lms)

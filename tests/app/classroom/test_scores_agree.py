@@ -18,6 +18,8 @@ credit per gradient; 10% a day late, never below 50%; bob has three more days fo
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import shutil
 from collections.abc import Callable
@@ -30,7 +32,7 @@ from app.classroom import classbook
 from app.classroom.answers import Answers, gradebook_facts
 from app.storage import Attempt, facts_of, open_store
 from grader import Grader, discover
-from grader.gradebook import recorded_marks
+from grader.gradebook import LmsRoster, recorded_marks
 
 from ...grader.cli_helpers import in_process  # grade-batch's main, here, on the shared sandbox
 
@@ -105,9 +107,13 @@ def by_grade_batch(klass: Klass, work: Path) -> dict:
         lines.append(f"{learner},{item},{klass.times[learner, item]}")
     (work / "times.csv").write_text("\n".join(lines) + "\n")
     flags = ("--exercises", klass.course, "--manifest", work / "times.csv", "--out", work / "b")
+    flags += ("--format", "canvas", "--roster", _canvas_roster(work))
     done = in_process("grade-batch", work / "class", *flags)
     assert done.returncode == 0, done.stdout + done.stderr
-    return _scores(json.loads((work / "b.json").read_text()))
+    scores = _scores(json.loads((work / "b.json").read_text()))
+    assert _canvas_scores((work / "b.canvas.csv").read_bytes()) == scores
+    assert scores.pop("dee") == {}, "the roster's student who sent nothing is in the book too"
+    return scores
 
 
 def by_dashboard(klass: Klass, work: Path) -> dict:
@@ -131,7 +137,10 @@ def by_dashboard(klass: Klass, work: Path) -> dict:
         store.work.record_attempt(profiles[learner], attempt)
     names = {p.id: name for name, p in profiles.items()}
     answers = Answers(store).class_answers()
-    scores = _scores(json.loads(classbook.gradebook_files(answers, names, catalog)["json"]))
+    roster = LmsRoster.read(_canvas_roster(work), "canvas")
+    files = classbook.gradebook_files(answers, names, catalog, lms=roster)
+    scores = _scores(json.loads(files["json"]))
+    assert _canvas_scores(files["canvas.csv"]) == scores | {"dee": {}}, "the LMS's download"
     marks = recorded_marks(gradebook_facts(answers, names), catalog)  # what a push would send
     assert scores == _by_learner(marks), "the book's marks are the scoring function's"
     return scores
@@ -150,6 +159,25 @@ def test_every_route_gives_the_same_scores(klass, tmp_path):
         found[name] = route(klass, tmp_path / name)
     for name, scores in found.items():
         assert scores == EXPECTED, name
+
+
+def _canvas_roster(work: Path) -> Path:
+    """Write a Canvas roster export of the class and dee, who sent nothing; return its path."""
+    lines = ["Student,ID,SIS User ID,SIS Login ID,Section"]
+    lines += [f"{n.title()},{i},S{i},{n},A" for i, n in enumerate((*EXPECTED, "dee"), 1)]
+    (work / "roster.csv").write_text("\n".join(lines) + "\n")
+    return work / "roster.csv"
+
+
+def _canvas_scores(raw: bytes) -> dict:
+    """Return {login id: {item: points}} of a Canvas import file (a blank cell: nothing)."""
+    rows = list(csv.DictReader(io.StringIO(raw.decode("utf-8-sig"))))
+    assert rows[0]["Student"] == "Points Possible"
+    fixed = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
+    return {
+        r["SIS Login ID"]: {k: float(v) for k, v in r.items() if k not in fixed and v}
+        for r in rows[1:]
+    }
 
 
 def _scores(book: dict) -> dict:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from app import services
-from app.panels import grading
+from app.panels import grading, lmsbook
 from grader.course.policy import Grading
 from grader.proving.prover import Finding
 
@@ -57,6 +57,7 @@ def test_the_dashboard_states_the_policy_and_names_a_failed_proof(course, monkey
     assert "Grading policy" in shown and grading.PARTIAL["per_gradient"] in shown
     assert "20% of the credit lost per day begun after the due time, never below 40%" in shown
     assert grading.REGRADES["keep_credit"] in shown and "**Extensions**: 1" in shown
+    assert "A book for your LMS" in shown and lmsbook.HOW in shown  # its roster upload (issue 36)
     items = next(d.value for d in at.dataframe if "points" in d.value.columns)
     dhr = items.set_index("item").loc["dhr"]
     assert (dhr["points"], dhr["due"]) == (3, "2026-03-01 12:00 UTC")
