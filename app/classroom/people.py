@@ -16,6 +16,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 LEARNER, INSTRUCTOR = "learner", "instructor"
+# LTI 1.3's course (membership) roles that make an instructor: Instructor (and its sub-roles,
+# TeachingAssistant among them) and ContentDeveloper. An institution-wide role does not: a
+# lecturer enrolled as a student in this course is a learner here.
+MEMBERSHIP = "http://purl.imsglobal.org/vocab/lis/v2/membership"
+LTI_INSTRUCTORS = (f"{MEMBERSHIP}#Instructor", f"{MEMBERSHIP}#ContentDeveloper")
 GROUP_CLAIMS = ("groups", "section")  # claims whose values put a learner in a group
 
 
@@ -41,9 +46,19 @@ def person(claims: Mapping, instructors: tuple[str, ...], claim: tuple[str, str]
         raise NoIdentity("The identity token has no issuer (iss) or subject (sub).")
     email = _email(claims)
     instructor = (email and email in instructors) or _has_claim(claims, claim)
+    instructor = instructor or lti_instructor(claims)
     name = claims.get("name") or email or subject
     role = INSTRUCTOR if instructor else LEARNER
     return Person(f"{issuer} {subject}", str(name), email, role, _groups(claims))
+
+
+def lti_instructor(claims: Mapping) -> bool:
+    """Return True for a person an LMS launched (provider "lti", whose claims only the tool's
+    launch writes) with an instructor's role in the course."""
+    if claims.get("provider") != "lti":
+        return False
+    roles = [r for r in claims.get("lti_roles", ()) if isinstance(r, str)]
+    return any(r in LTI_INSTRUCTORS or r.startswith(f"{MEMBERSHIP}/Instructor#") for r in roles)
 
 
 def _groups(claims: Mapping) -> tuple[str, ...]:

@@ -214,3 +214,23 @@ audit_log = sa.Table(  # what instructors did with learners' data: kept when a l
     sa.Index("audit_log_by_subject", "subject", "id"),
     sa.Index("audit_log_by_course", "course_id", "id"),
 )
+
+lti_registrations = sa.Table(  # an LMS that may launch the tool (LTI 1.3): added by a command
+    "lti_registrations",
+    metadata,
+    _text("issuer"),  # the platform's `iss`
+    _text("client_id"),  # the tool's id at the platform: the id_token's audience
+    _text("login_url"),  # the platform's OIDC authorization endpoint
+    _text("token_url"),  # its OAuth 2 token endpoint (AGS, NRPS)
+    _text("keys_url"),  # its JWKS: the keys its id_tokens are signed with
+    _text("deployments", "[]"),  # JSON: the deployment ids this tool is installed as
+    sa.PrimaryKeyConstraint("issuer", "client_id"),
+)
+
+lti_state = sa.Table(  # a launch's state, nonce and data: any replica may receive the launch
+    "lti_state",
+    metadata,
+    sa.Column("key", TEXT, primary_key=True),
+    _text("value"),  # JSON
+    _when("expires_at"),
+)

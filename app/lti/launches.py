@@ -1,0 +1,34 @@
+"""What a validated launch says, as plain values: the person (the platform's issuer and subject,
+as the classroom's OIDC identity; name, e-mail, LTI roles) in the claims Streamlit keeps in its
+signed user cookie, so that st.user, the classroom's door and the dashboard read it as they read
+an OIDC sign-in (app/classroom/people.py gives an LTI instructor role its rights).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+LTI = "lti"  # the provider a launch signs in with (st.user's `provider`)
+ROLES = "https://purl.imsglobal.org/spec/lti/claim/roles"
+CONTEXT = "https://purl.imsglobal.org/spec/lti/claim/context"
+
+
+def user_claims(launch: Mapping, origin: str) -> dict:
+    """Return the claims of Streamlit's user cookie for a validated launch's data."""
+    email = launch.get("email") if isinstance(launch.get("email"), str) else ""
+    name = launch.get("name") or " ".join(
+        str(launch[k]) for k in ("given_name", "family_name") if launch.get(k)
+    )
+    roles = [r for r in launch.get(ROLES, ()) if isinstance(r, str)]
+    context = launch.get(CONTEXT) or {}
+    return {
+        "iss": launch["iss"],
+        "sub": launch["sub"],
+        "name": name or email or launch["sub"],
+        "email": email,
+        "lti_roles": roles,
+        "section": context.get("title", "") if isinstance(context, Mapping) else "",
+        "provider": LTI,
+        "origin": origin,
+        "is_logged_in": True,
+    }

@@ -1,0 +1,41 @@
+"""Schema 14: LTI 1.3 (issue 36): the platforms (LMSs) registered to launch the tool, and each
+launch's state, nonce and data, kept here so that any replica may receive a launch and a nonce
+is consumed once (app/storage/lti.py).
+
+Revision ID: 0010_lti
+Revises: 0008
+"""
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0010_lti"
+down_revision = "0008"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    op.create_table(
+        "lti_registrations",
+        sa.Column("issuer", sa.Text(), nullable=False),
+        sa.Column("client_id", sa.Text(), nullable=False),
+        sa.Column("login_url", sa.Text(), nullable=False),
+        sa.Column("token_url", sa.Text(), nullable=False),
+        sa.Column("keys_url", sa.Text(), nullable=False),
+        sa.Column("deployments", sa.Text(), nullable=False, server_default="[]"),
+        sa.PrimaryKeyConstraint("issuer", "client_id"),
+    )
+    op.create_table(
+        "lti_state",
+        sa.Column("key", sa.Text(), primary_key=True),
+        sa.Column("value", sa.Text(), nullable=False),
+        sa.Column("expires_at", sa.Double(), nullable=False),
+    )
+    op.execute("UPDATE meta SET value = '14' WHERE key = 'schema_version'")
+
+
+def downgrade() -> None:
+    op.drop_table("lti_state")
+    op.drop_table("lti_registrations")
+    op.execute("UPDATE meta SET value = '13' WHERE key = 'schema_version'")

@@ -1,0 +1,144 @@
+"""LTI 1.3 launch (app/lti/, issue 36): a platform of our own on loopback (tests/app/lti/
+lms_platform.py: its keys served as a JWKS) starts the login, signs an id_token for the tool's
+nonce, and posts the launch; the tool checks it with its library, keeps state and nonces in the
+session's PostgreSQL, and signs the person in (Streamlit's user cookie: issuer and subject, LTI
+roles). Each bad launch is refused with a log line: wrong kid, expired, wrong audience, unknown
+deployment, forged signature, missing state cookie, replayed, an unknown platform."""
+
+from __future__ import annotations
+
+import json
+import logging
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from starlette.applications import Starlette
+from starlette.testclient import TestClient
+
+from app import lti
+from app.classroom.people import INSTRUCTOR, LEARNER, person
+from app.storage import open_store
+from app.storage.engine import make_engine
+from app.storage.schema import upgrade
+
+from .lms_platform import INSTRUCTOR as LTI_INSTRUCTOR
+from .lms_platform import ISSUER, Platform
+
+
+@pytest.fixture(scope="module")
+def platform():
+    found = Platform()
+    yield found
+    found.close()
+
+
+@pytest.fixture(scope="module")
+def database(postgres, platform):
+    """Return a database of the tool's, upgraded, with the platform registered."""
+    url = postgres.new_database()
+    upgrade(make_engine(url))
+    store = open_store(url, "default")
+    store.lti.add(platform.registration())
+    store.engine.dispose()
+    return url
+
+
+@pytest.fixture
+def tool(database, tmp_path, monkeypatch):
+    """Return a client of the LTI routes on the tool's database."""
+    monkeypatch.setenv("NINJA_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("NINJA_DATABASE_URL", database)
+    return TestClient(Starlette(routes=lti.ROUTES))
+
+
+def _login(tool: TestClient, platform: Platform) -> dict:
+    """Start a launch; return the query the tool sent to the platform's authorization."""
+    started = tool.get("/lti/login", params=platform.login_params(), follow_redirects=False)
+    assert started.status_code == 302, started.text
+    assert started.headers["location"].startswith(platform.login_url)
+    return {k: v[0] for k, v in parse_qs(urlsplit(started.headers["location"]).query).items()}
+
+
+def _launch(tool: TestClient, state: str, token: str):
+    form = {"id_token": token, "state": state}
+    return tool.post("/lti/launch", data=form, follow_redirects=False)
+
+
+def _user(response) -> dict:
+    """Return the claims of Streamlit's user cookie that a launch set."""
+    from streamlit.web.server.server_util import get_cookie_secret
+    from streamlit.web.server.starlette.starlette_app_utils import decode_signed_value
+
+    value = response.cookies["_streamlit_user"].encode("latin-1")
+    return json.loads(decode_signed_value(get_cookie_secret(), "_streamlit_user", value))
+
+
+@pytest.mark.parametrize(("role", "expected"), [(LTI_INSTRUCTOR, INSTRUCTOR), (None, LEARNER)])
+def test_a_launch_signs_the_person_in_by_issuer_and_subject(tool, platform, role, expected):
+    asked = _login(tool, platform)
+    assert asked["redirect_uri"] == "http://testserver/lti/launch" and asked["nonce"]
+    roles = {"role": role} if role else {}
+    opened = _launch(tool, asked["state"], platform.id_token(asked["nonce"], **roles))
+    assert opened.status_code == 303 and opened.headers["location"] == "/", opened.text
+    claims = _user(opened)
+    assert (claims["iss"], claims["sub"], claims["provider"]) == (ISSUER, "user-42", "lti")
+    who = person(claims, instructors=(), claim=None)
+    assert (who.identity, who.role) == (f"{ISSUER} user-42", expected)
+    assert who.groups == ("Deep Learning 101",) and who.email == "ada@uni.test"
+
+
+def test_a_replayed_launch_is_refused(tool, platform, caplog):
+    asked = _login(tool, platform)
+    token = platform.id_token(asked["nonce"])
+    assert _launch(tool, asked["state"], token).status_code == 303
+    with caplog.at_level(logging.WARNING, "app.lti"):
+        again = _launch(tool, asked["state"], token)
+    assert again.status_code == 400 and "_streamlit_user" not in again.cookies
+    assert "LTI launch refused: Invalid Nonce." in caplog.text
+
+
+BAD = {
+    "wrong kid": ({"sign_with": "stranger"}, "Unable to find public key"),
+    "forged signature": ({"sign_with": "forger"}, "Signature verification failed"),
+    "expired": ({"exp": 1_000_000_000}, "Signature has expired"),
+    "wrong audience": ({"aud": "someone-else"}, "[client_id=someone-else] not found"),
+    "unknown deployment": (
+        {"https://purl.imsglobal.org/spec/lti/claim/deployment_id": "d-9"},
+        'The deployment ID "d-9" is not recognised',
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_a_bad_id_token_is_refused_with_its_reason(tool, platform, caplog, case):
+    changes, reason = BAD[case]
+    if "sign_with" in changes:
+        changes = {"sign_with": getattr(platform, changes["sign_with"])}
+    asked = _login(tool, platform)
+    with caplog.at_level(logging.WARNING, "app.lti"):
+        refused = _launch(tool, asked["state"], platform.id_token(asked["nonce"], **changes))
+    assert refused.status_code == 400 and "_streamlit_user" not in refused.cookies
+    assert reason in refused.text and "LTI launch refused: " in caplog.text
+    assert reason in caplog.records[-1].getMessage()
+
+
+def test_a_launch_without_its_state_cookie_is_refused(tool, platform, caplog):
+    asked = _login(tool, platform)
+    tool.cookies.clear()  # another browser: the state cookie is not there
+    with caplog.at_level(logging.WARNING, "app.lti"):
+        refused = _launch(tool, asked["state"], platform.id_token(asked["nonce"]))
+    assert refused.status_code == 400 and "LTI launch refused: State not found" in caplog.text
+
+
+def test_a_login_from_an_unknown_platform_is_refused(tool, platform, caplog):
+    params = platform.login_params() | {"iss": "https://elsewhere.test"}
+    with caplog.at_level(logging.WARNING, "app.lti"):
+        refused = tool.get("/lti/login", params=params, follow_redirects=False)
+    assert refused.status_code == 400 and "LTI login refused" in caplog.text
+
+
+def test_the_tool_publishes_its_configuration(tool):
+    config = tool.get("/lti/config.json").json()
+    assert config["oidc_initiation_url"] == "http://testserver/lti/login"
+    assert config["target_link_uri"] == "http://testserver/lti/launch"
+    assert tool.get("/lti/jwks").json() == {"keys": []}, "no key in the secrets: none published"
