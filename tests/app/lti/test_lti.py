@@ -25,6 +25,13 @@ from .lms_platform import INSTRUCTOR as LTI_INSTRUCTOR
 from .lms_platform import ISSUER, Platform
 
 
+@pytest.fixture(autouse=True)
+def lti_log(monkeypatch):
+    """Hear app.lti's log lines even after import-linter's dictConfig (tests/test_layers.py, in
+    this process) disabled every logger that existed then."""
+    monkeypatch.setattr(logging.getLogger("app.lti"), "disabled", False)
+
+
 @pytest.fixture(scope="module")
 def platform():
     found = Platform()
