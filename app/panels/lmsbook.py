@@ -2,7 +2,7 @@
 LMS's roster export, picks the LMS, and downloads its import file, scored by the one scoring
 function as grade-batch's `--format` writes it (grader/gradebook/lms.py, docs/gradebook.md).
 
-    >>> lmsbook.render(names, catalog)   # a section of the dashboard's Gradebook tab
+    >>> lmsbook.render(names, catalog, learners)   # a section of the dashboard's Gradebook tab
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from grader import BadInput
 from grader.gradebook import LmsRoster
 
 if TYPE_CHECKING:
+    from app.classroom.classview import Learner
     from grader import Catalog
 
 NAMES = {"canvas": "Canvas", "moodle": "Moodle", "blackboard": "Blackboard"}
@@ -27,8 +28,9 @@ HOW = (
 )
 
 
-def render(names: dict[int, str], catalog: Catalog) -> None:
-    """Draw the LMS's roster upload and its import file's download."""
+def render(names: dict[int, str], catalog: Catalog, learners: list[Learner] = ()) -> None:
+    """Draw the LMS's roster upload and its import file's download (names: each learner's key,
+    as the gradebook names them; learners: to show their names)."""
     st.subheader("A book for your LMS")
     st.caption(HOW)
     lms = st.selectbox("LMS", LmsRoster.FORMATS, format_func=NAMES.get, key="lms_format")
@@ -40,8 +42,8 @@ def render(names: dict[int, str], catalog: Catalog) -> None:
     except BadInput as err:
         st.error(str(err), icon=":material/error:")
         return
-    learners = list(names.values())
-    unknown = roster.unmatched(learners)
+    keys = list(names.values())
+    unknown = roster.unmatched(keys)
     st.markdown(
         f"{len(roster.students)} student(s) on the roster; {len(unknown)} learner(s) on none."
     )
@@ -50,8 +52,8 @@ def render(names: dict[int, str], catalog: Catalog) -> None:
     who, suffix = auditlog.actor(), f"{lms}.csv"
 
     def file() -> bytes:  # built when the button is pressed
-        auditlog.gradebook_downloaded(who, f"gradebook.{suffix}", len(learners))
-        return grading.gradebook_files(names, catalog, roster)[suffix]
+        auditlog.gradebook_downloaded(who, f"gradebook.{suffix}", len(keys))
+        return grading.gradebook_files(names, catalog, learners, lms=roster)[suffix]
 
     st.download_button(
         f"Download gradebook.{suffix}",

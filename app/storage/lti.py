@@ -1,7 +1,8 @@
 """LTI 1.3's rows (a part of the store: `store.lti`): the platforms registered to launch the tool,
 and each launch's state, nonce and data with an expiry. A nonce is consumed once: the second
 launch that carries it finds nothing and is refused (a replayed launch), whichever replica it
-reaches. The tool's adapters (app/lti/) read and write these; nothing here knows LTI's rules.
+reaches. The tool's adapters (app/classroom/lti/) read and write these; nothing here knows
+LTI's rules.
 
     >>> store.lti.add(Registration("https://lms.uni.edu", "tool-7", login, token, keys, ("d1",)))
     >>> store.lti.put("nonce-abc", True, lifetime=3600)

@@ -1,22 +1,24 @@
-"""LTI 1.3 launch (app/lti/, issue 36): a platform of our own on loopback (tests/app/lti/
-lms_platform.py: its keys served as a JWKS) starts the login, signs an id_token for the tool's
-nonce, and posts the launch; the tool checks it with its library, keeps state and nonces in the
-session's PostgreSQL, and signs the person in (Streamlit's user cookie: issuer and subject, LTI
-roles). Each bad launch is refused with a log line: wrong kid, expired, wrong audience, unknown
-deployment, forged signature, missing state cookie, replayed, an unknown platform."""
+"""LTI 1.3 launch (app/classroom/lti/, issue 36): a platform of our own on loopback
+(tests/app/lti/lms_platform.py: its keys served as a JWKS) starts the login, signs an id_token
+for the tool's nonce, and posts the launch; the tool checks it with its library, keeps state and
+nonces in the session's PostgreSQL, and signs the person in (Streamlit's user cookie: issuer and
+subject, LTI roles). Each bad launch is refused with a log line: wrong kid, expired, wrong
+audience, unknown deployment, forged signature, missing state cookie, replayed, an unknown
+platform."""
 
 from __future__ import annotations
 
 import json
 import logging
+import time
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from app import lti
-from app.classroom.people import INSTRUCTOR, LEARNER, person
+from app.classroom import lti, sessions
+from app.classroom.people import INSTRUCTOR, LEARNER, Trust, person
 from app.storage import open_store
 from app.storage.engine import make_engine
 from app.storage.schema import upgrade
@@ -89,8 +91,9 @@ def test_a_launch_signs_the_person_in_by_issuer_and_subject(tool, platform, role
     assert opened.status_code == 303 and opened.headers["location"] == "/", opened.text
     claims = _user(opened)
     assert (claims["iss"], claims["sub"], claims["provider"]) == (ISSUER, "user-42", "lti")
-    who = person(claims, instructors=(), claim=None)
+    who = person(claims, Trust(issuer="https://id.uni.test"))  # the school's own sign-in's
     assert (who.identity, who.role) == (f"{ISSUER} user-42", expected)
+    assert sessions.seen(claims, who.identity).issued <= time.time(), "a sign-in the server keeps"
     assert who.groups == ("Deep Learning 101",) and who.email == "ada@uni.test"
 
 

@@ -1,5 +1,5 @@
-"""LTI 1.3's command line (app/lti/__main__.py): a registration added and listed, and a new key
-pair whose public half /lti/jwks publishes (app/lti/keys.py)."""
+"""LTI 1.3's command line (app/classroom/lti/__main__.py): a registration added and listed, and a
+new key pair whose public half /lti/jwks publishes (app/classroom/lti/keys.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import tomllib
 import jwt
 from jwcrypto.jwk import JWK
 
-from app.lti import keys
-from app.lti.__main__ import main
+from app.classroom.lti import keys
+from app.classroom.lti.__main__ import main
 
 
 def test_a_registration_is_added_once_and_listed(tmp_path, capsys):

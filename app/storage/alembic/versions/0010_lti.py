@@ -1,16 +1,16 @@
-"""Schema 14: LTI 1.3 (issue 36): the platforms (LMSs) registered to launch the tool, and each
+"""Schema 15: LTI 1.3 (issue 36): the platforms (LMSs) registered to launch the tool, and each
 launch's state, nonce and data, kept here so that any replica may receive a launch and a nonce
 is consumed once (app/storage/lti.py).
 
 Revision ID: 0010_lti
-Revises: 0008
+Revises: 0009
 """
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0010_lti"
-down_revision = "0008"
+down_revision = "0009"
 branch_labels = None
 depends_on = None
 
@@ -32,10 +32,10 @@ def upgrade() -> None:
         sa.Column("value", sa.Text(), nullable=False),
         sa.Column("expires_at", sa.Double(), nullable=False),
     )
-    op.execute("UPDATE meta SET value = '14' WHERE key = 'schema_version'")
+    op.execute("UPDATE meta SET value = '15' WHERE key = 'schema_version'")
 
 
 def downgrade() -> None:
     op.drop_table("lti_state")
     op.drop_table("lti_registrations")
-    op.execute("UPDATE meta SET value = '13' WHERE key = 'schema_version'")
+    op.execute("UPDATE meta SET value = '14' WHERE key = 'schema_version'")

@@ -4,10 +4,10 @@ the pages (app/server.py); adapters.py hands the maintained library (pylti1p3nex
 cookies and the database's state; launches.py turns a checked launch into the claims of
 Streamlit's user cookie; keys.py is the tool's key pair from the secrets.
 
-    >>> from app.lti import ROUTES   # app/server.py: routes=[..., *ROUTES]
+    >>> from app.classroom.lti import ROUTES   # app/server.py: routes=[..., *ROUTES]
 """
 
-from app.lti.launches import LTI, user_claims
-from app.lti.routes import ROUTES
+from app.classroom.lti.launches import LTI, user_claims
+from app.classroom.lti.routes import ROUTES
 
 __all__ = ["LTI", "ROUTES", "user_claims"]

@@ -1,7 +1,8 @@
 """What a validated launch says, as plain values: the person (the platform's issuer and subject,
 as the classroom's OIDC identity; name, e-mail, LTI roles) in the claims Streamlit keeps in its
 signed user cookie, so that st.user, the classroom's door and the dashboard read it as they read
-an OIDC sign-in (app/classroom/people.py gives an LTI instructor role its rights).
+an OIDC sign-in (app/classroom/people.py gives an LTI instructor role its rights), and the
+sign-in's `iat` and `nonce`, which name its row of kept sign-ins (app/classroom/sessions.py).
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ def user_claims(launch: Mapping, origin: str) -> dict:
     return {
         "iss": launch["iss"],
         "sub": launch["sub"],
+        "iat": launch["iat"],  # with the nonce, names this sign-in's row (sessions.py)
+        "nonce": launch["nonce"],
         "name": name or email or launch["sub"],
         "email": email,
         "lti_roles": roles,

@@ -21,8 +21,8 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 
 from app import services
-from app.lti import adapters, keys
-from app.lti.launches import user_claims
+from app.classroom.lti import adapters, keys
+from app.classroom.lti.launches import user_claims
 
 log = logging.getLogger("app.lti")
 REFUSALS = (OIDCException, LtiException, ToolConfException)  # the library's, each with its reason

@@ -1,9 +1,10 @@
-"""LTI 1.3's command line (docs/lms.md): `python -m app.lti <verb>`.
+"""LTI 1.3's command line (docs/lms.md): `python -m app.classroom.lti <verb>`.
 
-    python -m app.lti register --issuer https://canvas.instructure.com --client-id 1000000001 \\
-        --login-url URL --token-url URL --keys-url URL --deployment 7:abc   # an LMS may launch
-    python -m app.lti list                                  # the registered LMSs, as JSON
-    python -m app.lti new-key                               # a key pair for .streamlit/secrets.toml
+    python -m app.classroom.lti register --issuer https://canvas.instructure.com \\
+        --client-id 1000000001 --login-url URL --token-url URL --keys-url URL \\
+        --deployment 7:abc                      # an LMS may launch the tool
+    python -m app.classroom.lti list            # the registered LMSs, as JSON
+    python -m app.classroom.lti new-key         # a key pair for .streamlit/secrets.toml
 
 The database is `NINJA_DATABASE_URL` (or the local default), or `--url`. `new-key` prints the
 `[lti]` section to paste into the secrets file (never into git); a new kid replaces the old one
@@ -66,7 +67,9 @@ def _new_key(args: argparse.Namespace) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m app.lti", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m app.classroom.lti", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("--url", help="the database (default: NINJA_DATABASE_URL)")
     verbs = parser.add_subparsers(required=True)
     added = verbs.add_parser("register", help="let an LMS launch the tool")
