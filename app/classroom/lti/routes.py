@@ -66,9 +66,20 @@ async def login(request: Request) -> Response:
         return _refused("login", err)
 
 
+FRAMED = (
+    "Your LMS opened Backprop Ninja inside its own page, where browsers block the sign-in. "
+    "Open the link in a new tab (right click, Open in new tab), and ask your instructor to set "
+    "it to open in a new window."
+)
+
+
 async def launch(request: Request) -> Response:
     """Check the platform's id_token; sign its person in (Streamlit's user cookie) and open the
-    app; refuse anything the check does not pass."""
+    app; refuse anything the check does not pass, and a launch inside a frame (its browser
+    says so: Sec-Fetch-Dest), where the sign-in cookie would be blocked."""
+    if request.headers.get("sec-fetch-dest") == "iframe":
+        log.warning("LTI launch refused: opened inside a frame")
+        return HTMLResponse(f"<p>{FRAMED}</p>", status_code=400, headers=NO_STORE)
     lti = await _request(request)
 
     def checked() -> dict:

@@ -140,6 +140,17 @@ def test_a_launch_without_its_state_cookie_is_refused(tool, platform, caplog):
     assert refused.status_code == 400 and "LTI launch refused: State not found" in caplog.text
 
 
+def test_a_launch_inside_a_frame_says_to_open_a_new_window(tool, platform, caplog):
+    asked = _login(tool, platform)
+    framed = {"Sec-Fetch-Dest": "iframe"}  # what a browser sends for a frame's navigation
+    form = {"id_token": platform.id_token(asked["nonce"]), "state": asked["state"]}
+    with caplog.at_level(logging.WARNING, "app.lti"):
+        refused = tool.post("/lti/launch", data=form, headers=framed, follow_redirects=False)
+    assert refused.status_code == 400 and "Open the link in a new tab" in refused.text
+    assert "LTI launch refused: opened inside a frame" in caplog.text
+    assert _launch(tool, asked["state"], form["id_token"]).status_code == 303, "nonce kept"
+
+
 def test_a_login_from_an_unknown_platform_is_refused(tool, platform, caplog):
     params = platform.login_params() | {"iss": "https://elsewhere.test"}
     with caplog.at_level(logging.WARNING, "app.lti"):
