@@ -31,6 +31,51 @@ ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.ex
 """
 
 
+LINK = """
+INSERT INTO lti_links (identity, resource_link, issuer, client_id, user_id, lineitems, updated_at)
+VALUES (:identity, :resource_link, :issuer, :client_id, :user_id, :lineitems, :at)
+ON CONFLICT (identity, resource_link) DO UPDATE SET issuer = excluded.issuer,
+    client_id = excluded.client_id, user_id = excluded.user_id, lineitems = excluded.lineitems,
+    updated_at = excluded.updated_at
+"""
+PUSHED = (
+    "INSERT INTO lti_pushes (identity, item, points, out_of, at, status, answer)"
+    " VALUES (:identity, :item, :points, :out_of, :at, :status, :answer)"
+)
+
+
+@dataclass(frozen=True)
+class Link:
+    """Where a launched person's scores go: the LMS's link they came from, who they are there
+    (user_id) and its line items' URL (AGS)."""
+
+    identity: str
+    resource_link: str
+    issuer: str
+    client_id: str
+    user_id: str
+    lineitems: str
+
+
+@dataclass(frozen=True)
+class Pushed:
+    """One score sent: whose, which item, its points out of what, when, and the LMS's answer
+    (its HTTP status, 0 when not reached; its reason when it refused)."""
+
+    identity: str
+    item: str
+    points: float
+    out_of: float
+    at: float
+    status: int
+    answer: str = ""
+
+    @property
+    def ok(self) -> bool:
+        """Return whether the LMS took the score."""
+        return 200 <= self.status < 300
+
+
 @dataclass(frozen=True)
 class Registration:
     """A platform allowed to launch the tool: its issuer, the tool's client id there, its
@@ -61,6 +106,37 @@ class Lti(Part):
                 " FROM lti_registrations ORDER BY issuer, client_id"
             ).fetchall()
         return [Registration(*r[:5], tuple(json.loads(r[5]))) for r in rows]
+
+    def link(self, link: Link) -> None:
+        """Keep where a launched person's scores go (the latest launch from a link wins)."""
+        with self._db() as db:
+            db.execute(LINK, vars(link) | {"at": time.time()})
+
+    def links(self, identity: str) -> list[Link]:
+        """Return the links a person launched from, by resource link."""
+        with self._db() as db:
+            rows = db.execute(
+                "SELECT identity, resource_link, issuer, client_id, user_id, lineitems"
+                " FROM lti_links WHERE identity = :who ORDER BY resource_link",
+                {"who": identity},
+            ).fetchall()
+        return [Link(*r) for r in rows]
+
+    def record(self, pushed: list[Pushed]) -> None:
+        """Record scores sent, with the LMS's answers."""
+        if pushed:
+            with self._db() as db:
+                db.executemany(PUSHED, [vars(p) for p in pushed])
+
+    def pushes(self, limit: int = 500) -> list[Pushed]:
+        """Return the latest scores sent, newest first."""
+        with self._db() as db:
+            rows = db.execute(
+                "SELECT identity, item, points, out_of, at, status, answer FROM lti_pushes"
+                " ORDER BY id DESC LIMIT :n",
+                {"n": limit},
+            ).fetchall()
+        return [Pushed(*r) for r in rows]
 
     def put(self, key: str, value: object, lifetime: float) -> None:
         """Keep a value (JSON) under key for lifetime seconds; drop what has expired."""

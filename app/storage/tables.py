@@ -266,3 +266,30 @@ lti_state = sa.Table(  # a launch's state, nonce and data: any replica may recei
     _text("value"),  # JSON
     _when("expires_at"),
 )
+
+lti_links = sa.Table(  # where a launched person's scores go: their LMS's line items (AGS)
+    "lti_links",
+    metadata,
+    _text("identity"),  # "<issuer> <subject>", as the classroom's people
+    _text("resource_link"),  # the LMS's link the person launched from
+    _text("issuer"),
+    _text("client_id"),
+    _text("user_id"),  # the person's id at the LMS (the launch's `sub`)
+    _text("lineitems"),  # the line items' URL of the link's context
+    _when("updated_at"),
+    sa.PrimaryKeyConstraint("identity", "resource_link"),
+)
+
+lti_pushes = sa.Table(  # each score sent to an LMS, with its answer (the dashboard lists failures)
+    "lti_pushes",
+    metadata,
+    sa.Column("id", WHOLE, primary_key=True),
+    _text("identity"),
+    _text("item"),
+    sa.Column("points", NUMBER, nullable=False),
+    sa.Column("out_of", NUMBER, nullable=False),
+    _when("at"),
+    sa.Column("status", WHOLE, nullable=False),  # the LMS's HTTP status; 0: not reached
+    _text("answer", ""),  # the LMS's reason, in its words, when it refused
+    sa.Index("lti_pushes_by_identity", "identity", "id"),
+)

@@ -9,9 +9,25 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from app.storage.lti import Link
+
 LTI = "lti"  # the provider a launch signs in with (st.user's `provider`)
 ROLES = "https://purl.imsglobal.org/spec/lti/claim/roles"
 CONTEXT = "https://purl.imsglobal.org/spec/lti/claim/context"
+LINK = "https://purl.imsglobal.org/spec/lti/claim/resource_link"
+AGS = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
+
+
+def link_of(launch: Mapping) -> Link | None:
+    """Return where the launched person's scores go (the launch's link and its line items'
+    URL), or None when the LMS offers no grade service for it."""
+    endpoint, link = launch.get(AGS) or {}, launch.get(LINK) or {}
+    lineitems, link_id = endpoint.get("lineitems"), link.get("id")
+    if not (isinstance(lineitems, str) and isinstance(link_id, str)):
+        return None
+    identity = f"{launch['iss']} {launch['sub']}"
+    audience = launch["aud"][0] if isinstance(launch["aud"], list) else launch["aud"]
+    return Link(identity, link_id, launch["iss"], audience, launch["sub"], lineitems)
 
 
 def user_claims(launch: Mapping, origin: str) -> dict:

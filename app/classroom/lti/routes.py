@@ -22,7 +22,7 @@ from starlette.routing import Route
 
 from app import services
 from app.classroom.lti import adapters, keys
-from app.classroom.lti.launches import user_claims
+from app.classroom.lti.launches import link_of, user_claims
 
 log = logging.getLogger("app.lti")
 REFUSALS = (OIDCException, LtiException, ToolConfException)  # the library's, each with its reason
@@ -85,7 +85,11 @@ async def launch(request: Request) -> Response:
     def checked() -> dict:
         rows = services.store().lti
         conf = adapters.tool_config(rows.registrations())
-        return adapters.Launch(lti, conf, **adapters.services(lti, rows)).get_launch_data()
+        data = adapters.Launch(lti, conf, **adapters.services(lti, rows)).get_launch_data()
+        link = link_of(data)
+        if link is not None:
+            rows.link(link)  # where this person's scores go (grades.py)
+        return data
 
     try:
         data = await run_in_threadpool(checked)

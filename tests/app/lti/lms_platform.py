@@ -1,6 +1,8 @@
 """A small LTI 1.3 platform of our own, on loopback: its key pair, its key set (JWKS) served over
-HTTP, its authorization step (an id_token for the nonce the tool sent), for the tool's tests.
-The tool fetches the key set with its library, as it would from Canvas or Moodle."""
+HTTP, its authorization step (an id_token for the nonce the tool sent), and its grade services:
+a token endpoint (the tool's signed client assertion checked against the tool's public key),
+line items and scores, kept in memory. The tool reaches them with its library, as it would
+Canvas or Moodle. `refuse_scores = (404, "not a student")` makes the scores endpoint refuse."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import threading
 import time
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs
 
 import jwt
 from jwcrypto.jwk import JWK
@@ -31,27 +34,79 @@ class Platform:
         self.url = f"http://127.0.0.1:{self.server.server_port}"
         self.keys_url, self.login_url = f"{self.url}/jwks", f"{self.url}/authorize"
         self.token_url = f"{self.url}/token"
+        self.lineitems_url = f"{self.url}/lineitems"
+        self.tool_key: JWK | None = None  # the tool's public key, given at registration
+        self.lineitems: list[dict] = []
+        self.scores: dict[str, list[dict]] = {}  # by line item id
+        self.refuse_scores: tuple[int, str] | None = None
 
     def close(self) -> None:
         self.server.shutdown()
         self.server.server_close()
 
     def _handler(self):
-        published = {"keys": [json.loads(self.key.export_public()) | {"alg": "RS256"}]}
+        platform = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self):  # noqa: N802 (http.server's name)
-                body = json.dumps(published).encode()
-                self.send_response(200 if self.path == "/jwks" else 404)
+                self._answer(*platform.get(self.path, self.headers))
+
+            def do_POST(self):  # noqa: N802
+                raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                self._answer(*platform.post(self.path, self.headers, raw.decode()))
+
+            def _answer(self, status: int, body: object):
+                data = body.encode() if isinstance(body, str) else json.dumps(body).encode()
+                self.send_response(status)
                 self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
+                self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
-                self.wfile.write(body)
+                self.wfile.write(data)
 
             def log_message(self, *args):
                 pass
 
         return Handler
+
+    def get(self, path: str, headers) -> tuple[int, object]:
+        """Answer a GET: the key set, or (with a token) the line items."""
+        if path == "/jwks":
+            return 200, {"keys": [json.loads(self.key.export_public()) | {"alg": "RS256"}]}
+        if path.startswith("/lineitems") and self._authorized(headers):
+            return 200, self.lineitems
+        return 401, "unauthorized"
+
+    def post(self, path: str, headers, body: str) -> tuple[int, object]:
+        """Answer a POST: a token for a signed client assertion, a new line item, a score."""
+        if path == "/token":
+            return self._token(parse_qs(body))
+        if not self._authorized(headers):
+            return 401, "unauthorized"
+        if path == "/lineitems":
+            item = json.loads(body) | {"id": f"{self.lineitems_url}/{len(self.lineitems) + 1}"}
+            self.lineitems.append(item)
+            return 201, item
+        if path.startswith("/lineitems/") and path.endswith("/scores"):
+            if self.refuse_scores:
+                return self.refuse_scores
+            self.scores.setdefault(f"{self.url}{path[: -len('/scores')]}", []).append(
+                json.loads(body)
+            )
+            return 200, {}
+        return 404, "no such endpoint"
+
+    def _token(self, form: dict) -> tuple[int, object]:
+        """Return an access token for a client assertion signed with the tool's key."""
+        assertion = form.get("client_assertion", [""])[0]
+        try:
+            public = self.tool_key.export_to_pem()
+            jwt.decode(assertion, public, algorithms=["RS256"], audience=self.token_url)
+        except (jwt.InvalidTokenError, AttributeError):
+            return 401, {"error": "invalid_client"}
+        return 200, {"access_token": "token-1", "token_type": "Bearer", "expires_in": 3600}
+
+    def _authorized(self, headers) -> bool:
+        return headers.get("Authorization") == "Bearer token-1"
 
     def id_token(self, nonce: str, role: str = LEARNER, sign_with=None, **changes) -> str:
         """Return an id_token of a resource link launch for nonce, signed with the platform's
@@ -67,6 +122,13 @@ class Platform:
             f"{CLAIM}resource_link": {"id": "link-1", "title": "Backprop Ninja"},
             f"{CLAIM}target_link_uri": "http://testserver/lti/launch",
             f"{CLAIM}context": {"id": "course-7", "title": "Deep Learning 101"},
+            "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint": {
+                "lineitems": self.lineitems_url,
+                "scope": [
+                    "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem",
+                    "https://purl.imsglobal.org/spec/lti-ags/scope/score",
+                ],
+            },
         }  # fmt: skip
         claims |= changes
         claims = {k: v for k, v in claims.items() if v is not None}

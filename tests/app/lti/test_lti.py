@@ -14,17 +14,24 @@ import time
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from jwcrypto.jwk import JWK
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from app.classroom import lti, sessions
+from app.classroom.lti import grades
 from app.classroom.people import INSTRUCTOR, LEARNER, Trust, person
 from app.storage import open_store
 from app.storage.engine import make_engine
 from app.storage.schema import upgrade
+from grader.course import Course
+from grader.course.policy import Grading
+from grader.gradebook import Submission, Verdict, score
 
 from .lms_platform import INSTRUCTOR as LTI_INSTRUCTOR
 from .lms_platform import ISSUER, Platform
+
+PASS = "whole_pass:01_mlp"
 
 
 @pytest.fixture(autouse=True)
@@ -163,3 +170,57 @@ def test_the_tool_publishes_its_configuration(tool):
     assert config["oidc_initiation_url"] == "http://testserver/lti/login"
     assert config["target_link_uri"] == "http://testserver/lti/launch"
     assert tool.get("/lti/jwks").json() == {"keys": []}, "no key in the secrets: none published"
+
+
+@pytest.fixture(scope="module")
+def tool_key(platform) -> tuple[str, str]:
+    """Return the tool's key pair (PEM, kid), its public half given to the platform."""
+    key = JWK.generate(kty="RSA", size=2048, kid="tool-1")
+    platform.tool_key = JWK.from_json(key.export_public())
+    return key.export_to_pem(private_key=True, password=None).decode(), "tool-1"
+
+
+def _marks(right: int) -> list:
+    """Return the one scoring function's marks of a learner: dh solved (2 points), the whole
+    pass with `right` of 10 gradients right (4 points, partial credit per gradient)."""
+    course = Course(points=(("dh", 2), (PASS, 4)), grading=Grading(partial_credit="per_gradient"))
+    answers = [
+        Submission("ada", "dh", (Verdict("solved"),)),
+        Submission("ada", PASS, (Verdict("not_solved", right=right, parts=10),)),
+    ]
+    return score(course, answers)
+
+
+def test_login_launch_score_reaches_the_platform_with_its_maximum(
+    tool, platform, tool_key, database
+):
+    asked = _login(tool, platform)
+    assert _launch(tool, asked["state"], platform.id_token(asked["nonce"])).status_code == 303
+    rows = open_store(database, "default").lti
+    sent = grades.push(rows, _marks(right=7), f"{ISSUER} user-42", tool_key)
+    assert [(p.item, p.points, p.out_of, p.status) for p in sent] == [
+        ("dh", 2, 2, 200),
+        (PASS, 2.8, 4, 200),
+    ]
+    by_item = {i["resourceId"]: i for i in platform.lineitems}
+    assert by_item[PASS]["scoreMaximum"] == 4 and by_item[PASS]["resourceLinkId"] == "link-1"
+    (score_,) = platform.scores[by_item[PASS]["id"]]
+    assert (score_["scoreGiven"], score_["scoreMaximum"], score_["userId"]) == (2.8, 4, "user-42")
+    grades.push(rows, _marks(right=10), f"{ISSUER} user-42", tool_key)  # a better answer
+    assert len(platform.lineitems) == 2, "each line item found again, never created twice"
+    assert platform.scores[by_item[PASS]["id"]][-1]["scoreGiven"] == 4
+
+
+def test_a_refused_score_is_recorded_with_the_platforms_reason(tool, platform, tool_key, database):
+    asked = _login(tool, platform)
+    assert _launch(tool, asked["state"], platform.id_token(asked["nonce"])).status_code == 303
+    rows = open_store(database, "default").lti
+    platform.refuse_scores = (404, "not a student")
+    try:
+        sent = grades.push(rows, _marks(right=7)[:1], f"{ISSUER} user-42", tool_key)
+    finally:
+        platform.refuse_scores = None
+    assert [(p.item, p.status, p.answer, p.ok) for p in sent] == [
+        ("dh", 404, "not a student", False)
+    ]
+    assert rows.pushes(limit=1)[0].answer == "not a student", "kept for the dashboard"
