@@ -6,6 +6,7 @@ Canvas or Moodle. `refuse_scores = (404, "not a student")` makes the scores endp
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 import time
@@ -27,8 +28,6 @@ class Platform:
 
     def __init__(self):
         self.key = JWK.generate(kty="RSA", size=2048, kid="platform-1")
-        self.forger = JWK.generate(kty="RSA", size=2048, kid="platform-1")  # not published
-        self.stranger = JWK.generate(kty="RSA", size=2048, kid="platform-9")  # nor this one
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
         self.url = f"http://127.0.0.1:{self.server.server_port}"
@@ -39,6 +38,16 @@ class Platform:
         self.lineitems: list[dict] = []
         self.scores: dict[str, list[dict]] = {}  # by line item id
         self.refuse_scores: tuple[int, str] | None = None
+
+    @functools.cached_property
+    def forger(self) -> JWK:
+        """Return a key of the platform's kid that it never published."""
+        return JWK.generate(kty="RSA", size=2048, kid="platform-1")
+
+    @functools.cached_property
+    def stranger(self) -> JWK:
+        """Return a key of a kid the platform never published."""
+        return JWK.generate(kty="RSA", size=2048, kid="platform-9")
 
     def close(self) -> None:
         self.server.shutdown()
