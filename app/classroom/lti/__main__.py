@@ -5,6 +5,7 @@
         --deployment 7:abc                      # an LMS may launch the tool
     python -m app.classroom.lti list            # the registered LMSs, as JSON
     python -m app.classroom.lti new-key         # a key pair for .streamlit/secrets.toml
+    python -m app.classroom.lti sync            # send every launched learner's scores
 
 The database is `NINJA_DATABASE_URL` (or the local default), or `--url`. `new-key` prints the
 `[lti]` section to paste into the secrets file (never into git); a new kid replaces the old one
@@ -66,6 +67,22 @@ def _new_key(args: argparse.Namespace) -> int:
     return 0
 
 
+def _sync(args: argparse.Namespace) -> int:
+    """Send every launched learner's scores to their LMS; 1 if an LMS refused one."""
+    from app.classroom.lti import grades, keys
+
+    key = keys.tool_key()
+    if key is None:
+        print("No [lti] key in .streamlit/secrets.toml: run `new-key` first.", file=sys.stderr)
+        return 2
+    sent = grades.sync(_store(args), services.declared(), key)
+    for p in sent:
+        if not p.ok:
+            print(f"{p.identity} {p.item}: refused ({p.status}): {p.answer}", file=sys.stderr)
+    print(f"{sum(p.ok for p in sent)} of {len(sent)} score(s) taken by the LMS.")
+    return 0 if all(p.ok for p in sent) else 1
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m app.classroom.lti", description=__doc__.split("\n")[0]
@@ -79,6 +96,7 @@ def _parser() -> argparse.ArgumentParser:
     added.set_defaults(verb=_register)
     verbs.add_parser("list", help="print the registered LMSs").set_defaults(verb=_list)
     verbs.add_parser("new-key", help="print a key pair for the secrets").set_defaults(verb=_new_key)
+    verbs.add_parser("sync", help="send every launched learner's scores").set_defaults(verb=_sync)
     return parser
 
 

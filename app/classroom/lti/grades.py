@@ -6,6 +6,7 @@ through recorded_marks), so the book and the LMS agree. Each score sent is recor
 LMS's answer (store.lti.pushes).
 
     >>> sent = push(store.lti, marks, identity, key)   # [Pushed(...), ...]
+    >>> sent = sync(store, catalog, key)               # everyone launched ("Sync grades")
 """
 
 from __future__ import annotations
@@ -19,7 +20,10 @@ from pylti1p3.lineitem import LineItem
 from pylti1p3.registration import Registration as LibraryRegistration
 from pylti1p3.service_connector import ServiceConnector
 
+from app.classroom.answers import Answers, gradebook_facts
+from app.classroom.classview import ClassView
 from app.storage.lti import Link, Lti, Pushed, Registration
+from grader.gradebook import recorded_marks
 
 SCOPES = [
     "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem",
@@ -50,6 +54,19 @@ class Connector(ServiceConnector):
 
     def _cache_access_token(self, scope_key: str, access_token: str, expires_in: float):
         self._tokens[scope_key] = (access_token, time.time() + float(expires_in) - 30)
+
+
+def sync(store, catalog, key: tuple[str, str]) -> list[Pushed]:
+    """Send every learner's marks to the LMS they launched from: their recorded attempts
+    scored by the one scoring function (as the dashboard's gradebook scores them), each
+    learner keyed by their identity; return what each LMS answered (also recorded)."""
+    owners = {p.profile_id: p.owner for p in ClassView(store).class_learners() if p.owner}
+    facts = gradebook_facts(Answers(store).class_answers(), owners)
+    marks = recorded_marks(facts, catalog)
+    sent: list[Pushed] = []
+    for owner in sorted(set(owners.values())):
+        sent += push(store.lti, [m for m in marks if m.learner == owner], owner, key)
+    return sent
 
 
 def connector(registration: Registration, key: tuple[str, str]) -> Connector:

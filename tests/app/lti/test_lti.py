@@ -21,9 +21,10 @@ from starlette.testclient import TestClient
 from app.classroom import lti, sessions
 from app.classroom.lti import grades
 from app.classroom.people import INSTRUCTOR, LEARNER, Trust, person
-from app.storage import open_store
+from app.storage import Attempt, Facts, open_store
 from app.storage.engine import make_engine
 from app.storage.schema import upgrade
+from grader import discover
 from grader.course import Course
 from grader.course.policy import Grading
 from grader.gradebook import Submission, Verdict, score
@@ -224,3 +225,20 @@ def test_a_refused_score_is_recorded_with_the_platforms_reason(tool, platform, t
         ("dh", 404, "not a student", False)
     ]
     assert rows.pushes(limit=1)[0].answer == "not a student", "kept for the dashboard"
+
+
+def test_sync_sends_every_launched_learners_recorded_scores(tool, platform, tool_key, database):
+    asked = _login(tool, platform)
+    assert _launch(tool, asked["state"], platform.id_token(asked["nonce"])).status_code == 303
+    store = open_store(database, "default")
+    profile = store.learners.add_profile("Ada", owner=f"{ISSUER} user-42")
+    solved = Facts(ran=True, status="solved")
+    store.work.record_attempt(
+        profile, Attempt("dlogprobs", "x", True, "ok", 0, 0, "d", 1.0, solved)
+    )
+    before = len(platform.scores)
+    sent = grades.sync(store, discover(), tool_key)
+    assert [(p.identity, p.item, p.points, p.ok) for p in sent] == [
+        (f"{ISSUER} user-42", "dlogprobs", 1, True)
+    ]
+    assert len(platform.scores) == before + 1, "dlogprobs' line item, made for it"
