@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 
+import requests
 from pylti1p3.assignments_grades import AssignmentsGradesService
 from pylti1p3.exception import LtiException
 from pylti1p3.grade import Grade
@@ -98,16 +99,32 @@ def _push_link(connection: Connector, link: Link, marks) -> list[Pushed]:
     return [_push_one(service, link, m) for m in marks]
 
 
+RETRIES = (0.2, 1.0)  # seconds before each new try of a score the LMS could not take now
+
+
 def _push_one(service: AssignmentsGradesService, link: Link, mark) -> Pushed:
-    """Send one mark: its line item found or made, its score put; the LMS's answer kept."""
+    """Send one mark: its line item found or made, its score put; tried again after a pause
+    while the LMS answers 5xx or cannot be reached (a 4xx will not change); the last answer
+    kept."""
     at = time.time()
+    for pause in (*RETRIES, None):
+        status, reason = _try_one(service, link, mark, at)
+        if status < 500 and status != 0 or pause is None:
+            break
+        time.sleep(pause)
+    return Pushed(link.identity, mark.item, mark.points, mark.out_of, at, status, reason)
+
+
+def _try_one(service: AssignmentsGradesService, link: Link, mark, at: float) -> tuple[int, str]:
+    """Try once to send one mark; return the LMS's status and its reason."""
     try:
         item = service.find_or_create_lineitem(_line_item(link, mark), condition=_same(link, mark))
         service.put_grade(_grade(link, mark, at), item)  # the library raises unless 2xx
-        status, reason = 200, ""
     except LtiException as err:
-        status, reason = _refusal(err)
-    return Pushed(link.identity, mark.item, mark.points, mark.out_of, at, status, reason)
+        return _refusal(err)
+    except requests.RequestException as err:  # the LMS not reached
+        return 0, str(err)[:500]
+    return 200, ""
 
 
 def _same(link: Link, mark):

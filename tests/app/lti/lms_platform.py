@@ -38,6 +38,8 @@ class Platform:
         self.lineitems: list[dict] = []
         self.scores: dict[str, list[dict]] = {}  # by line item id
         self.refuse_scores: tuple[int, str] | None = None
+        self.refusals_left = -1  # how many scores to refuse (-1: every one while refusing)
+        self.score_posts = 0  # scores asked to be put, taken or not
 
     @functools.cached_property
     def forger(self) -> JWK:
@@ -96,7 +98,9 @@ class Platform:
             self.lineitems.append(item)
             return 201, item
         if path.startswith("/lineitems/") and path.endswith("/scores"):
-            if self.refuse_scores:
+            self.score_posts += 1
+            if self.refuse_scores and self.refusals_left != 0:
+                self.refusals_left -= 1
                 return self.refuse_scores
             self.scores.setdefault(f"{self.url}{path[: -len('/scores')]}", []).append(
                 json.loads(body)

@@ -216,7 +216,7 @@ def test_a_refused_score_is_recorded_with_the_platforms_reason(tool, platform, t
     asked = _login(tool, platform)
     assert _launch(tool, asked["state"], platform.id_token(asked["nonce"])).status_code == 303
     rows = open_store(database, "default").lti
-    platform.refuse_scores = (404, "not a student")
+    platform.refuse_scores, posts = (404, "not a student"), platform.score_posts
     try:
         sent = grades.push(rows, _marks(right=7)[:1], f"{ISSUER} user-42", tool_key)
     finally:
@@ -224,7 +224,26 @@ def test_a_refused_score_is_recorded_with_the_platforms_reason(tool, platform, t
     assert [(p.item, p.status, p.answer, p.ok) for p in sent] == [
         ("dh", 404, "not a student", False)
     ]
+    assert platform.score_posts - posts == 1, "a 4xx is not tried again: it will not change"
     assert rows.pushes(limit=1)[0].answer == "not a student", "kept for the dashboard"
+
+
+@pytest.mark.parametrize(("refusals", "expected"), [(1, (200, "")), (3, (503, "down for a bit"))])
+def test_a_score_the_lms_cannot_take_now_is_tried_again(
+    tool, platform, tool_key, database, monkeypatch, refusals, expected
+):
+    monkeypatch.setattr(grades, "RETRIES", (0.01, 0.01))
+    asked = _login(tool, platform)
+    assert _launch(tool, asked["state"], platform.id_token(asked["nonce"])).status_code == 303
+    rows = open_store(database, "default").lti
+    platform.refuse_scores, platform.refusals_left = (503, "down for a bit"), refusals
+    posts = platform.score_posts
+    try:
+        (sent,) = grades.push(rows, _marks(right=7)[:1], f"{ISSUER} user-42", tool_key)
+    finally:
+        platform.refuse_scores, platform.refusals_left = None, -1
+    assert (sent.status, sent.answer) == expected
+    assert platform.score_posts - posts == min(refusals + 1, 3), "at most three tries"
 
 
 def test_sync_sends_every_launched_learners_recorded_scores(tool, platform, tool_key, database):
