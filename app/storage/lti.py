@@ -138,6 +138,18 @@ class Lti(Part):
             ).fetchall()
         return [Pushed(*r) for r in rows]
 
+    def enrol(self, owner: str, name: str, email: str, role: str) -> bool:
+        """Note a person an LMS's roster lists, never seen here (last seen: never); a person
+        already known keeps their row. Return whether they were new."""
+        with self._db() as db:
+            added = db.execute(
+                "INSERT INTO people (owner, name, email, groups, role, last_seen)"
+                " VALUES (:owner, :name, :email, '[]', :role, 0)"
+                " ON CONFLICT (owner) DO NOTHING",
+                {"owner": owner, "name": name, "email": email, "role": role},
+            )
+        return added.rowcount == 1
+
     def put(self, key: str, value: object, lifetime: float) -> None:
         """Keep a value (JSON) under key for lifetime seconds; drop what has expired."""
         now = time.time()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 
+import requests
 from pylti1p3.exception import LtiException, OIDCException, ToolConfException
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -21,8 +22,9 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 
 from app import services
-from app.classroom.lti import adapters, keys
-from app.classroom.lti.launches import link_of, user_claims
+from app.classroom.lti import adapters, keys, roster
+from app.classroom.lti.launches import ROLES, link_of, user_claims
+from app.classroom.people import INSTRUCTOR
 
 log = logging.getLogger("app.lti")
 REFUSALS = (OIDCException, LtiException, ToolConfException)  # the library's, each with its reason
@@ -89,6 +91,7 @@ async def launch(request: Request) -> Response:
         link = link_of(data)
         if link is not None:
             rows.link(link)  # where this person's scores go (grades.py)
+        _read_roster(data)
         return data
 
     try:
@@ -102,6 +105,25 @@ async def launch(request: Request) -> Response:
     opened = RedirectResponse("/", status_code=303, headers=NO_STORE)
     await _set_auth_cookie(opened, claims, {})  # st.user reads it as an OIDC sign-in
     return opened
+
+
+def _read_roster(launch: dict) -> None:
+    """On an instructor's launch, read the LMS's roster into the class (roster.py); a roster
+    that cannot be read is logged, and the launch goes on."""
+    url, key = roster.memberships_url(launch), keys.tool_key()
+    if url is None or key is None or roster.role_of(launch.get(ROLES, [])) != INSTRUCTOR:
+        return
+    store = services.store()
+    audience = launch["aud"][0] if isinstance(launch["aud"], list) else launch["aud"]
+    found = [
+        r for r in store.lti.registrations() if (r.issuer, r.client_id) == (launch["iss"], audience)
+    ]
+    try:
+        added = roster.read(store, found[0], key, url)
+    except (LtiException, requests.RequestException) as err:
+        log.warning("LTI roster not read: %s", err)
+        return
+    log.info("LTI roster read: %d new person(s)", added)
 
 
 def _refused(step: str, err: Exception) -> Response:

@@ -38,6 +38,15 @@ class Platform:
         self.lineitems: list[dict] = []
         self.scores: dict[str, list[dict]] = {}  # by line item id
         self.refuse_scores: tuple[int, str] | None = None
+        self.memberships_url = f"{self.url}/memberships"
+        self.members = [
+            {"user_id": "user-42", "name": "Ada Lovelace", "email": "ada@uni.test",
+             "roles": [LEARNER], "status": "Active"},
+            {"user_id": "user-43", "name": "Bob Never", "email": "Bob@uni.test",
+             "roles": ["Learner"], "status": "Active"},
+            {"user_id": "user-44", "name": "Cy Gone", "roles": ["Learner"], "status": "Inactive"},
+            {"user_id": "teacher-1", "name": "Ivy", "roles": [INSTRUCTOR], "status": "Active"},
+        ]  # fmt: skip
         self.refusals_left = -1  # how many scores to refuse (-1: every one while refusing)
         self.score_posts = 0  # scores asked to be put, taken or not
 
@@ -85,6 +94,8 @@ class Platform:
             return 200, {"keys": [json.loads(self.key.export_public()) | {"alg": "RS256"}]}
         if path.startswith("/lineitems") and self._authorized(headers):
             return 200, self.lineitems
+        if path == "/memberships" and self._authorized(headers):
+            return 200, {"id": self.memberships_url, "members": self.members}
         return 401, "unauthorized"
 
     def post(self, path: str, headers, body: str) -> tuple[int, object]:
@@ -135,6 +146,10 @@ class Platform:
             f"{CLAIM}resource_link": {"id": "link-1", "title": "Backprop Ninja"},
             f"{CLAIM}target_link_uri": "http://testserver/lti/launch",
             f"{CLAIM}context": {"id": "course-7", "title": "Deep Learning 101"},
+            "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice": {
+                "context_memberships_url": self.memberships_url,
+                "service_versions": ["2.0"],
+            },
             "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint": {
                 "lineitems": self.lineitems_url,
                 "scope": [

@@ -18,8 +18,8 @@ from jwcrypto.jwk import JWK
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from app.classroom import lti, sessions
-from app.classroom.lti import grades
+from app.classroom import ClassView, lti, sessions
+from app.classroom.lti import grades, keys
 from app.classroom.people import INSTRUCTOR, LEARNER, Trust, person
 from app.storage import Attempt, Facts, open_store
 from app.storage.engine import make_engine
@@ -261,3 +261,22 @@ def test_sync_sends_every_launched_learners_recorded_scores(tool, platform, tool
         (f"{ISSUER} user-42", "dlogprobs", 1, True)
     ]
     assert len(platform.scores) == before + 1, "dlogprobs' line item, made for it"
+
+
+def test_an_instructors_launch_reads_the_roster_into_the_class(
+    tool, platform, tool_key, database, monkeypatch
+):
+    monkeypatch.setattr(keys, "tool_key", lambda: tool_key)  # the secrets' [lti] key
+    asked = _login(tool, platform)
+    token = platform.id_token(asked["nonce"], role=LTI_INSTRUCTOR, sub="teacher-1")
+    assert _launch(tool, asked["state"], token).status_code == 303
+    store = open_store(database, "default")
+    learners = {p.owner: p for p in ClassView(store).class_learners()}
+    bob = learners[f"{ISSUER} user-43"]
+    assert (bob.name, bob.email, bob.last_seen) == ("Bob Never", "bob@uni.test", 0)
+    assert f"{ISSUER} user-44" not in learners, "an inactive member is left out"
+    assert f"{ISSUER} teacher-1" not in learners, "the instructor is not a learner"
+    asked = _login(tool, platform)  # the roster read again: nobody twice
+    token = platform.id_token(asked["nonce"], role=LTI_INSTRUCTOR, sub="teacher-1")
+    assert _launch(tool, asked["state"], token).status_code == 303
+    assert len(ClassView(store).class_learners()) == len(learners)
