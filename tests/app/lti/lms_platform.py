@@ -78,7 +78,8 @@ class Platform:
             def _answer(self, status: int, body: object):
                 data = body.encode() if isinstance(body, str) else json.dumps(body).encode()
                 self.send_response(status)
-                self.send_header("Content-Type", "application/json")
+                html = isinstance(body, str) and body.startswith("<html>")
+                self.send_header("Content-Type", "text/html" if html else "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
@@ -89,7 +90,10 @@ class Platform:
         return Handler
 
     def get(self, path: str, headers) -> tuple[int, object]:
-        """Answer a GET: the key set, or (with a token) the line items."""
+        """Answer a GET: the key set, its authorization (a page that posts the launch), or
+        (with a token) the line items and the roster."""
+        if path.startswith("/authorize?"):
+            return 200, self.authorize({k: v[0] for k, v in parse_qs(path[11:]).items()})
         if path == "/jwks":
             return 200, {"keys": [json.loads(self.key.export_public()) | {"alg": "RS256"}]}
         if path.startswith("/lineitems") and self._authorized(headers):
@@ -97,6 +101,21 @@ class Platform:
         if path == "/memberships" and self._authorized(headers):
             return 200, {"id": self.memberships_url, "members": self.members}
         return 401, "unauthorized"
+
+    def authorize(self, asked: dict) -> str:
+        """Return the page a browser gets at the authorization: a form that posts the launch
+        (an id_token for the tool's nonce, its state) to the tool's redirect_uri at once. The
+        person is the login hint: a member of the roster, an instructor by their roles."""
+        member = next(m for m in self.members if m["user_id"] == asked["login_hint"])
+        changes = {"sub": member["user_id"], "name": member["name"]}
+        changes["email"] = member.get("email")
+        token = self.id_token(asked["nonce"], role=member["roles"][0], **changes)
+        fields = {"id_token": token, "state": asked["state"]}
+        inputs = "".join(f'<input type="hidden" name="{k}" value="{v}">' for k, v in fields.items())
+        return (
+            f'<html><body><form method="post" action="{asked["redirect_uri"]}">{inputs}</form>'
+            "<script>document.forms[0].submit()</script></body></html>"
+        )
 
     def post(self, path: str, headers, body: str) -> tuple[int, object]:
         """Answer a POST: a token for a signed client assertion, a new line item, a score."""
