@@ -12,6 +12,7 @@ LMS's answer (store.lti.pushes).
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 import requests
 from pylti1p3.assignments_grades import AssignmentsGradesService
@@ -25,6 +26,10 @@ from app.classroom.answers import Answers, gradebook_facts
 from app.classroom.classview import ClassView
 from app.storage.lti import Link, Lti, Pushed, Registration
 from grader.gradebook import recorded_marks
+
+if TYPE_CHECKING:
+    from app.storage import Store
+    from grader import Catalog
 
 SCOPES = [
     "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem",
@@ -57,7 +62,7 @@ class Connector(ServiceConnector):
         self._tokens[scope_key] = (access_token, time.time() + float(expires_in) - 30)
 
 
-def sync(store, catalog, key: tuple[str, str]) -> list[Pushed]:
+def sync(store: Store, catalog: Catalog, key: tuple[str, str]) -> list[Pushed]:
     """Send every learner's marks to the LMS they launched from: their recorded attempts
     scored by the one scoring function (as the dashboard's gradebook scores them), each
     learner keyed by their identity; return what each LMS answered (also recorded)."""

@@ -8,11 +8,16 @@ A person already known keeps what their own sign-in said.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pylti1p3.names_roles import NamesRolesProvisioningService
 
 from app.classroom.lti.grades import connector
 from app.classroom.people import INSTRUCTOR, LEARNER, LTI_INSTRUCTORS, MEMBERSHIP
 from app.storage.lti import Registration
+
+if TYPE_CHECKING:
+    from app.storage import Store
 
 NRPS = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"
 FIRST_PROFILE = "learner"  # the name a classroom profile is made with (app/session.py)
@@ -31,7 +36,7 @@ def role_of(roles: list) -> str:
     return INSTRUCTOR if teaches else LEARNER
 
 
-def read(store, registration: Registration, key: tuple[str, str], url: str) -> int:
+def read(store: Store, registration: Registration, key: tuple[str, str], url: str) -> int:
     """Read the roster at url; note every active member and give each learner a profile;
     return how many people were new."""
     service = NamesRolesProvisioningService(
