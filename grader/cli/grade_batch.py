@@ -92,9 +92,9 @@ def _slots(text: str) -> int:
 
 def run(args) -> int:
     """Grade a class and write the gradebook; 3 if the grader failed on an item, else 0."""
+    lms = lms_roster(args)  # a roster export that cannot be used stops it before anything
     catalog = discover(*inputs.course_folder(args.exercises))
     sound_only(catalog, args.grade_sound)
-    lms = lms_roster(args)
     roster = gradebook.read_roster(args.roster) if args.roster and not lms else None
     items, refused, learners = gradebook.collect_class(
         args.folder, catalog, default_scenario(catalog, args.scenario)

@@ -166,9 +166,9 @@ def test_a_signed_out_browser_at_the_dashboard_sees_only_the_sign_in_page(classr
 @pytest.mark.timeout(1200)
 def test_an_lms_launches_a_learner_who_solves_and_the_lms_holds_the_score(classroom, browser):
     """LTI 1.3 in chromium (issue 36): a platform of our own on loopback launches Ada, who lands
-    on the course signed in and solves an exercise; its instructor's launch reads the roster
-    into the dashboard (Bob never opened the tool) and "Sync grades" puts Ada's score, out of
-    the item's points, in the platform's score store."""
+    on the course signed in, solves an exercise and is refused the dashboard; its instructor's
+    launch reads the roster into the dashboard (Bob never opened the tool) and "Sync grades"
+    puts Ada's score, out of the item's points, in the platform's score store."""
     platform = Platform()
     platform.tool_key = JWK.from_json(TOOL_KEY.export_public())
     open_store(classroom.database).lti.add(platform.registration())
@@ -180,6 +180,8 @@ def test_an_lms_launches_a_learner_who_solves_and_the_lms_holds_the_score(classr
         open_page(ada, f"{classroom.url}/dlogprobs")
         type_and_submit(ada, DLOGPROBS)
         badge(ada, SOLVED)
+        open_page(ada, f"{classroom.url}/instructor")  # a learner at an instructor's page
+        expect(ada.get_by_text(REFUSED)).to_be_visible(timeout=WAIT_MS)
         launch(ivy, classroom.url, platform, "teacher-1")
         ivy.get_by_text("Signed in as Ivy (instructor)").wait_for(timeout=WAIT_MS)
         open_page(ivy, f"{classroom.url}/instructor")
