@@ -11,6 +11,7 @@ LMS's answer (store.lti.pushes).
 
 from __future__ import annotations
 
+import json
 import time
 from typing import TYPE_CHECKING
 
@@ -166,4 +167,25 @@ def _refusal(err: LtiException) -> tuple[int, str]:
     """Return the LMS's status and its reason, in its own words, from the library's error."""
     response = getattr(err, "response", None)  # LtiServiceException's: the platform's answer
     status = getattr(response, "status_code", 0) or 0
-    return status, (getattr(response, "text", "") or str(err))[:500]
+    return status, words(getattr(response, "text", "") or str(err))[:500]
+
+
+def words(body: str) -> str:
+    """Return an LMS's reason in words: the messages of a JSON error body (Canvas's
+    `{"errors": [{"message": ...}]}`, an OAuth `error_description`, a `message`), else the
+    body as it came."""
+    try:
+        found = json.loads(body)
+    except ValueError:
+        return body.strip()
+    if not isinstance(found, dict):
+        return body.strip()
+    errors = found.get("errors")
+    if isinstance(errors, list):
+        said = [e.get("message") for e in errors if isinstance(e, dict) and e.get("message")]
+        if said:
+            return "; ".join(map(str, said))
+    for key in ("error_description", "message", "error"):
+        if isinstance(found.get(key), str):
+            return found[key]
+    return body.strip()

@@ -228,6 +228,18 @@ def test_a_refused_score_is_recorded_with_the_platforms_reason(tool, platform, t
     assert rows.pushes(limit=1)[0].answer == "not a student", "kept for the dashboard"
 
 
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        ('{"errors": [{"message": "the course is not published"}]}', "the course is not published"),
+        ('{"error": "invalid_scope", "error_description": "no score scope"}', "no score scope"),
+        ("User not found in course", "User not found in course"),
+    ],
+)
+def test_an_lms_refusal_is_told_in_its_words(body, said):
+    assert grades.words(body) == said
+
+
 @pytest.mark.parametrize(("refusals", "expected"), [(1, (200, "")), (3, (503, "down for a bit"))])
 def test_a_score_the_lms_cannot_take_now_is_tried_again(
     tool, platform, tool_key, database, monkeypatch, refusals, expected
