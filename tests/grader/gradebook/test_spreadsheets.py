@@ -95,7 +95,10 @@ def test_every_cell_is_quoted(book):
 
 SOFFICE = shutil.which("soffice") or shutil.which("libreoffice")
 # LibreOffice's CSV import options: `;` separator, `"` quotes, UTF-8, from line 1, German
-# (1031), quoted fields not forced to text, no special numbers, ..., formulas evaluated.
+# (1031), quoted fields not forced to text, no special numbers, ..., formulas evaluated. The
+# German reading comes from the 1031 (with it `1,5` is the number 1.5, with 1033 a text), not
+# from LANG, which is in effect only where the de_DE.UTF-8 locale is generated; a quoted `"=1+2"`
+# is a live formula under these options, so the quoting alone would not pass this test.
 GERMAN = "CSV:59,34,76,1,,1031,false,false,false,false,false,-1,true"
 
 
@@ -103,7 +106,7 @@ GERMAN = "CSV:59,34,76,1,,1031,false,false,false,false,false,-1,true"
 @pytest.mark.skipif(
     SOFFICE is None,
     reason="LibreOffice is not installed (apt-get install --no-install-recommends "
-    "libreoffice-calc: 40 MB, about 50 s; scripts/test does not install it)",
+    "libreoffice-calc: 92 MB, about a minute; scripts/test installs it as root)",
 )
 def test_libreoffice_in_a_german_locale_reads_no_formula(book, tmp_path):
     long, wide, _ = book
