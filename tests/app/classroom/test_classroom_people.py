@@ -104,6 +104,18 @@ PINNED = [
         LEARNER,
     ),
     (
+        "claim from our issuer written with its trailing slash (Auth0's own form)",
+        {"iss": f"{ISSUER}/", "sub": "7", "groups": ["staff"]},
+        Trust(claim=("groups", "staff"), issuer=ISSUER),
+        INSTRUCTOR,
+    ),
+    (
+        "claim from an issuer that only starts like ours",
+        {"iss": f"{ISSUER}.evil.example/", "sub": "7", "groups": ["staff"]},
+        Trust(claim=("groups", "staff"), issuer=ISSUER),
+        LEARNER,
+    ),
+    (
         "claim from another tenant",
         claims(groups=["staff"], tid="other"),
         Trust(claim=("groups", "staff"), issuer=ISSUER, tenant="ours"),
