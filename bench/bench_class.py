@@ -33,8 +33,9 @@ cgroups that many cpu.shares (everyone else has 1024), so that the replica gets 
 `--baseline COMMIT` runs that commit (today's main, say) beside this checkout, so that every
 figure is a ratio measured in one run on one machine: the commit is checked out into a temporary
 `git worktree` and its replicas start from there (same venv, its own app/, grader/ and data/ on
-PYTHONPATH). First each checkout's replica is started in turn and a learner waiting at the door
-opens an exercise and submits (health check -> verdict: the first submission after start); then,
+PYTHONPATH). First each checkout's replica is started in turn and a learner arriving --arrive
+seconds after its health check opens an exercise and submits (health check -> verdict, and the
+submission's own time: the first submission after start); then,
 both replicas up, the CPU per action alternates between them round by round (--rounds) and the
 ratios baseline / new are printed; then each setup's ramp runs for the baseline, then for this
 checkout. `--setup none` stops after the side-by-side figures.
@@ -592,35 +593,43 @@ async def first_submission(url: str, healthy: float) -> tuple[float, float, int]
 
 
 def compare(codes: list[tuple[str, Path]], folder: Path, proofs: Path, args) -> None:
-    """Start one replica per checkout in turn, each timed from its health check to a first
-    learner's verdict; then, both running, each action's server CPU, rounds alternating."""
+    """For each arrival time, start each checkout's replica in turn and time a first learner
+    who arrives that many seconds after the health check (0: at once, while the server still
+    starts its background work; later: once it is idle), from the health check to the verdict;
+    then, one replica of each running, each action's server CPU, rounds alternating."""
     print("\n== side by side: " + ", ".join(label for label, _ in codes), flush=True)
+    for arrive in args.arrive:
+        for number, (label, code) in enumerate(codes):
+            group, _ = make_cgroup(f"first{number}", None, args.weight)
+            where = folder / f"first{arrive:g}-{number}"
+            part = start_replica(where, proofs, args.server_core, group, code)
+            healthy = time.monotonic()
+            try:
+                time.sleep(arrive)
+                total, own, tries = asyncio.run(first_submission(part.url, healthy))
+            finally:
+                cpu = f", server CPU {group.cpu_seconds():.1f} s since its start" if group else ""
+                stop([part])
+            print(
+                f"  {label}: first submission, the learner arriving {arrive:g} s after the health"
+                f" check: verdict {total:.2f} s after it ({tries} opens tried), the submission"
+                f" itself {own:.2f} s{cpu}; load {os.getloadavg()[0]:.1f}",
+                flush=True,
+            )
     parts, sides = [], []
     try:
         for number, (label, code) in enumerate(codes):
             group, why = make_cgroup(f"side{number}", None, args.weight)
             part = start_replica(folder / f"side{number}", proofs, args.server_core, group, code)
-            healthy = time.monotonic()
             parts.append(part)
-            total, own, tries = asyncio.run(first_submission(part.url, healthy))
-            print(
-                f"  {label}: first submission after start: verdict {total:.2f} s after the"
-                f" health check ({tries} opens tried), the submission itself {own:.2f} s;"
-                f" load {os.getloadavg()[0]:.1f}",
-                flush=True,
-            )
-            if group is not None:
-                sides.append(Side(label, part.url, group.cpu_seconds))
-            else:
+            if group is None:
                 print(f"  {label}: {why}: no CPU figures")
-        if len(sides) == len(codes):
-            asyncio.run(warm([s.url for s in sides]))
-            asyncio.run(costs(sides, args.rounds))
+                return
+            sides.append(Side(label, part.url, group.cpu_seconds))
+        asyncio.run(warm([s.url for s in sides]))
+        asyncio.run(costs(sides, args.rounds))
     finally:
         stop(parts)
-
-
-# Setups ---------------------------------------------------------------------------------------
 
 
 def run_setup(
@@ -726,6 +735,11 @@ def main() -> int:
         " git worktree: first submission after start, CPU per action, then each setup's ramp",
     )
     parser.add_argument("--rounds", type=int, default=4, help="rounds of the CPU per action")
+    parser.add_argument(
+        "--arrive",
+        default="0,20",
+        help="with --baseline: the first learner arrives this many seconds after the health check",
+    )
     parser.add_argument("--ramp", default="5,10,20,40,80")
     parser.add_argument("--seconds", type=float, default=25.0)
     parser.add_argument("--think", default="5,15", help="think time range, seconds")
@@ -742,6 +756,7 @@ def main() -> int:
     args = parser.parse_args()
     args.ramp = [int(n) for n in args.ramp.split(",")]
     args.think = tuple(float(s) for s in args.think.split(","))
+    args.arrive = [float(s) for s in args.arrive.split(",")]
     os.sched_setaffinity(0, {args.generator_core})  # chromium and the learners inherit it
     print(
         f"bench_class: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; "

@@ -19,6 +19,10 @@ if TYPE_CHECKING:
 REVEAL_CONFIRM = "reveal:confirm"
 EARLIER_VERSION = "It answered an earlier version of this exercise, which has changed since."
 GRADED_AGAIN = "Graded again: the same code as your previous attempt."
+GRADING_WARM = (
+    "Grading… The server has just started and is still computing the reference gradients: "
+    "this first one takes a few seconds longer."
+)
 ROLES = {"forward": "forward value", "given": "given (upstream)", "answer": "you write this"}
 
 
@@ -125,7 +129,7 @@ def _grade(grader: Grader, exercise_id: str, code: str) -> bool:
     before = store.work.statuses(profile).get(exercise_id)
     earlier = store.work.attempts(profile, exercise_id)
     st.session_state[f"again:{exercise_id}"] = bool(earlier) and earlier[-1].code == code
-    with st.spinner("Grading…"):
+    with st.spinner(GRADING_WARM if services.warming_up() else "Grading…"):
         result = grader.grade(exercise_id, code)
         summary, facts = result.summary_with_hint(), facts_of(result)
         workbench.record(

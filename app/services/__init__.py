@@ -26,7 +26,7 @@ from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_r
 
 import grader as grader_lib  # the grader's faces: their names load on first use (no torch here)
 from app.config import AppConfig, from_env
-from app.services.background import LayerProbe, ScenarioRuns
+from app.services.background import LayerProbe, ScenarioRuns, Warmup
 from app.storage import Store, open_store, wordlists
 from grader import proving, training
 
@@ -291,13 +291,42 @@ def active_sessions() -> int | None:
 
 
 def start_background() -> None:
-    """Start, in threads, what the pages will need: the scenarios' first run and the sandbox.
+    """Start, in threads, what the pages will need: the scenarios' first run, the sandbox, and
+    the warm-up (the default dataset's grader with every exercise's references).
 
-    Called once a page is drawn: importing torch holds the interpreter and starting the
-    sandbox takes the machine's cores, and the first page would wait for both.
+    Called as the server starts (app/server.py's lifespan) and again once a page is drawn (the
+    calls after the first do nothing): no page waits for this work, and the first submission
+    finds it done.
     """
     _runs(*_version()).begin()
     start_sandbox()
+    start_warmup()
+
+
+def start_warmup() -> None:
+    """Start warming the default dataset's grader in the background, if not yet."""
+    _warmup(*_version()).begin()
+
+
+def warming_up() -> bool:
+    """Return whether the warm-up has started and not finished: a submission now waits for
+    what it computes."""
+    warmup = _warmup(*_version())
+    return warmup.ident is not None and not warmup.done.is_set()
+
+
+@st.cache_resource(max_entries=2, show_spinner=False)
+def _warmup(root: str, signature: str) -> Warmup:
+    """Return the thread that warms the default dataset's grader once per version of the files."""
+    return Warmup(_warm)
+
+
+def _warm() -> None:
+    """Build the default dataset's grader (the scenarios' run waited for) and compute every
+    exercise's references, as the first submission of each would."""
+    chosen = grader(DEFAULT_SOURCE)
+    for exercise in chosen.catalog.exercises:
+        chosen.prepared(exercise)
 
 
 def start_sandbox() -> None:
