@@ -607,6 +607,10 @@ def compare(codes: list[tuple[str, Path]], folder: Path, proofs: Path, args) -> 
             try:
                 time.sleep(arrive)
                 total, own, tries = asyncio.run(first_submission(part.url, healthy))
+            except ClientError as err:
+                log = (where / "replica.log").read_text()[-2000:]
+                print(f"  {label}: no first verdict ({err}); its log ends:\n{log}", flush=True)
+                continue
             finally:
                 cpu = f", server CPU {group.cpu_seconds():.1f} s since its start" if group else ""
                 stop([part])

@@ -30,6 +30,7 @@ def record(found: notebook.Found, report: NotebookResult) -> list[str]:
     store, profile = services.store(), session.profile()
     for attempt in attempts:
         store.work.record_attempt(profile, attempt)
+        session.forget_statuses()
     return [a.exercise_id for a in attempts]
 
 

@@ -68,6 +68,15 @@ def once_per_run(key: str, compute: Callable[[], T]) -> T:
     return memo[1][key]
 
 
+def forget(key: str) -> None:
+    """Drop the value once_per_run keeps under key in this run: a write changed it, so the
+    run's next call computes it again."""
+    ctx = get_script_run_ctx(suppress_warning=True)
+    memo = getattr(ctx, RUN_MEMO, None) if ctx is not None else None
+    if memo is not None and memo[0] is ctx.cursors:
+        memo[1].pop(key, None)
+
+
 def store() -> Store:
     """Return the progress store named by the configured database URL, for the served course
     (progress is keyed by course id: see grader's course.toml `id`); looked up once per run."""
