@@ -94,7 +94,9 @@ def _store(url: str, course: str) -> Store:
 def exercise_version(key: str) -> str:
     """Return the content version of the exercise with this id (or part id), "" for other keys
     (a whole pass, the training page)."""
-    found = {e.id: e.version for e in _declared(*_version()).exercises}
+    found = once_per_run(
+        "versions", lambda: {e.id: e.version for e in _declared(*_version()).exercises}
+    )
     return found.get(key.split(":")[0], "")
 
 
