@@ -202,9 +202,16 @@ def exercises_root() -> Path:
 def _signature(root: Path) -> str:
     """Return a digest of the names, sizes and times of every file under root, to notice edits
     (a short text: the caches below hash their arguments on every call)."""
-    files = sorted(p for p in root.rglob("*") if p.is_file())
-    stamps = [(str(p), s.st_size, s.st_mtime_ns) for p in files for s in (p.stat(),)]
-    return hashlib.sha256(repr(stamps).encode()).hexdigest()
+    stamps = []
+    for folder, _, names in os.walk(root, followlinks=True):  # a third of rglob's CPU
+        for name in names:
+            path = os.path.join(folder, name)
+            try:
+                found = os.stat(path)
+            except OSError:  # a broken link, or a file removed meanwhile: not a file to read
+                continue
+            stamps.append((path, found.st_size, found.st_mtime_ns))
+    return hashlib.sha256(repr(sorted(stamps)).encode()).hexdigest()
 
 
 def _catalog(root: str, signature: str) -> Catalog:
