@@ -39,7 +39,7 @@ def profile() -> Profile:
         if classroom.enabled():  # the dashboard names the person and knows their groups
             who = classroom.current()
             view = classroom.ClassView(store)
-            view.note_person(who.identity, who.name, who.email, who.groups, who.role)
+            view.note_person(who.identity, who.name, who.verified_email, who.groups, who.role)
             metrics.signed_in()  # a sign-in as recorded today (issue 34: its sessions table)
     return chosen
 

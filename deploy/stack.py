@@ -40,12 +40,15 @@ HOST = "127.0.0.1"
 REPLICAS = 2
 START_TIMEOUT = 180.0  # seconds for every part to answer (a replica's first start sets up)
 DATABASE, DB_USER = "ninja", "ninja"
+# Roles come only from tokens of this tenant (`tid`, as Microsoft Entra names it): instructors
+# by their verified e-mail (Ivy) or by the group `staff`, which no account here carries.
+INSTRUCTORS, INSTRUCTOR_CLAIM, TENANT = "ivy@class.test", "groups=staff", "class-tenant"
 ACCOUNTS = {  # the test provider's accounts: subject -> claims
     "ada": {"name": "Ada Lovelace", "email": "ada@class.test", "email_verified": True},
     "bob": {"name": "Bob Babbage", "email": "bob@class.test", "email_verified": True},
     "ivy": {"name": "Ivy Instructor", "email": "ivy@class.test", "email_verified": True},
 }
-INSTRUCTORS = "ivy@class.test"
+ACCOUNTS = {sub: {**claims, "tid": TENANT} for sub, claims in ACCOUNTS.items()}
 
 
 class StackError(RuntimeError):
@@ -311,6 +314,8 @@ def start_replica(folder: Path, index: int, port: int, url: str, secrets_file: P
         **clean,
         "NINJA_MODE": "classroom",
         "NINJA_INSTRUCTORS": INSTRUCTORS,
+        "NINJA_INSTRUCTOR_CLAIM": INSTRUCTOR_CLAIM,
+        "NINJA_TENANT": TENANT,
         "NINJA_DATABASE_URL": url,
         "NINJA_DATA_DIR": str(data),
     }

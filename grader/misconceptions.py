@@ -59,7 +59,9 @@ MISCONCEPTIONS: tuple[Misconception, ...] = (
     Misconception("wrong_shape", "has right-sized values in the wrong shape"),
     Misconception("values_right_shape_wrong", "has the right values in the wrong shape"),
     Misconception("transposed", "is the transpose of the gradient"),
-    Misconception("listed_mistake", "is a mistake an exercise lists without naming an id"),
+    Misconception(
+        "listed_mistake", "is a mistake an exercise listed without an id (older attempts)"
+    ),
     Misconception("missing_branch", "leaves out the contribution of a consumer"),
     Misconception("branch_sign_flipped", "flips the sign of one consumer's contribution"),
     Misconception("branch_factor", "scales one consumer's contribution by a constant"),

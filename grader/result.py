@@ -220,6 +220,9 @@ class PassResult(Facts):
     lines: tuple[tuple[str, str], ...] = field(default=())  # (gradient, the learner's lines)
     root_exercise: str = ""  # the step exercise asking for the root cause's gradient
     diagnosis: str = ""  # what that exercise says of the root cause's lines ("" if nothing)
+    # With no root cause: the gradients right in value whose shape only broadcasts (the
+    # lecture's own `dbnmeani`), so every value matches autograd's and only shapes are left
+    shape_slips: tuple[str, ...] = field(default=())
 
     @property
     def status(self) -> str:
@@ -280,6 +283,15 @@ class NotebookResult:
             if state in statuses:
                 return state
         return "solved" if statuses == {"solved"} else "not_solved"
+
+    @property
+    def shapes_only(self) -> tuple[str, ...]:
+        """Return the shape slips of Exercise 1 when they are all that is left to fix (every
+        other part solved, every value of the whole pass right), else ()."""
+        left = [p for p in self.parts if p.status != "solved"]
+        if len(left) != 1 or left[0].status != "not_solved":
+            return ()
+        return getattr(left[0].result, "shape_slips", ())
 
     @property
     def solved(self) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import logging
 import subprocess
 import sys
 from pathlib import Path
@@ -64,7 +65,13 @@ def test_import_linter_contracts_hold(monkeypatch):
     from importlinter.cli import lint_imports
 
     monkeypatch.chdir(ROOT)
-    code = lint_imports(config_filename=str(ROOT / "pyproject.toml"), no_cache=True)
+    loggers = logging.root.manager.loggerDict.values()
+    enabled = [g for g in loggers if isinstance(g, logging.Logger) and not g.disabled]
+    try:
+        code = lint_imports(config_filename=str(ROOT / "pyproject.toml"), no_cache=True)
+    finally:  # its logging.config.dictConfig disables every logger that existed: not for the
+        for logger in enabled:  # tests that run after this one in the same process
+            logger.disabled = False
     assert code == 0, "lint-imports found a broken contract (run `lint-imports` to see which)"
 
 

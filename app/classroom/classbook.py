@@ -134,20 +134,30 @@ def _median(values: list[float]) -> float | None:
 
 
 def gradebook_names(learners: list[Learner]) -> dict[int, str]:
-    """Return each learner's name in a gradebook: the e-mail address, else the name; made
-    unique with the profile's number where two would share one."""
-    first = {p.profile_id: p.email or p.name for p in learners}
+    """Return each learner's key in a gradebook, a stable id, never a name they type: the
+    e-mail address their provider verified, else their identity (`<issuer> <subject>`), else
+    (a local profile) its name; made unique with the profile's number where two would share
+    one. The name shown beside it is `gradebook_files`' business."""
+    first = {
+        p.profile_id: p.email or (p.owner if " " in p.owner else "") or p.name for p in learners
+    }
     counts = Counter(first.values())
     return {i: n if counts[n] == 1 else f"{n} (#{i})" for i, n in first.items()}
 
 
 def gradebook_files(
-    answers: list[Answer], names: dict[int, str], catalog: Catalog, references: dict | None = None
+    answers: list[Answer],
+    names: dict[int, str],
+    catalog: Catalog,
+    references: dict | None = None,
+    learners: list[Learner] = (),
 ) -> dict[str, bytes]:
     """Return the gradebook's three files ('csv', 'wide.csv', 'json') as grade-batch writes
     them, scored by the one scoring function under the course's policy (answers.py), every
-    learner named listed (those with no attempt too); references: {item: why its reference
-    answer fails}, named in the book."""
+    learner named listed (those with no attempt too), each keyed by `names` and shown by their
+    name (learners'), look-alike names flagged; references: {item: why its reference answer
+    fails}, named in the book."""
+    shown = {names[p.profile_id]: p.name for p in learners if p.profile_id in names}
     return grader_gradebook.gradebook_files(
-        gradebook_facts(answers, names), list(names.values()), catalog, references
+        gradebook_facts(answers, names), list(names.values()), catalog, references, shown
     )

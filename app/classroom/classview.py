@@ -33,9 +33,10 @@ class Learner:
 
     profile_id: int
     name: str
-    email: str = ""
+    email: str = ""  # as the provider verified it ("" if it did not say so)
     groups: tuple[str, ...] = ()
     last_seen: float = 0.0
+    owner: str = ""  # the identity the profile belongs to
 
 
 @dataclass(frozen=True)
@@ -103,7 +104,7 @@ class Event:
 
 
 LEARNERS = """
-SELECT p.id, p.name, pe.name, pe.email, pe.groups, pe.last_seen
+SELECT p.id, p.name, pe.name, pe.email, pe.groups, pe.last_seen, p.owner
 FROM profiles p LEFT JOIN people pe ON pe.owner = p.owner
 WHERE pe.role IS NULL OR pe.role <> :instructor
 ORDER BY p.id
@@ -194,7 +195,10 @@ class ClassView(Part):
         """Return every learner's profile (instructors left out), oldest first."""
         with self._db() as db:
             rows = db.execute(LEARNERS, {"instructor": INSTRUCTOR}).fetchall()
-        return [Learner(r[0], r[2] or r[1], r[3] or "", _groups(r[4]), r[5] or 0.0) for r in rows]
+        return [
+            Learner(r[0], r[2] or r[1], r[3] or "", _groups(r[4]), r[5] or 0.0, r[6] or "")
+            for r in rows
+        ]
 
     def class_cells(self) -> list[Cell]:
         """Return a cell per learner and exercise attempted in this course."""

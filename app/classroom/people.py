@@ -2,10 +2,14 @@
 
 The identity is the provider's issuer and subject (`iss`, `sub`), which the provider never gives
 to anyone else, never an e-mail address (a person may change it, and some providers let them
-type it). Roles come from the configuration: instructors by e-mail address and/or by a claim.
+type it). Roles come only from what the provider proves (`Trust`, from the configuration): an
+identity named, an e-mail address the provider says is verified (`email_verified` exactly the
+boolean true: never a string, never absent), or a claim the provider asserts; the last two only
+from the configured issuer (and tenant). Claims are checked first (claims.py).
 
-    >>> ada = person({"iss": "https://id.uni.edu", "sub": "42", "email": "Ada@uni.edu"},
-    ...              instructors=("ada@uni.edu",), claim=None)
+    >>> trust = Trust(emails=("ada@uni.edu",), issuer="https://id.uni.edu")
+    >>> ada = person({"iss": "https://id.uni.edu", "sub": "42", "email": "Ada@uni.edu",
+    ...               "email_verified": True}, trust)
     >>> ada.identity, ada.role
     ('https://id.uni.edu 42', 'instructor')
 """
@@ -14,6 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+
+from app.classroom import claims as checks
 
 LEARNER, INSTRUCTOR = "learner", "instructor"
 GROUP_CLAIMS = ("groups", "section")  # claims whose values put a learner in a group
@@ -32,18 +38,48 @@ class Person:
     email: str
     role: str
     groups: tuple[str, ...] = ()  # the provider's groups/section claims, for the dashboard
+    verified_email: str = ""  # the e-mail address if the provider says it is verified (true)
 
 
-def person(claims: Mapping, instructors: tuple[str, ...], claim: tuple[str, str] | None) -> Person:
-    """Return the person the claims describe, with the role the configuration gives them."""
+@dataclass(frozen=True)
+class Trust:
+    """What makes an instructor (AppConfig's trust settings): identities named, verified e-mail
+    addresses (lower case), a (claim, value); the last two only from `issuer` ("": any, where no
+    [auth] names one) and, if set, the tenant (`tid`)."""
+
+    emails: tuple[str, ...] = ()
+    identities: tuple[str, ...] = ()
+    claim: tuple[str, str] | None = None
+    issuer: str = ""
+    tenant: str = ""
+
+
+def person(claims: Mapping, trust: Trust) -> Person:
+    """Return the person the claims describe, with the role `trust` gives them; raise NoIdentity
+    without issuer or subject, claims.Refused for a claim the app will not keep."""
     issuer, subject = claims.get("iss"), claims.get("sub")
     if not (isinstance(issuer, str) and issuer and isinstance(subject, str) and subject):
         raise NoIdentity("The identity token has no issuer (iss) or subject (sub).")
-    email = _email(claims)
-    instructor = (email and email in instructors) or _has_claim(claims, claim)
-    name = claims.get("name") or email or subject
-    role = INSTRUCTOR if instructor else LEARNER
-    return Person(f"{issuer} {subject}", str(name), email, role, _groups(claims))
+    shown = checks.shown(claims, (trust.claim[0],) if trust.claim else ())
+    identity = f"{issuer} {subject}"
+    role = INSTRUCTOR if _instructor(claims, identity, trust) else LEARNER
+    email = shown.get("email") if isinstance(shown.get("email"), str) else ""
+    email = email.strip().lower()
+    name = shown.get("name") if isinstance(shown.get("name"), str) else ""
+    verified = email if claims.get("email_verified") is True else ""
+    return Person(identity, name.strip() or email or subject, email, role, _groups(shown), verified)
+
+
+def _instructor(claims: Mapping, identity: str, trust: Trust) -> bool:
+    """Return True if trust makes this person an instructor: by identity, or, from the trusted
+    issuer and tenant, by a verified e-mail address or the instructors' claim."""
+    if identity in trust.identities:
+        return True
+    if trust.issuer and claims.get("iss") != trust.issuer:
+        return False
+    if trust.tenant and claims.get("tid") != trust.tenant:
+        return False
+    return _verified_email(claims) in trust.emails or _has_claim(claims, trust.claim)
 
 
 def _groups(claims: Mapping) -> tuple[str, ...]:
@@ -56,13 +92,13 @@ def _groups(claims: Mapping) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
-def _email(claims: Mapping) -> str:
-    """Return the e-mail address in the claims, lower case, or '' if the provider says it is
-    unverified (`email_verified: false`): nobody gains a role with an address they only typed."""
+def _verified_email(claims: Mapping) -> str | None:
+    """Return the e-mail address (lower case) if the provider says it is verified with the
+    boolean true, and it is plain ASCII as sent (no look-alike of a listed address); else None."""
     email = claims.get("email")
-    if not isinstance(email, str) or claims.get("email_verified") in (False, "false"):
-        return ""
-    return email.strip().lower()
+    if claims.get("email_verified") is not True or not isinstance(email, str):
+        return None
+    return email.strip().lower() if email.isascii() else None
 
 
 def _has_claim(claims: Mapping, claim: tuple[str, str] | None) -> bool:
@@ -70,7 +106,7 @@ def _has_claim(claims: Mapping, claim: tuple[str, str] | None) -> bool:
     if claim is None:
         return False
     name, value = claim
-    found = claims.get(name)
+    found = claims.get(name)  # as the provider sent it: exact, never normalised into a match
     if isinstance(found, list | tuple):
         return value in found
     return found == value

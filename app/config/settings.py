@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
 
+from app.config import trust
 from app.config.dburl import POSTGRESQL, StorageError
 from app.config.dburl import kind as url_kind
 
@@ -57,18 +58,31 @@ class AppConfig:
     mode: str = "local"  # "classroom": everyone signs in through the [auth] provider
     instructors: tuple[str, ...] = ()  # classroom: instructors' e-mail addresses, lower case
     instructor_claim: tuple[str, str] | None = None  # classroom: (claim, value) naming instructors
+    instructor_ids: tuple[str, ...] = ()  # classroom: instructors by identity, "<issuer> <subject>"
+    issuer: str = ""  # classroom: the issuer roles come from ("": [auth]'s discovery address)
+    tenant: str = ""  # classroom: the `tid` claim a role's token must carry ("": none asked)
     secrets_file: Path | None = None  # a secrets.toml ([auth]) outside the checkout
+    # Classroom sign-ins (app/classroom/sessions.py): seconds without a page, and since signing
+    # in, after which a sign-in ends whatever its cookie says.
+    session_idle: float = 2 * 3600.0
+    session_absolute: float = 12 * 3600.0
+    # What one learner may ask of the class's servers (app/classroom/quotas.py).
+    quota_runs: int = 1  # training runs queued or running at once
+    quota_word_lists: int = 10  # word lists uploaded in 24 hours
+    quota_attempts: int = 30  # submissions in a minute, every replica counted
+    quota_draft_kib: int = 64  # the longest code kept as a draft or graded, KiB
 
     @property
     def classroom(self) -> bool:
         """Return True in the classroom mode (sign-in required)."""
         return self.mode == "classroom"
 
-    # Whether whoever opens the app is the course's instructor: the Problems page and the file
-    # problems on Home (server paths, answers' paths, mistake hints). Locally the person running
-    # the app is; a server for learners sets NINJA_INSTRUCTOR=0 (they see only that some
+    # Whether whoever opens the app is the course's instructor: the preview of an exercise as
+    # solved, the Dashboard, the Problems page and the file problems on Home (server paths,
+    # answers' paths, mistake hints). Off by default, so that a learner's own copy never offers
+    # an answer in one click; an instructor sets NINJA_INSTRUCTOR=1 (learners see only that some
     # exercises are withdrawn).
-    instructor: bool = True
+    instructor: bool = False
     # Classroom training workers (`python -m app.training`): runs at once per worker process, and
     # the seconds a worker may go without a heartbeat before its runs count as interrupted
     # (the replicas read it too, to say so).
@@ -103,6 +117,7 @@ def from_env(environ: Mapping[str, str]) -> AppConfig:
         choices = ", ".join(EDITORS)
         raise ConfigError(f"`NINJA_EDITOR` must be one of {choices}: got {config.editor!r}.")
     _check_mode(config, set(values))
+    _check_trust(config)
     if config.exercises_dir is not None and not config.exercises_dir.is_dir():
         found = config.exercises_dir
         raise ConfigError(f"`NINJA_EXERCISES_DIR` must be an exercises folder: {found} is not one.")
@@ -177,12 +192,23 @@ def _check_mode(config: AppConfig, given: set[str]) -> None:
                 "are named by `NINJA_INSTRUCTORS` or `NINJA_INSTRUCTOR_CLAIM`."
             )
         return
-    for name in ("instructors", "instructor_claim"):
+    for name in ("instructors", "instructor_claim", "instructor_ids", "issuer", "tenant"):
         if getattr(config, name):
             setting = PREFIX + name.upper()
             raise ConfigError(
                 f"`{setting}` needs `NINJA_MODE=classroom`: the local mode has no roles."
             )
+
+
+def _check_trust(config: AppConfig) -> None:
+    """Refuse trust settings the app would misuse: an instructors' claim a person sets for
+    themselves, sign-in lifetimes out of order, quotas that refuse everyone (trust.py)."""
+    try:
+        trust.instructor_claim(config.instructor_claim)
+        trust.lifetimes(config.session_idle, config.session_absolute)
+        trust.quotas(config.quota_runs, config.quota_attempts, config.quota_draft_kib)
+    except trust.TrustError as err:
+        raise ConfigError(str(err)) from None
 
 
 def check_secrets(config: AppConfig, secrets: Mapping) -> None:
@@ -208,6 +234,10 @@ def check_secrets(config: AppConfig, secrets: Mapping) -> None:
         raise ConfigError(
             f"[auth] redirect_uri must end with {CALLBACK}: got {auth['redirect_uri']!r}."
         )
+    try:
+        trust.check_provider(config.instructors, config.instructor_claim, config.tenant, auth)
+    except trust.TrustError as err:
+        raise ConfigError(str(err)) from None
 
 
 def _convert(name: str, raw: str):
@@ -218,8 +248,12 @@ def _convert(name: str, raw: str):
         return _secrets_file(name, raw)
     if name in ("require_all_layers", "instructor"):
         return _flag(name, raw)
-    if name == "reveal_after":
+    if name == "reveal_after" or name.startswith("quota_"):
         return _count(name, raw)
+    if name in ("session_idle", "session_absolute"):
+        return _seconds(name, raw)
+    if name in ("instructor_ids", "issuer"):
+        return _trusted(name, raw)
     if name == "worker_concurrency":
         return _concurrency(name, raw)
     if name == "worker_stale":
@@ -232,7 +266,15 @@ def _convert(name: str, raw: str):
         return _emails(name, raw)
     if name == "instructor_claim":
         return _claim(name, raw)
-    return raw.strip() if name == "mode" else raw
+    return raw.strip() if name in ("mode", "tenant") else raw
+
+
+def _trusted(name: str, raw: str) -> tuple[str, ...] | str:
+    """Return instructors' identities or an issuer (trust.py), or say what is wrong."""
+    try:
+        return trust.identities(name, raw) if name == "instructor_ids" else trust.issuer(name, raw)
+    except trust.TrustError as err:
+        raise ConfigError(str(err)) from None
 
 
 def _secrets_file(name: str, raw: str) -> Path:

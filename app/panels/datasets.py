@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from app import services, session
+from app import classroom, services, session
+from app.classroom import quotas
+from app.panels import workbench
 from app.storage import wordlists
 
 if TYPE_CHECKING:
@@ -107,7 +110,16 @@ def _download(cache: Path) -> bool:
 
 
 def _upload() -> None:
-    """Clean an uploaded word list (in a child process), show what cleaning did, offer it."""
+    """Clean an uploaded word list (in a child process), show what cleaning did, offer it;
+    in the classroom, only while the learner is under their word lists a day."""
+    refusal = _over_quota()
+    if refusal is not None:  # nothing is read: a flood of uploads costs the class nothing
+        if st.session_state.get("dataset:refused") != refusal.frees_at:
+            st.session_state["dataset:refused"] = refusal.frees_at
+            workbench.refuse(refusal)
+        else:
+            st.warning(refusal.message(), icon=":material/block:")
+        return
     upload = st.file_uploader(
         "Word list: one word per line, or a CSV file with a header row",
         type=["txt", "csv", "tsv"],
@@ -125,6 +137,16 @@ def _upload() -> None:
     if st.button("Use this word list", key="dataset:use:upload", type="primary"):
         session.use_dataset(services.UPLOAD_PREFIX + str(_save(read.text, upload.name)))
         st.rerun()
+
+
+def _over_quota() -> quotas.Refusal | None:
+    """Return the refusal of one more word list in the classroom (uploaded in the last day on
+    any replica, `NINJA_QUOTA_WORD_LISTS`), else None."""
+    if not classroom.enabled():
+        return None
+    now, limit = time.time(), services.config().quota_word_lists
+    counted = quotas.Quotas(services.store()).uploads_since(session.profile().id, now - quotas.DAY)
+    return quotas.windowed(quotas.WORD_LISTS, *counted, limit, now)
 
 
 def _read(upload: UploadedFile, column: str | None) -> Upload | str:
@@ -146,9 +168,11 @@ def _read(upload: UploadedFile, column: str | None) -> Upload | str:
 def _save(text: str, filename: str) -> Path:
     """Keep the cleaned words under the data directory and in the database (every replica and
     training worker of a class reads them from there: app/storage/wordlists.py); return the path."""
-    return wordlists.save(
+    path = wordlists.save(
         services.store().word_lists, services.config().uploads_dir, text, filename
     )
+    quotas.Quotas(services.store()).note_upload(session.profile().id, path.parent.name)
+    return path
 
 
 def preview(shown: Preview) -> None:

@@ -21,6 +21,7 @@ from app.classroom import classbook
 from app.classroom.answers import Answers
 
 if TYPE_CHECKING:
+    from app.classroom.classview import Learner
     from grader import Catalog
 
 PARTIAL = {
@@ -114,7 +115,10 @@ def references() -> dict[str, str]:
     return failed | {i: "" for i in services.proofs_pending() if i not in failed}
 
 
-def gradebook_files(names: dict[int, str], catalog: Catalog) -> dict[str, bytes]:
-    """Return the gradebook's three files, every recorded answer scored under the policy."""
+def gradebook_files(
+    names: dict[int, str], catalog: Catalog, learners: list[Learner] = ()
+) -> dict[str, bytes]:
+    """Return the gradebook's three files, every recorded answer scored under the policy, each
+    learner shown by their name (learners') beside their key (names)."""
     answers = Answers(services.store()).class_answers()
-    return classbook.gradebook_files(answers, names, catalog, references())
+    return classbook.gradebook_files(answers, names, catalog, references(), learners)

@@ -1,12 +1,18 @@
-"""A graded notebook counts: each solved part is recorded as an attempt from a notebook, so the
-statuses (the sidebar, Progress, Home's map) follow the learner who did the lecture in Jupyter."""
+"""What counts, by one rule for every route: a solved whole pass records each step exercise it
+proves (with the learner's own lines for that gradient), whether it was solved on its page or in
+an uploaded notebook, and each solved part of a notebook is recorded as an attempt from it. The
+statuses (the sidebar, Progress, Home's map) and Exercise 4's section, which starts from the
+learner's solved answers, then follow whichever route the learner took.
+
+A step already solved is not recorded again (its count of attempts stays the learner's own).
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from app import links, services, session
-from app.storage import NOTEBOOK, Attempt, facts_of
+from app.storage import NOTEBOOK, PASS_STEP, SOLVED, Attempt, facts_of
 from grader import PassResult, Result
 
 if TYPE_CHECKING:
@@ -19,7 +25,7 @@ TRAINING_KEY = "training"  # app/screens/training.py records Exercise 4 under th
 
 def record(found: notebook.Found, report: NotebookResult) -> list[str]:
     """Record every solved part of a graded notebook (and, for a solved whole pass, each step
-    exercise with the learner's own lines); return the ids recorded."""
+    exercise it proves); return the ids recorded."""
     codes = {part.number: part.code for part in found.parts}
     attempts = []
     for part in report.parts:
@@ -27,15 +33,34 @@ def record(found: notebook.Found, report: NotebookResult) -> list[str]:
             continue
         code = codes.get(part.number) or ""
         attempts += _attempts(part, code, report.scenario)
+    return _record(attempts)
+
+
+def record_pass_steps(result: PassResult, slug: str) -> list[str]:
+    """Record each step exercise a whole pass solved on its page proves; return the ids."""
+    if not result.solved:
+        return []
+    return _record(
+        [
+            _attempt(e.id, lines, result.message, result, PASS_STEP)
+            for e, lines in _steps(result, slug)
+        ]
+    )
+
+
+def _record(attempts: list[Attempt]) -> list[str]:
+    """Record the attempts of what is not solved yet (a solved step keeps its own history)."""
     store, profile = services.store(), session.profile()
-    for attempt in attempts:
+    statuses = store.work.statuses(profile)
+    new = [a for a in attempts if statuses.get(a.exercise_id) != SOLVED]
+    for attempt in new:
         store.work.record_attempt(profile, attempt)
-        session.forget_statuses()
-    return [a.exercise_id for a in attempts]
+    session.forget_statuses()
+    return [a.exercise_id for a in new]
 
 
 def _attempts(part: NotebookPart, code: str, slug: str) -> list[Attempt]:
-    """Return the attempts one solved part stands for."""
+    """Return the attempts one solved part of a notebook stands for."""
     result, summary = part.result, part.summary
     if isinstance(result, PassResult):
         key = links.whole_pass_id(slug)
@@ -55,11 +80,18 @@ def _steps(result: PassResult, slug: str):
             yield exercise, lines
 
 
-def _attempt(key: str, code: str, summary: str, result: Result | PassResult | GradCheck) -> Attempt:
-    """Return a solved attempt from the notebook (no time spent in the app's editor)."""
+def _attempt(
+    key: str,
+    code: str,
+    summary: str,
+    result: Result | PassResult | GradCheck,
+    origin: str = NOTEBOOK,
+) -> Attempt:
+    """Return a solved attempt from a notebook or a whole pass (no time spent in the app's
+    editor on it)."""
     dataset = session.dataset_source()
     version = services.exercise_version(key)
     facts = facts_of(result)
     return Attempt(
-        key, code, True, summary, 0.0, 0.0, dataset, 0.0, facts, version=version, origin=NOTEBOOK
+        key, code, True, summary, 0.0, 0.0, dataset, 0.0, facts, version=version, origin=origin
     )

@@ -2,9 +2,9 @@
 reference answer, the why card and the answer itself, without solving it.
 
 Only for the course's instructor (`classroom.is_instructor()`: whoever runs the app locally
-unless `NINJA_INSTRUCTOR=0`, a signed-in instructor in the classroom mode); learners never get
-the switch. The reference answer is graded like any answer, through the sandbox, and nothing
-is recorded: the instructor's progress stays as it was.
+with `NINJA_INSTRUCTOR=1`, a signed-in instructor in the classroom mode); learners, and the
+local mode's default, never get the switch. The reference answer is graded like any answer,
+through the sandbox, and nothing is recorded: the instructor's progress stays as it was.
 """
 
 from __future__ import annotations

@@ -6,20 +6,35 @@ page redraws folded), in the same monospace editor as the answer, run with Ctrl+
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pandas as pd
 import streamlit as st
 
 from app import services, session
-from app.panels import editor
+from app.classroom import quotas
+from app.panels import editor, ratelimit, workbench
 from app.views import results
+
+if TYPE_CHECKING:
+    from grader import ExerciseView, TensorInfo
 
 TITLE = "Scratchpad: try code on the {batch} (not graded)"
 RUN_LABEL = "Run (Ctrl+Enter)"
 HELP = (
-    "Runs in the sandbox with the tensors in scope, e.g. `x = counts * dprobs` then "
-    "`print(x.shape)` or `print(x.sum(1)[:3])`; the exercise language is the answers' "
-    "(no autograd, no imports)."
+    "Runs in the sandbox with the tensors in scope, e.g. {examples}; the exercise language is "
+    "the answers' (no autograd, no imports)."
 )
+
+
+def help_text(tensors: tuple[TensorInfo, ...]) -> str:
+    """Return the scratchpad's caption, its examples written with tensors in scope: a forward
+    value and an upstream gradient (never the gradient the learner is asked to write)."""
+    forward = [t.name for t in tensors if t.role == "forward"]
+    given = [t.name for t in tensors if t.role == "given"]
+    examples = [f"`print({name}.shape)`" for name in forward[:1]]
+    examples += [f"`print({name}[:2])`" for name in (given or forward[1:])[:1]]
+    return HELP.format(examples=" or ".join(examples) or "`print(...)`")
 
 
 def batch_words(lecture_url: str) -> str:
@@ -27,33 +42,48 @@ def batch_words(lecture_url: str) -> str:
     return "lecture batch" if lecture_url else "main batch"
 
 
-def show(exercise_id: str, lecture_url: str = "") -> None:
+def show(view: ExerciseView) -> None:
     """Show an editor whose code runs in the sandbox on this exercise's inputs, and its output.
 
     Nothing is graded or compared: the table lists what the code assigned (shape, dtype, first
     values), which is the lecture's way of working: look at shapes, then write the line.
     """
+    exercise_id = view.id
     key = f"scratch:{exercise_id}"
-    if not st.toggle(TITLE.format(batch=batch_words(lecture_url)), key=f"{key}:open"):
+    if not st.toggle(TITLE.format(batch=batch_words(view.lecture_url)), key=f"{key}:open"):
         return
     store, profile = services.store(), session.profile()
     if f"{key}:initial" not in st.session_state:  # the editor opens on it once per session
         st.session_state[f"{key}:initial"] = store.work.draft(profile, key) or ""
     with st.container(border=True, key=f"{key.replace(':', '-')}-box"):
-        st.caption(HELP)
+        st.caption(help_text(view.tensors))
         kind = services.config().editor
         initial = st.session_state[f"{key}:initial"]
         event = editor.code_input(f"{key}:code", initial, kind=kind, lines=5, label=RUN_LABEL)
         if event is not None:  # a page that grows above it redraws it: it reopens on this
-            store.work.save_draft(profile, key, event.code)
+            workbench.keep_draft(key, event.code)
             st.session_state[f"{key}:initial"] = event.code
         if event is not None and event.submitted is not None:
             editor.taken(event)
             code = event.submitted
-            st.session_state[f"{key}:result"] = session.grader().scratch(exercise_id, code)
+            if _may_run(code):
+                st.session_state[f"{key}:result"] = session.grader().scratch(exercise_id, code)
         result = st.session_state.get(f"{key}:result")
         if result is not None:
             _show(result)
+
+
+def _may_run(code: str) -> bool:
+    """Return whether the learner may run code now (the submissions' rate and length limits,
+    not their count a minute: a scratchpad run is not an attempt); if not, say so."""
+    wait = workbench.limiter().wait((services.config().database_url, session.profile().id))
+    if wait:
+        st.warning(ratelimit.too_fast(wait), icon=":material/hourglass_top:")
+        return False
+    refusal = quotas.draft_refusal(code, services.config().quota_draft_kib)
+    if refusal is not None:
+        workbench.refuse(refusal)
+    return refusal is None
 
 
 def _show(result) -> None:

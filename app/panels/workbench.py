@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from app import services, session
+from app.classroom import quotas
 from app.panels import editor, ratelimit, visits
 from app.services import metrics
 from app.storage import Attempt, Facts
@@ -45,11 +46,28 @@ def editor_event(key: str, starter: str, lines: int = 8) -> editor.EditorEvent |
     kind = services.config().editor
     event = editor.code_input(widget, st.session_state[f"initial:{key}"], kind=kind, lines=lines)
     if event is not None and event.submitted is None:
-        services.store().work.save_draft(session.profile(), key, event.code)
+        with notice.container():
+            keep_draft(key, event.code)
     if event is None or event.submitted is None:  # a new submission takes the old one's place
         with notice.container():
             _not_graded(key)
     return event
+
+
+def keep_draft(key: str, code: str) -> bool:
+    """Keep code as key's draft unless it is longer than one learner may keep (say so)."""
+    refusal = quotas.draft_refusal(code, services.config().quota_draft_kib)
+    if refusal is not None:
+        refuse(refusal)
+        return False
+    services.store().work.save_draft(session.profile(), key, code)
+    return True
+
+
+def refuse(refusal: quotas.Refusal) -> None:
+    """Say which limit refused the learner, and when it frees; record it for the dashboard."""
+    st.warning(refusal.message(), icon=":material/block:")
+    quotas.Quotas(services.store()).hit(session.profile().id, refusal.limit)
 
 
 def _not_graded(key: str) -> None:
@@ -87,8 +105,9 @@ def submission(key: str, event: editor.EditorEvent | None) -> str | None:
 def _take(key: str, event: editor.EditorEvent) -> None:
     """Record a submission and the draft before grading, and queue it; or say to wait."""
     store, profile = services.store(), session.profile()
-    if not admitted():
-        store.work.save_draft(profile, key, event.code)
+    if not admitted(event.submitted):
+        if quotas.draft_refusal(event.code, services.config().quota_draft_kib) is None:
+            store.work.save_draft(profile, key, event.code)  # kept, as typed, not graded
         editor.taken(event)
         return
     if store.submissions.begin_submission(
@@ -101,12 +120,28 @@ def _take(key: str, event: editor.EditorEvent) -> None:
         time.sleep(services.config().grade_delay)
 
 
-def admitted() -> bool:
-    """Return whether the profile may submit now; if not, say how long to wait."""
+def admitted(code: str) -> bool:
+    """Return whether the profile may submit this code now: not too fast for this server (a
+    burst, then about one a second), not over the learner's submissions a minute on every
+    replica, not too long; if not, say which limit and when it frees."""
     wait = limiter().wait((services.config().database_url, session.profile().id))
     if wait:
         st.warning(ratelimit.too_fast(wait), icon=":material/hourglass_top:")
-    return not wait
+        return False
+    refusal = quotas.draft_refusal(code, services.config().quota_draft_kib) or _per_minute()
+    if refusal is not None:
+        refuse(refusal)
+    return refusal is None
+
+
+def _per_minute() -> quotas.Refusal | None:
+    """Return the refusal of one more submission in the classroom (the learner's last minute,
+    on every replica, `NINJA_QUOTA_ATTEMPTS`), else None."""
+    if not services.config().classroom:
+        return None
+    now, store = time.time(), services.store()
+    counted = quotas.Quotas(store).attempts_since(session.profile().id, now - quotas.MINUTE)
+    return quotas.attempts_refusal(*counted, services.config().quota_attempts, now)
 
 
 @st.cache_resource(show_spinner=False)

@@ -61,7 +61,7 @@ def _work(exercise_id: str, view: ExerciseView) -> None:
     else:
         _last_attempt(exercise_id)
     whycard.show(view)
-    scratchpad.show(exercise_id, view.lecture_url)
+    scratchpad.show(view)
     whycard.derivation(view)
     _hints(exercise_id, view.hints)
     _reveal(exercise_id, view.starter)

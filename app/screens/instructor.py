@@ -19,6 +19,7 @@ from app.classroom.classbook import STUCK_ATTEMPTS, STUCK_WINDOW, Grid
 from app.panels import auditlog, grading
 from app.screens import problems
 from app.storage import ATTEMPTED, SOLVED
+from app.views import dashboard
 
 if TYPE_CHECKING:
     from app.classroom.classbook import Row
@@ -37,6 +38,7 @@ LEGEND = (
     " of attempts; blank: not started."
 )
 TABS = ("Class", "Exercises", "Learner", "Stuck now", "Gradebook", "Problems", "Audit log")
+TABS += ("Sign-ins and limits",)
 
 
 def render() -> None:
@@ -45,6 +47,11 @@ def render() -> None:
     if not classroom.is_instructor():
         st.error(LEARNERS, icon=":material/lock:")
         return
+    dashboard.refreshing(_dashboard)
+
+
+def _dashboard() -> None:
+    """The tabs, read afresh from the store at each redraw."""
     view, catalog = classroom.ClassView(services.store()), services.declared()  # every item
     learners = view.class_learners()
     grid = classbook.class_grid(learners, view.class_cells(), classbook.course_items(catalog))
@@ -52,9 +59,9 @@ def render() -> None:
     with tabs[0]:
         _class(grid)
     with tabs[1]:
-        _exercises(grid, view.class_misconceptions())
+        _exercises(grid, view.class_misconceptions(), catalog)
     with tabs[2]:
-        _learner(grid, view)
+        _learner(grid, view, catalog)
     with tabs[3]:
         _stuck(grid, view)
     with tabs[4]:
@@ -63,6 +70,8 @@ def render() -> None:
         problems.render()
     with tabs[6]:
         auditlog.render()
+    with tabs[7]:
+        classroom.oversight.render(learners)
 
 
 def _class(grid: Grid) -> None:
@@ -86,7 +95,8 @@ def _class(grid: Grid) -> None:
         index=pd.Index(grid.columns, name="exercise"),
     )
     st.subheader("Where the class is")
-    st.bar_chart(counts, color=[COLOURS[SOLVED], COLOURS[ATTEMPTED]], horizontal=True)
+    colours = {"solved": COLOURS[SOLVED], "attempted": COLOURS[ATTEMPTED]}
+    dashboard.bar_chart(counts.reset_index(), "exercise", colours)
 
 
 def _grid_table(grid: Grid) -> pd.DataFrame:
@@ -109,39 +119,42 @@ def _when(who: Learner) -> str:
     return datetime.fromtimestamp(who.last_seen, UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
-def _exercises(grid: Grid, misconceptions: list[Misconception]) -> None:
-    """Each item: solved, attempted, medians, and its most common misconceptions."""
+def _exercises(grid: Grid, misconceptions: list[Misconception], catalog: Catalog) -> None:
+    """Each item: solved, attempted, medians, and its most common misconceptions, in words."""
     summaries = classbook.item_summaries(grid, misconceptions)
+
+    def said(item: str, m: Misconception) -> str:
+        return dashboard.said(catalog, item, m.misconception)
+
     table = pd.DataFrame.from_records(
         {
             "exercise": s.item,
             "solved": s.solved,
             "attempted, not solved": s.attempted,
-            "median attempts to solve": s.median_attempts,
-            "median minutes to solve": None if s.median_seconds is None else s.median_seconds / 60,
-            "top misconception": s.misconceptions[0].misconception if s.misconceptions else "",
+            "median attempts to solve": dashboard.median(s.median_attempts),
+            "median minutes to solve": dashboard.median(s.median_seconds, 60),
+            "top misconception": said(s.item, s.misconceptions[0]) if s.misconceptions else "",
         }
         for s in summaries
     )
-    st.dataframe(table, hide_index=True)
+    st.dataframe(table, hide_index=True, width="stretch", column_config=dashboard.WORDS)
     if misconceptions:
         st.subheader("Misconceptions recorded")
-        chart = pd.DataFrame(
-            {"attempts": [m.attempts for m in misconceptions[:20]]},
-            index=pd.Index([f"{m.exercise_id}: {m.misconception}" for m in misconceptions[:20]]),
-        )
-        st.bar_chart(chart, horizontal=True)
+        shown = misconceptions[:20]
+        labels = [f"{m.exercise_id}: {said(m.exercise_id, m)}" for m in shown]
+        chart = pd.DataFrame({"misconception": labels, "attempts": [m.attempts for m in shown]})
+        dashboard.bar_chart(chart, "misconception", {"attempts": COLOURS[ATTEMPTED]})
     for s in summaries:
         for m in s.misconceptions:
             label = (
-                f"{s.item}: `{m.misconception}` ({m.attempts} attempt(s), {m.learners} learner(s))"
+                f"{s.item}: {said(s.item, m)} ({m.attempts} attempt(s), {m.learners} learner(s))"
             )
             with st.expander(label):
-                st.caption("An answer that showed it (the latest):")
+                st.caption(f"Its id: `{m.misconception}`. An answer that showed it (the latest):")
                 st.code(m.example, language="python")
 
 
-def _learner(grid: Grid, view: ClassView) -> None:
+def _learner(grid: Grid, view: ClassView, catalog: Catalog) -> None:
     """One learner's history: each attempt's code and verdict, hints and reveals."""
     if not grid.rows:
         st.info(NOBODY, icon=":material/group_off:")
@@ -180,7 +193,8 @@ def _learner(grid: Grid, view: ClassView) -> None:
             hide_index=True,
         )
     for a in reversed(attempts):
-        verdict = "solved" if a.solved else (a.misconception or a.status or "not solved")
+        wrong = a.misconception and dashboard.said(catalog, a.exercise_id, a.misconception)
+        verdict = "solved" if a.solved else (wrong or a.status or "not solved")
         with st.expander(f"{_at(a.created_at)} · {a.exercise_id} · {verdict}"):
             st.text(a.summary)  # text: the grader's words, never read as markdown
             st.code(a.code, language="python")
@@ -246,7 +260,7 @@ def _gradebook(learners: list[Learner], view: ClassView, catalog: Catalog) -> No
 
     def files(suffix: str) -> bytes:  # built when a button is pressed, not on every paint
         auditlog.gradebook_downloaded(who, f"gradebook.{suffix}", len(learners))
-        return grading.gradebook_files(names, catalog)[suffix]
+        return grading.gradebook_files(names, catalog, learners)[suffix]
 
     kinds = (("csv", "text/csv"), ("wide.csv", "text/csv"), ("json", "application/json"))
     for column, (suffix, mime) in zip(st.columns(len(kinds)), kinds, strict=True):

@@ -148,16 +148,27 @@ def _check(trainer: Trainer, code: str, settings: TrainSettings | None) -> None:
     st.session_state[CHECK_KEY] = check
 
 
+BUTTONS = (
+    "**Submit** (Ctrl+Enter, in the editor) only checks your seven gradients against autograd "
+    "on the first batch; **Start training** checks them again, then trains with them."
+)
+
+
 def _actions(trainer: Trainer, settings: TrainSettings | None) -> None:
-    """Show Start training (and Stop while a run is going)."""
+    """Show Start training (and Stop while a run is going), and, where the two buttons are,
+    what each does."""
+    if (refused := st.session_state.pop(runs.REFUSED, None)) is not None:  # the learner's limit
+        st.warning(refused.message(), icon=":material/block:")
     run = runs.current()
     running = run is not None and run.status().active
+    st.caption(BUTTONS)
     if st.button(
         "Start training",
         type="primary",
         icon=":material/play_arrow:",
         disabled=settings is None or running,
         key="training:start",
+        help="Checks the gradients again, then trains in a sandboxed worker.",
     ):
         code = _code(trainer)
         with st.spinner("Checking your gradients against autograd…"):

@@ -91,12 +91,13 @@ def render(slug: str) -> None:
     if code is not None:
         _grade(grader, slug, key, code)
     result = st.session_state.get(f"result:{key}")
-    if result is not None:
-        st.markdown(datasets.describe(result.header))
-        results.show_pass(result)
+    if result is not None:  # what to do first (the verdict, the root's diagnosis), then numbers
+        results.show_pass_verdict(result)
         if result.refused_construct:
             results.show_language(grader.catalog.course.language)
         _root(key, result)
+        st.markdown(datasets.describe(result.header))
+        results.show_pass_table(result)
     if slug == notebook.lecture_scenario(services.catalog()):
         _notebook(key, grader)
 
@@ -119,8 +120,7 @@ def _notebook(key: str, grader: Grader) -> None:
     if isinstance(shown, str):
         st.error(shown, icon=results.FAILED_ICON)
     elif shown is not None:
-        st.markdown(datasets.describe(shown.header))
-        notebook_view.show_notebook(shown)
+        notebook_view.show_notebook(shown, about=datasets.describe(shown.header))
 
 
 def _grade_notebook(key: str, grader: Grader, raw: bytes, name: str) -> None:
@@ -175,5 +175,6 @@ def _grade(grader: Grader, slug: str, key: str, code: str) -> None:
         workbench.record(
             key, code, result.solved, result.message, result.elapsed, result.busy, facts_of(result)
         )
+        notebook_progress.record_pass_steps(result, slug)  # one rule with notebooks
         st.session_state[f"result:{key}"] = result
     st.rerun()  # so that the badge shows the new status

@@ -17,7 +17,7 @@ call that cannot reach the database raises StorageUnavailable.
 
 from app.storage import auditlog, schema, tables, wordlists
 from app.storage.engine import Db, Part, StorageUnavailable
-from app.storage.migrations import DEFAULT_COURSE, EDITOR, NOTEBOOK, REGRADE
+from app.storage.migrations import DEFAULT_COURSE, EDITOR, NOTEBOOK, PASS_STEP, REGRADE
 from app.storage.profiles import Profile, StorageError
 from app.storage.runstore import TrainingRun
 from app.storage.schema import SchemaBehind
@@ -38,6 +38,7 @@ __all__ = [
     "EDITOR",
     "NOTEBOOK",
     "NOT_SOLVED",
+    "PASS_STEP",
     "REGRADE",
     "SOLVED",
     "Attempt",

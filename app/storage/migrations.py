@@ -20,6 +20,7 @@ import sqlite3
 GRADED, BACKFILLED = "graded", "backfilled"
 EDITOR, NOTEBOOK = "editor", "notebook"  # where an attempt was submitted from (step 6)
 REGRADE = "regrade"  # an old answer graded again by `python -m app.regrade --apply`: not a try
+PASS_STEP = "whole_pass"  # a step exercise proven by a whole pass solved on its page
 FACT_COLUMNS = (
     ("ran", "INTEGER NOT NULL DEFAULT 0"),
     ("failed_check", "TEXT NOT NULL DEFAULT ''"),

@@ -35,14 +35,16 @@ TABLES = {
     "events": "id",
     "training_runs": "id",
     "training_queue": "id",
+    "word_list_uploads": "created_at",
+    "quota_hits": "quota",
 }
 JSON_COLUMNS = {  # a training run's, stored as JSON text
     "training_runs": ("settings", "samples", "curve"),
     "training_queue": ("settings", "curve", "report"),
 }
 # Tables keyed by the identity, not the profile: which profile it used last, and who the person
-# is (the provider's name, e-mail and groups, for the instructor's dashboard).
-OWNER_TABLES = ("learners", "people")
+# is (the provider's name, e-mail and groups, for the instructor's dashboard), and their sign-ins.
+OWNER_TABLES = ("learners", "people", "sessions")
 
 
 class Privacy(Part):

@@ -38,8 +38,9 @@ from app.storage.work import Work
 # 5: progress is keyed by course, and an attempt records the exercise's version; 6: and where
 # it was submitted from (the editor or a notebook); from 7 on, Alembic's revisions (meta keeps
 # the number for a reader without Alembic); 10: uploaded word lists; 11: a classroom run's
-# state is its job's; 12: an attempt's tally of tries; 13: the audit log
-SCHEMA_VERSION = 13
+# state is its job's; 12: an attempt's tally of tries (partial credit); 13: the audit log;
+# 14: sign-ins kept on the server, uploads and limits met per learner
+SCHEMA_VERSION = 14
 
 
 def open_store(url: str, course: str = DEFAULT_COURSE) -> Store:

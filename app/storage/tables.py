@@ -214,3 +214,35 @@ audit_log = sa.Table(  # what instructors did with learners' data: kept when a l
     sa.Index("audit_log_by_subject", "subject", "id"),
     sa.Index("audit_log_by_course", "course_id", "id"),
 )
+
+sessions = sa.Table(  # a classroom sign-in, checked on every page (app/classroom/sessions.py)
+    "sessions",
+    metadata,
+    sa.Column("id", TEXT, primary_key=True),  # a digest of the token's iss, sub, iat, nonce, sid
+    _text("owner"),
+    _when("issued"),
+    _when("last_seen"),
+    _when("revoked", nullable=True),
+    _text("reason", ""),  # signed_out, ended, idle, expired
+    sa.Index("sessions_by_owner", "owner"),
+)
+
+word_list_uploads = sa.Table(  # who uploaded which word list, when (a quota a day)
+    "word_list_uploads",
+    metadata,
+    _profile_id(),
+    _text("digest"),
+    _when("created_at"),
+    sa.PrimaryKeyConstraint("profile_id", "digest"),
+    sa.Index("word_list_uploads_by_time", "profile_id", "created_at"),
+)
+
+quota_hits = sa.Table(  # who met which limit, how often, when last (the dashboard)
+    "quota_hits",
+    metadata,
+    _profile_id(),
+    _text("quota"),
+    sa.Column("count", WHOLE, nullable=False),
+    _when("last_at"),
+    sa.PrimaryKeyConstraint("profile_id", "quota"),
+)

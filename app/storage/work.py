@@ -65,7 +65,7 @@ class Attempt:
     created_at: float = 0.0
     facts: Facts = field(default_factory=Facts)
     version: str = ""  # the exercise's content version when answered ("" if not known)
-    origin: str = EDITOR  # or NOTEBOOK: a part of an uploaded notebook, graded
+    origin: str = EDITOR  # or NOTEBOOK (a part of an uploaded notebook), PASS_STEP, REGRADE
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,9 @@ else as its job stands (tasks.py names the states).
     >>> run_id = queue.enqueue(me, code, {"steps": 20000}, "default")   # row and job, at once
     >>> queue.latest(me).state, queue.position(queue.latest(me))        # "queued", 1
 
-At most one queued or running run per learner: `enqueue` returns None for a second (the
-learner's rows are locked meanwhile, so two tabs pressing Start at once queue one run).
+At most `most` queued or running runs per learner (`NINJA_QUOTA_RUNS`, 1 by default): `enqueue`
+returns None for one more (the learner's rows are locked meanwhile, so two tabs pressing Start
+at once never pass the limit together).
 Only PostgreSQL carries the queue (the classroom mode); the local mode trains in its process.
 """
 
@@ -87,15 +88,14 @@ class Queue(Part):
         super().__init__(store)
         self.stale = stale
 
-    def enqueue(self, profile: Profile, code: str, settings: dict, dataset: str) -> int | None:
+    def enqueue(
+        self, profile: Profile, code: str, settings: dict, dataset: str, most: int = 1
+    ) -> int | None:
         """Queue a run and its job in one transaction; return the run's id, or None if the
-        learner has a run queued or running already."""
+        learner has `most` runs queued or running already."""
         with self._db() as db:
             db.execute("SELECT pg_advisory_xact_lock(:lock, :p)", {"lock": LOCK, "p": profile.id})
-            latest = self._one(
-                db, "q.profile_id = :p ORDER BY q.id DESC LIMIT 1", {"p": profile.id}
-            )
-            if latest is not None and latest.active:
+            if self._active(db, profile.id, most) >= most:
                 return None
             run_id = db.execute(
                 "INSERT INTO training_queue (profile_id, settings, code, dataset, created_at)"
@@ -167,6 +167,14 @@ class Queue(Part):
             state = tasks.state_of({"state": ended} if ended else None, job, bool(stalled))
             found[state] = found.get(state, 0) + runs
         return found
+
+    def _active(self, db: Db, profile_id: int, most: int) -> int:
+        """Return how many of the learner's runs are queued or running (counting to `most`)."""
+        rows = db.execute(
+            f"{READ} WHERE q.profile_id = :p AND q.report IS NULL ORDER BY q.id DESC LIMIT :n",
+            {"p": profile_id, "n": most + 16, "stale": self.stale},
+        ).fetchall()
+        return sum(_queued(r).active for r in rows)
 
     def _one(self, db: Db, where: str, params: dict) -> QueuedRun | None:
         """Return the first run matching a WHERE clause, with its job's state."""

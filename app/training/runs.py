@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Protocol
 import streamlit as st
 
 from app import services, session
+from app.classroom import quotas
 from app.training.queue import Queue, QueuedRun
 from app.training.wire import record_of, status_of
 
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
     )
 
 JOB_KEY = "training:job"  # the run this session is attached to (the local mode)
+REFUSED = "training:refused"  # a Start the learner's limit of runs refused (quotas.Refusal)
 STOP_WAIT = 5.0  # seconds a new run waits for the one it replaces to free its slot
 
 
@@ -198,8 +200,13 @@ class WorkerRuns:
         return None if run is None else WorkerRun(self.queue, run)
 
     def start(self, trainer: Trainer, code: str, settings: TrainSettings) -> None:
-        """Queue the run for a worker, unless one is queued or running (the page shows it)."""
-        self.queue.enqueue(session.profile(), code, asdict(settings), session.dataset_source())
+        """Queue the run for a worker, unless the learner has as many queued or running as
+        they may (`NINJA_QUOTA_RUNS`): then keep the refusal for the page (REFUSED)."""
+        most, profile = services.config().quota_runs, session.profile()
+        if self.queue.enqueue(profile, code, asdict(settings), session.dataset_source(), most):
+            return
+        st.session_state[REFUSED] = quotas.runs_refusal(most, most)
+        quotas.Quotas(services.store()).hit(profile.id, quotas.RUNS)
 
     def states(self) -> dict[str, int]:
         """Return how many runs of the class are in each state."""

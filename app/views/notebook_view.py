@@ -22,20 +22,38 @@ BADGES = {  # a part's status -> (label, icon, colour)
 }
 
 
-def show_notebook(result: NotebookResult) -> None:
-    """Show a notebook's verdict and its four exercises, each in a bordered box."""
+SHAPES = ("Values right, a shape to fix", results.SHAPE_ICON, "orange")
+
+
+def show_notebook(result: NotebookResult, about: str = "") -> None:
+    """Show a notebook's name in full (the uploader shortens it), its verdict, what it was
+    graded on (`about`: the dataset and model) and its four exercises, each in a bordered box.
+    A notebook that matches the lecture but for the shapes its `cmp` lets through says so
+    first, as a warning: nothing in it is wrong in value."""
+    st.markdown(f"**Graded:** `{result.name.replace('`', '')}`")
     if result.solved:
         st.success(result.message, icon=results.SOLVED_ICON)
+    elif result.shapes_only:
+        st.warning(result.message, icon=results.SHAPE_ICON)
     else:
         st.error(result.message, icon=results.FAILED_ICON)
+    if about:
+        st.markdown(about)
     for part in result.parts:
         with st.container(border=True, key=f"notebook-part-{part.number}"):
             cell = f" · cell {part.cell}" if part.cell else ""
             st.markdown(f"**{part.title}**{cell}")
-            label, icon, color = BADGES[part.status]
+            label, icon, color = badge(part)
             st.badge(label, icon=icon, color=color)
             _part(part)
     st.caption(f"Graded in {result.elapsed:.1f} s.")
+
+
+def badge(part: NotebookPart) -> tuple[str, str, str]:
+    """Return a part's badge: its status's, or "a shape to fix" where every value is right."""
+    if part.status == "not_solved" and getattr(part.result, "shape_slips", ()):
+        return SHAPES
+    return BADGES[part.status]
 
 
 def _part(part: NotebookPart) -> None:

@@ -20,6 +20,7 @@ MARKS = {
     "inconclusive": ":orange[~]",
 }
 SOLVED_ICON, FAILED_ICON = ":material/check_circle:", ":material/cancel:"
+SHAPE_ICON = ":material/straighten:"  # every value right, a shape to fix
 ROOT_STYLE = "background-color: rgba(255, 75, 75, 0.18); font-weight: bold"
 
 
@@ -34,7 +35,7 @@ def show_result(result: Result) -> None:
         st.error(f"**Not yet.** {result.summary()}", icon=FAILED_ICON)
     if result.error is not None:
         show_error(result.error)
-    show_checks(result.checks)
+    show_checks(result.checks, said=result.summary())
     if result.cmp is not None:
         st.code(cmp_text(result.cmp), language=None)
     if result.heatmap is not None and not result.solved:
@@ -63,11 +64,16 @@ def show_busy(message: str) -> None:
     st.warning(f"{message} Your code is kept in the editor.", icon=":material/hourglass_top:")
 
 
-def show_checks(checks: tuple[Check, ...]) -> None:
-    """List the checks, cheapest first, each with its mark, message and hint."""
+SAID_ABOVE = "as the verdict above says."
+
+
+def show_checks(checks: tuple[Check, ...], said: str = "") -> None:
+    """List the checks, cheapest first, each with its mark, message and hint; a check whose
+    message the verdict above already `said` is not said twice."""
     lines = []
     for check in checks:
-        lines.append(f"- {MARKS.get(check.status, '?')} **{check.title}:** {check.message}")
+        message = SAID_ABOVE if said and check.message == said else check.message
+        lines.append(f"- {MARKS.get(check.status, '?')} **{check.title}:** {message}")
         if check.hint:
             lines.append(f"  \n  _{check.hint}_")
     st.markdown("\n".join(lines))
@@ -93,15 +99,30 @@ def cmp_text(cmp: Cmp) -> str:
 
 def show_pass(result: PassResult) -> None:
     """Show a whole pass: the verdict, the cmp table with the root cause highlighted."""
+    show_pass_verdict(result)
+    show_pass_table(result)
+
+
+def show_pass_verdict(result: PassResult) -> None:
+    """Show a whole pass's verdict (and the learner's exception); a page may add what to do
+    about it before the table (the whole pass's page: the first wrong row's diagnosis)."""
     if result.busy:
         show_busy(result.message)
-        return
-    if result.solved:
+    elif result.solved:
         st.success(result.message, icon=SOLVED_ICON)
+    elif result.shape_slips:  # every value right: a shape to fix, not a wrong gradient
+        st.warning(result.message, icon=SHAPE_ICON)
     else:
         st.error(result.message, icon=FAILED_ICON)
-    if result.error is not None:
+    if result.error is not None and not result.busy:
         show_error(result.error)
+
+
+def show_pass_table(result: PassResult) -> None:
+    """Show a whole pass's cmp table (the root cause highlighted), the feedback of every row
+    that did not pass (folded: the table has the numbers), the notes and what it printed."""
+    if result.busy:
+        return
     if result.rows:
         st.dataframe(
             pass_table(result),
@@ -119,10 +140,12 @@ def show_pass(result: PassResult) -> None:
 
 
 def show_pass_feedback(rows: tuple[GradRow, ...]) -> None:
-    """Show the feedback of every gradient that did not pass in full, wrapped (a table cuts it)."""
+    """Show, folded, the feedback of every gradient that did not pass in full, wrapped (a
+    table cuts it)."""
     lines = [f"- **{row.name}:** {row.message}" for row in rows if row.status != "pass"]
     if lines:
-        st.markdown("**Feedback in full**\n\n" + "\n".join(lines))
+        with st.expander(f"Feedback in full ({len(lines)} of {len(rows)} gradients)"):
+            st.markdown("\n".join(lines))
 
 
 def pass_table(result: PassResult) -> pd.io.formats.style.Styler:

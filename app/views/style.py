@@ -25,15 +25,46 @@ TOKEN_COLOURS = {
 }
 
 
+# A caption is drawn at 60% opacity, and its code spans with it: their green (#0c5a44) then
+# reads 3.0:1 (#6d9c8f on #fdfdfd, axe-core on Exercise 2's forward lines' notes). In a caption
+# they take the caption's own near-black, which reads 4.9:1 at that opacity.
+CAPTION_CODE = '[data-testid="stCaptionContainer"] code'
+
+
 def css() -> str:
     """Return the style element's text."""
-    rules = (
+    rules = [
         f"{selector} {{ color: {colour} !important; }}"
         for selector, colour in TOKEN_COLOURS.items()
-    )
+    ]
+    rules.append(f"{CAPTION_CODE} {{ color: inherit !important; }}")
     return "<style>\n" + "\n".join(rules) + "\n</style>"
 
 
+# The navigation cuts a long page title with "…" and offers no tooltip: this script gives each
+# cut title its whole text as the link's tooltip (Streamlit keeps it in the label's `label`), and
+# looks again whenever the navigation is redrawn or the window resized.
+TOOLTIPS = """<script>
+(() => {
+  if (window.ninjaTooltips) return;
+  window.ninjaTooltips = true;
+  const mark = () => document.querySelectorAll("[data-testid='stSidebarNavLink']").forEach((a) => {
+    const label = a.querySelector("span[label]");
+    if (!label) return;
+    const cut = label.scrollWidth > label.clientWidth;
+    const title = cut ? label.getAttribute("label") : null;
+    if (title && a.title !== title) a.title = title;
+    if (!title && a.hasAttribute("title")) a.removeAttribute("title");
+  });
+  new MutationObserver(mark).observe(document.body, { childList: true, subtree: true });
+  window.addEventListener("resize", mark);
+  mark();
+})();
+</script>"""
+
+
 def apply() -> None:
-    """Add the app's CSS to the page (once per run; a style-only element is not drawn)."""
+    """Add the app's CSS to the page, and the script that gives cut navigation titles their
+    tooltip (once per run; neither element is drawn)."""
     st.html(css())
+    st.html(TOOLTIPS, unsafe_allow_javascript=True)

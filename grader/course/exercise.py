@@ -13,9 +13,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from grader.course.lecture import LectureLink, parse_lecture
+from grader.course.mistakes import Mistake, read_mistakes
 from grader.course.scenario import Scenario
 from grader.course.schema import SchemaError, check_keys, did_you_mean, require
-from grader.misconceptions import IDS, LISTED_MISTAKE
 
 SOLUTIONS = "solutions"  # the folder in a course that holds its reference answers, by default
 FILE_NAME = re.compile(r"^(\d+)_([A-Za-z_][A-Za-z0-9_]*)\.toml$")
@@ -43,16 +43,6 @@ DTYPES = ("float32", "float64")
 # The lecture's (atol, rtol), as torch.allclose applies them: |got - want| <= atol + rtol*|want|
 TOLERANCE = (1e-8, 1e-5)
 REQUIRED = ("title", "target", "prompt", "starter", "hints")
-MISTAKE_KEYS = {"code": str, "message": str, "misconception": str}
-
-
-@dataclass(frozen=True)
-class Mistake:
-    """A wrong answer an instructor expects, recognised by its output."""
-
-    code: str
-    message: str
-    misconception: str = LISTED_MISTAKE  # its id in grader/misconceptions.py
 
 
 @dataclass(frozen=True)
@@ -158,7 +148,7 @@ def load_exercise(path: Path, scenario: Scenario, solutions: Path | None = None)
         prompt=raw["prompt"].strip(),
         starter=raw["starter"].strip() + "\n",
         hints=tuple(raw["hints"]),
-        mistakes=tuple(_mistakes(raw.get("mistakes", []), where)),
+        mistakes=tuple(read_mistakes(raw.get("mistakes", []), where)),
         tolerance=_tolerance(raw, where),
         explain=raw.get("explain", "").strip(),
         derivation=tuple(raw.get("derivation", ())),
@@ -214,18 +204,6 @@ def _tolerance(raw: dict, where: str) -> tuple[float, float] | None:
             0.0 <= value < 1.0, f"{where}: {key}", f"must be at least 0 and below 1, got {value}"
         )
     return atol, rtol
-
-
-def _mistakes(raw: list, where: str) -> list[Mistake]:
-    """Read the `[[mistakes]]` tables."""
-    mistakes = []
-    for i, item in enumerate(raw, start=1):
-        at = f"{where}: [[mistakes]] {i}"  # counted from 1, as an author counts the blocks
-        check_keys(item, MISTAKE_KEYS, ("code", "message"), at)
-        named = item.get("misconception", LISTED_MISTAKE)
-        require(named in IDS, f"{at}: misconception", f"must be one of {', '.join(IDS)}")
-        mistakes.append(Mistake(item["code"].strip() + "\n", item["message"].strip(), named))
-    return mistakes
 
 
 def _parts(raw: dict, scenario: Scenario, where: str) -> tuple[tuple[str, str], ...]:

@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from grader.course import mistakes
 from grader.course.course import Course, read_course
 from grader.course.exercise import SOLUTIONS, Exercise, load_exercise, solutions_root
 from grader.course.policy import EVERY_ITEM, EXTENSIONS
@@ -44,6 +45,12 @@ class Catalog:
     def scenario(self, slug: str) -> Scenario:
         """Return the scenario in folder `slug`."""
         return next(s for s in self.scenarios if s.slug == slug)
+
+    def misconception_words(self, item: str, misconception: str) -> str:
+        """Return a misconception recorded at an item (an exercise, a whole pass, training) in
+        words: its listed mistake's name, or the shared id's meaning ("" if neither)."""
+        listed = next((e.mistakes for e in self.exercises if e.id == item), ())
+        return mistakes.words(listed, misconception)
 
     def withdraw(self, errors, exercises=(), scenarios=()) -> Catalog:
         """Return the catalog without these exercise ids and scenario slugs (and the exercises

@@ -159,7 +159,17 @@ def _check(check) -> dict:
         "status": check.status,
         "message": check.message,
         "hint": check.hint,
+        "misconception": check.misconception or None,
+        "remedy": _remedy(check.remedy),
     }
+
+
+def _remedy(remedy) -> dict | None:
+    """Return the change a failed check's sentence proposes (checked to give autograd's answer
+    before it was said) as data, or None."""
+    if remedy is None:
+        return None
+    return {"code": remedy.code, "whole": remedy.whole}
 
 
 def _cmp(cmp) -> dict | None:

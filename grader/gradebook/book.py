@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from grader.course import Course
+from grader.gradebook import learners as keys
 from grader.gradebook import safetext, scored
 from grader.gradebook.policy import Mark, Submission, Verdict, score, total
 
@@ -77,6 +78,7 @@ class Book:
     course: Course | None = None  # the course and its policy (None: [points] as given, no more)
     references: dict = field(default_factory=dict)  # {item: why its reference answer fails}
     counted_only: bool = False  # list only the answer that counts per item (the app's many)
+    names: dict[str, str] = field(default_factory=dict)  # a learner's name shown, by key
 
     def weights(self) -> tuple[float, ...]:
         """Return each column's points: [points] of course.toml, else 1."""
@@ -136,8 +138,10 @@ def write_gradebook(
 
     Points, lateness and regrade marks come from the one scoring function (policy.py), with
     the course's policy stated in the book. Every text is shown inert (safetext.shown: no
-    control character, no undecodable byte); a CSV cell that a spreadsheet would read as a
-    formula starts with a quote (safetext.cell). Both CSVs start with a UTF-8 BOM.
+    control character, no undecodable byte); every CSV cell is quoted, and a formula character
+    at its start or after any separator a spreadsheet may split on gets a quote before it
+    (safetext.cell). Learners whose names look the same are flagged (`possibly_same_as`:
+    learners.py). Both CSVs start with a UTF-8 BOM.
     """
     out.parent.mkdir(parents=True, exist_ok=True)
     paths = out.with_suffix(".csv"), out.with_suffix(".wide.csv"), out.with_suffix(".json")
@@ -150,11 +154,20 @@ def write_gradebook(
     if book.counted_only:
         ordered = _counted(ordered, marks)
     learners = _by_learner(ordered, book)
+    book = _named(book, learners)
     _write_whole(paths[0], _long_csv(ordered))
     _write_whole(paths[1], _wide_csv(learners, book, info, marks))
     document = {"schema": SCHEMA, **info, "learners": _learners_json(learners, book, marks)}
     _write_whole(paths[2], json.dumps(document, indent=2, ensure_ascii=True))
     return paths
+
+
+def _named(book: Book, learners: dict[str, list[Graded]]) -> Book:
+    """Return the book with every learner's name shown inert (its key where none is given)."""
+    return replace(book, names={n: safetext.shown(book.names.get(n, n)) for n in learners})
+
+
+LOOKALIKES = "possibly_same_as"  # the learners whose names look the same (learners.py)
 
 
 def _counted(ordered: list[Graded], marks: list[Mark]) -> list[Graded]:
@@ -189,7 +202,7 @@ def _now() -> str:
 def _long_csv(ordered: list[Graded]) -> str:
     """Return the long CSV: one row per graded item."""
     table = io.StringIO()
-    writer = csv.writer(table)
+    writer = csv.writer(table, quoting=csv.QUOTE_ALL)
     writer.writerow(COLUMNS)
     for r in ordered:
         writer.writerow([safetext.cell(scored.cell(r, c)) for c in COLUMNS])
@@ -201,13 +214,14 @@ def _wide_csv(learners: dict[str, list[Graded]], book: Book, info: dict, marks) 
     status ("" when nothing was submitted), then solved, points, flags and where the book is
     from."""
     table = io.StringIO()
-    writer = csv.writer(table)
+    writer = csv.writer(table, quoting=csv.QUOTE_ALL)
     tail = ("solved", "out_of", "points", "points_out_of", "integrity", "late", "graded_at")
     tail += ("course",)
     tail += ("course_version",)
     tail += ("regraded", "notes")
+    tail += ("name", LOOKALIKES)
     writer.writerow(["learner", *book.columns, *tail])
-    course = info.get("course", {})
+    course, alike = info.get("course", {}), keys.lookalikes(book.names)
     for name, items in learners.items():
         own_marks = [m for m in marks if m.learner == name]
         cells = [_status(own_marks, c) for c in book.columns]
@@ -218,7 +232,8 @@ def _wide_csv(learners: dict[str, list[Graded]], book: Book, info: dict, marks) 
         own = (solved, len(book.columns), *points, flags, late, info["graded_at"])
         own += (course.get("id", ""),)
         own += (course.get("version", ""), scored.regraded(own_marks))
-        row = [name, *cells, *own, scored.learner_notes(items)]
+        row = [name, *cells, *own, scored.learner_notes(items), book.names[name]]
+        row.append("; ".join(alike.get(name, ())))
         writer.writerow([safetext.cell(str(c)) for c in row])
     return BOM + table.getvalue()
 
@@ -231,6 +246,7 @@ def _status(marks: list[Mark], column: str) -> str:
 def _learners_json(learners: dict[str, list[Graded]], book: Book, marks) -> list[dict]:
     """Return the JSON's learners: every learner, those who submitted nothing with no items."""
     roster = {safetext.shown(n) for n in book.roster} if book.roster is not None else None
+    alike = keys.lookalikes(book.names)
     return [
         {
             "learner": name,
@@ -238,6 +254,8 @@ def _learners_json(learners: dict[str, list[Graded]], book: Book, marks) -> list
             "graded": sum(r.status != "refused" for r in items),
             "points": scored.number(total(marks, name)),
             **({} if roster is None else {"on_roster": name in roster}),
+            "name": book.names[name],
+            LOOKALIKES: list(alike.get(name, ())),
             "items": [scored.item_json(r) for r in items],
             "marks": [scored.mark_json(m) for m in marks if m.learner == name],
         }

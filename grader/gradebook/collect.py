@@ -7,6 +7,8 @@ Layout of the folder given to `python -m grader grade-batch DIR`:
     DIR/grace/whole_pass.py       a whole pass; whole_pass_<slug>.py for another scenario
 
 A file is read without following a link (classfolder.py); learner code runs only in the sandbox.
+A learner is named by the key of their file's or folder's name (learners.py: NFKC, invisible
+characters removed), so `ada` and `ada` with a zero-width space are one learner.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pathlib import Path
 from grader.course import BadInput
 from grader.gradebook import classfolder
 from grader.gradebook.book import WHOLE_PASS, Graded
+from grader.gradebook.learners import key
 
 MAX_ANSWER_BYTES = 4 << 20
 
@@ -82,10 +85,10 @@ def collect_class(folder: Path, catalog, default_scenario: str):
         if entry.name.startswith("."):
             continue
         if entry.kind == classfolder.FOLDER:
-            names.add(entry.name)
+            names.add(key(entry.name))
         if entry.kind == classfolder.FILE and entry.name.endswith(".py") and default_scenario:
-            where = (entry.name,)
-            item = Item(entry.name[:-3], WHOLE_PASS, default_scenario, folder, where, entry.mtime)
+            where, who = (entry.name,), key(entry.name[:-3])
+            item = Item(who, WHOLE_PASS, default_scenario, folder, where, entry.mtime)
             items.append(item)
         elif entry.kind == classfolder.FOLDER:
             unknown = UNKNOWN_IN_BROKEN if catalog.errors else UNKNOWN
@@ -94,7 +97,7 @@ def collect_class(folder: Path, catalog, default_scenario: str):
             refused += [f for f in found if isinstance(f, Graded)]
         else:
             why = entry.why or NOT_AN_ENTRY[entry.name.endswith(".py")]
-            refused.append(_refused(Path(entry.name).stem, folder, (entry.name,), why))
+            refused.append(_refused(key(Path(entry.name).stem), folder, (entry.name,), why))
     if not items and not refused and not names:
         raise BadInput(f"{folder} holds no submissions (a .py file or a folder per learner)")
     return items, refused, sorted(names | {i.learner for i in items} | {r.learner for r in refused})
@@ -104,10 +107,11 @@ def _learner(folder: Path, learner: str, known: tuple, default: str) -> list:
     """Return the Items of one learner's folder, and a Graded row for each entry refused;
     known: the exercise ids, the scenarios with a whole pass, and what an unknown name is."""
     ids, slugs, unknown = known
+    who = key(learner)
     try:
         entries = classfolder.listing(folder, (learner,))
     except classfolder.Refused as err:
-        return [_refused(learner, folder, (learner,), str(err))]
+        return [_refused(who, folder, (learner,), str(err))]
     found = []
     for entry in entries:
         where = (learner, entry.name)
@@ -115,11 +119,11 @@ def _learner(folder: Path, learner: str, known: tuple, default: str) -> list:
             item = _item(folder, where, ids, slugs, default)
             item = item and replace(item, mtime=entry.mtime)
             why = unknown + did_you_mean(entry.name, ids)
-            found.append(_refused(learner, folder, where, why) if item is None else item)
+            found.append(_refused(who, folder, where, why) if item is None else item)
         elif entry.kind == classfolder.FOLDER:
-            found.append(_refused(learner, folder, where, "a folder inside a learner's folder"))
+            found.append(_refused(who, folder, where, "a folder inside a learner's folder"))
         else:
-            found.append(_refused(learner, folder, where, entry.why))
+            found.append(_refused(who, folder, where, entry.why))
     return found
 
 
@@ -138,7 +142,7 @@ def _item(root: Path, where: tuple[str, str], ids: set, slugs: set, default: str
         kind, target = WHOLE_PASS, slug
     else:
         return None
-    return Item(learner, kind, target, root, where)
+    return Item(key(learner), kind, target, root, where)
 
 
 def did_you_mean(name: str, ids: Iterable[str]) -> str:
@@ -153,7 +157,8 @@ def did_you_mean(name: str, ids: Iterable[str]) -> str:
 
 def read_roster(path: Path) -> tuple[str, ...]:
     """Return the learners of a roster file: one name per line (UTF-8, a BOM allowed; blank
-    lines and lines starting with # left out); BadInput if it cannot be read."""
+    lines and lines starting with # left out), each as its learner key (the book is keyed by
+    the roster's names); BadInput if it cannot be read."""
     try:
         with path.open("rb") as f:
             raw = f.read(MAX_ROSTER_BYTES + 1)
@@ -166,7 +171,7 @@ def read_roster(path: Path) -> tuple[str, ...]:
     except UnicodeDecodeError:
         raise BadInput(f"--roster {path} is not UTF-8 text") from None
     names = (line.strip() for line in text.splitlines())
-    return tuple(dict.fromkeys(n for n in names if n and not n.startswith("#")))
+    return tuple(dict.fromkeys(key(n) for n in names if n and not n.startswith("#")))
 
 
 def scenarios_of(items: list[Item], catalog) -> list:

@@ -94,17 +94,22 @@ def recorded_marks(facts: list[dict], catalog) -> list[Mark]:
 
 
 def gradebook_files(
-    facts: list[dict], learners: list[str], catalog, references: dict | None = None
+    facts: list[dict],
+    learners: list[str],
+    catalog,
+    references: dict | None = None,
+    shown: dict[str, str] | None = None,
 ) -> dict[str, bytes]:
     """Return the gradebook's three files ('csv', 'wide.csv', 'json') as grade-batch writes
     them, for these recorded attempts and every learner named (those with none listed too):
     per learner and item, the attempt that counts under the course's policy (the most points;
     on a tie the first solve, else the latest). references: {item: why its reference answer
-    fails ("": not proven yet)}, named in the book."""
+    fails ("": not proven yet)}, named in the book; shown: {learner key: the name shown}."""
     columns = course_items(catalog)
     info = {"dataset": APP_DATASET, "seconds": 0, "course": course_info(catalog)}
     book = Book(columns, tuple(learners), None, info, course=catalog.course)
     book = replace(book, references=dict(references or {}), counted_only=True)
+    book = replace(book, names=dict(shown or {}))
     rows = gradebook_rows(facts, catalog)
     with tempfile.TemporaryDirectory(prefix="ninja-gradebook-") as folder:
         paths = write_gradebook(rows, Path(folder) / "gradebook", info, book)

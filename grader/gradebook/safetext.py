@@ -2,12 +2,17 @@
 
 Text from outside (file names, learners' folder names, messages quoting them) reaches the
 command line's output and the CSV gradebook. `shown` is the one neutraliser every printed line
-goes through; `cell` is `shown` plus OWASP's rule against formula injection, for CSV cells.
+goes through; `cell` is `shown` plus OWASP's rule against formula injection, for CSV cells,
+applied wherever a spreadsheet may start a cell: at the start, and after every separator one
+may split on (`,` in English, `;` in German or French Excel, a tab) or a line break, since a
+reader with another separator than the writer's splits a cell there.
 
     >>> shown("ada\\x1b[2J\\rsolved")
     'ada\\\\x1b[2J\\\\x0dsolved'
     >>> cell("=HYPERLINK(\\"http://x\\")")
     '\\'=HYPERLINK("http://x")'
+    >>> cell("ada;=1+1")
+    "ada;'=1+1"
 """
 
 from __future__ import annotations
@@ -17,6 +22,9 @@ import re
 BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff{BIDI}]")
 FORMULA = ("=", "+", "-", "@", "\t", "\r")  # OWASP: a cell starting so is read as a formula
+WIDE = "\uff1d\uff0b\uff0d\uff20"  # the full-width =, +, -, @ (read as formulas in some locales)
+# A formula character at the start or after a separator or line break (spaces between).
+STARTS = re.compile(f"(^|[,;\t\r\n])([ ]*)([=+\\-@\t\r{WIDE}])")
 
 
 def shown(text: str) -> str:
@@ -27,10 +35,14 @@ def shown(text: str) -> str:
 
 
 def cell(text: str) -> str:
-    """Return text as a CSV cell: `shown`, and a leading quote where a spreadsheet would read
-    a formula (it starts with =, +, -, @, a tab or a carriage return)."""
-    text = shown(text)
-    return "'" + text if text.startswith(FORMULA) else text
+    """Return text as a CSV cell: `shown`, and a quote before every formula character (=, +, -,
+    @, a tab, a carriage return, or a full-width =, +, -, @) that starts the text or follows a
+    separator (`,` `;` tab) or a line break, spaces between: whichever separator a spreadsheet
+    splits on, no cell it makes starts a formula."""
+    text, before = shown(text), None
+    while text != before:  # a quoted tab is a separator too: `\t=x` needs a second pass
+        text, before = STARTS.sub(r"\1\2'\3", text), text
+    return text
 
 
 def _escape(match: re.Match) -> str:

@@ -91,8 +91,8 @@ def grade_pass(
         message = aliased
     elif root:
         message = feedback.whole_pass_root(root)
-    elif slips:
-        message = notes[0]
+    elif slips:  # every value right: say so first, then the shape to fix
+        message = f"{feedback.whole_pass_values_match(len(rows), slips)} {notes[0]}"
         notes = notes[1:]
     else:
         message = sizes_message or feedback.whole_pass_solved(len(rows))
@@ -106,6 +106,7 @@ def grade_pass(
         stdout=stdout,
         sizes_message=sizes_message,
         notes=notes,
+        shape_slips=() if root else slips,
         **facts_of(_first_failed(rows, root, slips, beyond)),
     )
 

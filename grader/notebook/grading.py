@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import replace
 
 from grader.feedback import status
 from grader.feedback import voice as feedback
@@ -24,10 +25,21 @@ def grade(found: Found, grader, exercise4) -> NotebookResult:
     start = time.perf_counter()
     scenario = lecture_scenario(grader.catalog)
     parts = tuple(_graded(p, grader, exercise4, scenario) for p in found.parts)
-    left = tuple(p.title for p in parts if p.status != "solved")
-    message = feedback.notebook_left(left) if left else feedback.notebook_solved(len(parts))
     elapsed = time.perf_counter() - start
-    return NotebookResult(found.name, parts, message, grader.header(scenario), scenario, elapsed)
+    result = NotebookResult(found.name, parts, "", grader.header(scenario), scenario, elapsed)
+    return replace(result, message=_message(result))
+
+
+def _message(result: NotebookResult) -> str:
+    """Say what is left: nothing, only the shapes the lecture's own `cmp` lets through (the
+    notebook matches the lecture), or the parts not solved yet."""
+    parts = result.parts
+    left = tuple(p.title for p in parts if p.status != "solved")
+    if not left:
+        return feedback.notebook_solved(len(parts))
+    if result.shapes_only:
+        return feedback.notebook_matches_lecture(result.shapes_only, len(parts) - 1)
+    return feedback.notebook_left(left)
 
 
 def lecture_scenario(catalog) -> str | None:

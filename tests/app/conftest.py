@@ -73,3 +73,10 @@ def broken_exercises(tmp_path, monkeypatch):
     (root / "01_mlp" / "99_broken.toml").write_text('title = "broken"\nfavourite = 3\n')
     monkeypatch.setenv("NINJA_EXERCISES_DIR", str(root))
     return root
+
+
+@pytest.fixture
+def instructor(monkeypatch):
+    """Run the local mode as its instructor (`NINJA_INSTRUCTOR=1`): the preview, the Dashboard,
+    the Problems page; the default is a learner's copy."""
+    monkeypatch.setenv("NINJA_INSTRUCTOR", "1")

@@ -64,7 +64,7 @@ def test_continue_returns_to_the_exercise_left_unsolved(fake):
     assert again.text_area[0].value == "dprobs = 1  # half done\n"
 
 
-def test_a_malformed_exercise_file_is_listed_and_the_rest_work(fake, broken_exercises):
+def test_a_malformed_exercise_file_is_listed_and_the_rest_work(fake, broken_exercises, instructor):
     at = main_test().run()
     assert not at.exception
     assert "99_broken.toml" in texts(at)

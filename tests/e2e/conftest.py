@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from .e2e_helpers import CHROMIUM, CHROMIUM_ARGS, LOOP_SECONDS, OUTPUT, start_server, stop_server
+from .stack_helpers import start_stack
 
 
 @pytest.fixture(scope="session")
@@ -36,6 +37,13 @@ def browser():
         chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
+
+
+@pytest.fixture(scope="session")
+def running(tmp_path_factory):
+    """Yield the classroom stack's recorded state (stack.json, and its folder): one stack per
+    test session, shared by test_stack.py and test_class_attacks.py (tests/e2e/stack_helpers.py)."""
+    yield from start_stack(tmp_path_factory)
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
-"""In a real browser: axe-core over the main pages (Home, an exercise, the whole pass, Progress,
-training). No serious or critical violation, nor a skipped heading level, in what the app
-controls; those in Streamlit's own markup are upstream: printed, and listed in
-test-output/axe-upstream.txt.
+"""In a real browser: axe-core over the main pages (Home, an exercise, Exercise 2 with its
+forward lines' notes, the whole pass, Progress, training). No serious or critical violation,
+nor a skipped heading level, in what the app controls; those in Streamlit's own markup are
+upstream: printed, and listed in test-output/axe-upstream.txt.
 
 axe-core's axe.min.js (MPL-2.0) comes from the axe-playwright-python wheel, a dev dependency
 pinned with its hash in requirements-dev.lock: installed by `scripts/setup dev`, nothing is
@@ -25,6 +25,7 @@ TIMEOUT_MS = 180_000
 PAGES = {
     "home": ("", ".stGraphVizChart svg"),
     "an exercise": ("dlogprobs", EDITOR),
+    "exercise 2": ("dlogits_fused", EDITOR),  # its notes' code spans sit in captions
     "the whole pass": ("whole_pass", "[data-testid='stFileUploaderDropzone']"),
     "progress": ("progress", "[data-testid='stMetricValue']"),
     "training": ("training", EDITOR),

@@ -19,6 +19,7 @@ import warnings
 import pytest
 from playwright.sync_api import expect
 
+from app.classroom.signin import SIGN_OUT
 from app.storage import open_store
 
 from .e2e_helpers import (
@@ -169,6 +170,7 @@ def test_two_learners_sign_in_and_never_see_each_others_work(classroom, provider
 def test_signing_out_returns_to_the_sign_in_page(classroom, provider, page):
     sign_in(page, classroom.url, provider, "ivy")
     expect(page.get_by_text("Signed in as Ivy Instructor (instructor)")).to_be_visible()
+    expect(page.get_by_text(SIGN_OUT)).to_be_visible()  # the provider's page, said beforehand
     page.get_by_role("button", name="Sign out").click()
     # Streamlit drops its sign-in cookie and ends the session at the provider too (OIDC
     # RP-initiated logout: the provider confirms, then sends the browser back to the app).

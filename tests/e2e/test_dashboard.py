@@ -1,11 +1,12 @@
 """In real browsers: the instructor dashboard of the classroom mode, signed in through a real
 OpenID Connect provider on loopback (test_classroom.py's), on the app's own database.
 
-Two learners each solve a different exercise (Bob after a wrong answer the grader names as a
-misconception); neither sees the other's work; the instructor sees both in the grid, the
-misconception, a learner's history, and downloads a gradebook that validates against
-docs/gradebook.schema.json; a learner who opens /instructor is refused; a signed-out browser
-gets only the sign-in page there.
+Two learners each solve a different exercise (Bob after a mistake the exercise lists, which
+carries its own misconception id); neither sees the other's work; the instructor sees both in
+the grid, the misconception in the words of its name, a learner's history, and downloads a
+gradebook that validates against docs/gradebook.schema.json; the open dashboard redraws itself
+when a learner solves one more (no reload) and says when; a learner who opens /instructor is
+refused; a signed-out browser gets only the sign-in page there.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import pytest
 from playwright.sync_api import expect
 
 from app.storage import open_store
+from app.views.dashboard import REFRESH
 
 from .e2e_helpers import EDITOR, OUTPUT, ROOT, WAIT_MS, editor_text, open_page, type_and_submit
 from .test_classroom import classroom, provider, shows_only_the_sign_in_page, sign_in
@@ -25,8 +27,10 @@ from .test_identity import DLOGPROBS, SOLVED, badge
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 __all__ = ["classroom", "provider"]  # the fixtures, shared with test_classroom.py
 
-DPROBS_LOCAL_ONLY = "dprobs = 1.0 / probs\n"  # the grader names it: local_only
+DPROBS_TIMES = "dprobs = probs * dlogprobs\n"  # a mistake dprobs lists, by its own name:
+TIMES_WORDS = "multiplies by probs where the log's derivative divides"
 DPROBS = "dprobs = (1.0 / probs) * dlogprobs\n"
+REFRESH_MS = (REFRESH + 60) * 1000  # one redraw, on a busy machine
 REFUSED = "This page is for the course's instructors only."
 
 
@@ -67,8 +71,8 @@ def test_the_instructor_sees_the_class_and_learners_are_refused(classroom, provi
     sign_in(bob, classroom.url, provider, "bob")
     open_page(bob, f"{classroom.url}/dprobs")
     assert "-1.0 / n" not in code_shown(bob), "bob sees ada's code"
-    type_and_submit(bob, DPROBS_LOCAL_ONLY)
-    bob.get_by_text("local derivative", exact=False).first.wait_for(timeout=WAIT_MS)
+    type_and_submit(bob, DPROBS_TIMES)
+    bob.get_by_text("is divided by", exact=False).first.wait_for(timeout=WAIT_MS)
     type_and_submit(bob, DPROBS)
     badge(bob, SOLVED)
     open_page(bob, f"{classroom.url}/dlogprobs")
@@ -93,7 +97,10 @@ def test_the_instructor_sees_the_class_and_learners_are_refused(classroom, provi
     ivy.screenshot(path=OUTPUT / "dashboard-class.png", full_page=True)
 
     tab(ivy, "Exercises")
-    expect(ivy.get_by_text("dprobs: local_only", exact=False).first).to_be_visible(timeout=WAIT_MS)
+    said = ivy.get_by_text(f"dprobs: {TIMES_WORDS} (1 attempt(s), 1 learner(s))")
+    expect(said).to_be_visible(timeout=WAIT_MS)
+    assert ivy.get_by_text("listed_mistake").count() == 0
+    ivy.screenshot(path=OUTPUT / "dashboard-misconceptions.png", full_page=True)
     tab(ivy, "Learner")
     learner = ivy.locator("[data-testid='stSelectbox']", has_text="Learner").locator("input")
     pick(ivy, learner, "Ada Lovelace (ada@uni.test)")
@@ -103,10 +110,10 @@ def test_the_instructor_sees_the_class_and_learners_are_refused(classroom, provi
     expect(ivy.get_by_text("2 attempt(s), 0 hint(s) shown")).to_be_visible(timeout=WAIT_MS)
     expect(ivy.get_by_text("dprobs: solved after 2 attempt(s)")).to_be_visible(timeout=WAIT_MS)
     assert ivy.get_by_text("dlogprobs: solved after").count() == 0, "bob's history is bob's"
-    wrong = ivy.locator("[data-testid='stExpander']", has_text="dprobs · local_only")
-    wrong.get_by_text("dprobs · local_only").click(timeout=WAIT_MS)
-    expect(wrong.locator("code")).to_contain_text("1.0 / probs", timeout=WAIT_MS)
-    expect(wrong).to_contain_text("only the local derivative")
+    wrong = ivy.locator("[data-testid='stExpander']", has_text=f"dprobs · {TIMES_WORDS}")
+    wrong.get_by_text(f"dprobs · {TIMES_WORDS}").click(timeout=WAIT_MS)
+    expect(wrong.locator("code")).to_contain_text("probs * dlogprobs", timeout=WAIT_MS)
+    expect(wrong).to_contain_text("divided by")
     ivy.screenshot(path=OUTPUT / "dashboard-learner.png", full_page=True)
 
     tab(ivy, "Gradebook")
@@ -119,6 +126,13 @@ def test_the_instructor_sees_the_class_and_learners_are_refused(classroom, provi
         e["learner"]: [i["item"] for i in e["items"] if i["solved"]] for e in book["learners"]
     }
     assert solved == {"ada@uni.test": ["dlogprobs"], "bob@uni.test": ["dprobs"]}
+    tab(ivy, "Class")  # open, untouched, while Ada solves one more
+    updated = ivy.get_by_text("Updated at ", exact=False).first.inner_text()
+    open_page(ada, f"{classroom.url}/dprobs")
+    type_and_submit(ada, DPROBS)
+    badge(ada, SOLVED)
+    expect(ivy.get_by_text("3 exercise(s) solved in all.")).to_be_visible(timeout=REFRESH_MS)
+    assert ivy.get_by_text("Updated at ", exact=False).first.inner_text() != updated
     _audited(ivy, classroom.database)
 
 

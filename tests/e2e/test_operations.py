@@ -19,7 +19,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from .e2e_helpers import WAIT_MS, open_page, type_and_submit
 from .test_identity import DLOGPROBS, SOLVED, badge
 
-pytestmark = [pytest.mark.e2e]
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 WRONG = "dlogprobs = torch.zeros_like(logprobs)\n"
 READY_SECONDS = 180  # a wait, not a bound: the sandbox and the scenarios start on a busy machine

@@ -1,6 +1,7 @@
-"""In a real browser, a learner's path (issue 24): a bookmarked exercise on a first start, a
-graded notebook on the map, the whole pass that points to its mistake, the scratchpad, a Submit
-button that looks ready, a stopped run's loss."""
+"""In a real browser, a learner's path (issues 24 and 40): a bookmarked exercise on a first start,
+a solved whole pass and a graded notebook counted alike (each step it proves, Exercise 4's
+section prefilled), the whole pass that points to its mistake above the fold at 1400x900, the
+scratchpad, a Submit button that looks ready, a stopped run's loss."""
 
 from __future__ import annotations
 
@@ -36,20 +37,29 @@ TIMEOUT_MS = 180_000
 SCRATCH_TITLE = "Scratchpad: try code on the lecture batch"
 UNTOUCHED, SOLVED_ICON = "radio_button_unchecked", "check_circle"  # Material icons' names
 NO_KEEPDIM = "dcounts_sum_inv = (counts * dprobs).sum(1)\n"
+SCRATCH = (
+    "x = counts * dprobs\nprint(tuple(x.shape))\n"
+    "print(probs.sum(1)[:3])\nprint(counts[0, :3])\nprint(Yb[:5])\n"
+)
+PRINTED = (  # each row of probs sums to 1; counts and Yb are the dataset's
+    r"tensor\(\[1\.0000, 1\.0000, 1\.0000\]\)",
+    r"tensor\(\[\d\.\d{4}, \d\.\d{4}, \d\.\d{4}\]\)",
+    r"tensor\(\[ *\d+, +\d+, +\d+, +\d+, +\d+\]\)",
+)
 WRONG_LINE = "dcounts = counts_sum_inv * dprobs * 2"
 
 
-def _wrong_pass() -> str:
-    """Return the lecture's pass with `dcounts` doubled, typeable in Ace (no comments, no
-    indented loop: Ace indents by itself)."""
+def _solved_pass() -> str:
+    """Return the lecture's pass, typeable in Ace (no comments, no indented loop: Ace indents
+    by itself)."""
     lines = [ln for ln in lecture.EXERCISE1.splitlines() if ln and not ln.startswith("#")]
     lines = lines[: lines.index("dC = torch.zeros_like(C)") + 1]
     lines.append("dC.index_add_(0, Xb.view(-1), demb.view(-1, C.shape[1]))")
-    code = "\n".join(lines) + "\n"
-    return code.replace("dcounts = counts_sum_inv * dprobs", WRONG_LINE, 1)
+    return "\n".join(lines) + "\n"
 
 
-WRONG_PASS = _wrong_pass()
+SOLVED_PASS = _solved_pass()
+WRONG_PASS = SOLVED_PASS.replace("dcounts = counts_sum_inv * dprobs", WRONG_LINE, 1)
 
 
 @pytest.fixture
@@ -82,35 +92,46 @@ def _whole_pass_link(page):
     return page.locator("[data-testid='stSidebarNav'] a", has_text="Whole pass: all 26")
 
 
-@pytest.mark.timeout(1800)  # four exercises graded and four pages drawn, on a busy machine
-def test_a_solved_notebook_turns_the_map_and_the_sidebar_green(server, page, tmp_path):
-    solved = lecture.write(lecture.build(), tmp_path / "solved.ipynb")
-    open_page(page, f"{server.url}/whole_pass")
-    expect(_whole_pass_link(page)).to_contain_text(UNTOUCHED, timeout=TIMEOUT_MS)
+def _solved_count(page, url: str, count: int) -> None:
+    """Open Progress and wait until it says `count` exercises (and whole passes) are solved."""
+    open_page(page, f"{url}/progress")
+    solved = page.get_by_test_id("stMetricValue").first
+    expect(solved).to_contain_text(f"{count} of", timeout=TIMEOUT_MS)
+
+
+@pytest.mark.timeout(1800)  # a pass and four exercises graded, six pages drawn, on a busy machine
+def test_a_solved_whole_pass_counts_its_steps_as_a_solved_notebook_does(server, page, tmp_path):
     open_page(page, server.url)
     assert node_fill(page, "bngain") == UNTRIED_FILL
+    open_page(page, f"{server.url}/whole_pass")
+    expect(_whole_pass_link(page)).to_contain_text(UNTOUCHED, timeout=TIMEOUT_MS)
+    type_into(page, page.frame_locator(EDITOR), SOLVED_PASS)  # the lecture's cell, pasted
+    page.keyboard.press("Control+Enter")
+    page.get_by_text("All 26 gradients match autograd.").wait_for(timeout=TIMEOUT_MS)
+    expect(_whole_pass_link(page)).to_contain_text(SOLVED_ICON, timeout=TIMEOUT_MS)
+    open_page(page, server.url)  # each of the 26 steps it proves is solved on the map
+    page.get_by_text("Your map of the backward pass").wait_for(timeout=TIMEOUT_MS)
+    assert node_fill(page, "bngain") == SOLVED_FILL
+    _solved_count(page, server.url, 26 + 1)
+    page.screenshot(path=OUTPUT / "whole-pass-counts-progress.png", full_page=True)
+    open_page(page, f"{server.url}/training")  # Exercise 4 starts from them: 11 of its 13 parts
+    section = editor_shows(page, "# manual backprop!")
+    assert "dh = dlogits @ W2.T" in section and "dC.index_add_(" in section, section
+    assert section.count("= ...") == 2, "only Exercises 2 and 3 are left to write"
+
+    solved = lecture.write(lecture.build(), tmp_path / "solved.ipynb")
     open_page(page, f"{server.url}/whole_pass")
     page.get_by_text("Or grade your own notebook").wait_for(timeout=TIMEOUT_MS)
     page.locator("input[type='file']").set_input_files(str(solved))
     page.get_by_text("All 4 exercises of the notebook are solved.").wait_for(timeout=TIMEOUT_MS)
-    expect(_whole_pass_link(page)).to_contain_text(SOLVED_ICON, timeout=TIMEOUT_MS)
-    page.locator(".stMarkdownBadge", has_text=re.compile(r"\bSolved$")).first.wait_for(
-        timeout=TIMEOUT_MS
-    )
     page.screenshot(path=OUTPUT / "notebook-counts-whole-pass.png", full_page=True)
-    open_page(page, server.url)
-    page.get_by_text("Your map of the backward pass").wait_for(timeout=TIMEOUT_MS)
-    assert node_fill(page, "bngain") == SOLVED_FILL
-    page.screenshot(path=OUTPUT / "notebook-counts-home.png", full_page=True)
-    open_page(page, f"{server.url}/progress")
     lecture_ids = [e.id for e in discover().exercises if e.scenario.slug == "01_mlp"]
-    solved = page.get_by_test_id("stMetricValue").first
-    # every exercise of the lecture, and its whole pass
-    expect(solved).to_contain_text(f"{len(lecture_ids) + 1} of", timeout=TIMEOUT_MS)
+    _solved_count(page, server.url, len(lecture_ids) + 1)  # Exercises 2 and 3, from it
     page.screenshot(path=OUTPUT / "notebook-counts-progress.png", full_page=True)
 
 
-def test_the_whole_pass_diagnoses_its_first_wrong_row_and_opens_it_on_the_line(server, page):
+def test_the_whole_pass_diagnoses_its_first_wrong_row_and_opens_it_on_the_line(server, browser):
+    page = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
     open_page(page, f"{server.url}/whole_pass")
     type_into(page, page.frame_locator(EDITOR), WRONG_PASS)
     page.keyboard.press("Control+Enter")
@@ -118,12 +139,24 @@ def test_the_whole_pass_diagnoses_its_first_wrong_row_and_opens_it_on_the_line(s
     page.get_by_text(re.compile(r"^Graded in \d+ ms\.$")).wait_for(timeout=TIMEOUT_MS)
     said = page.get_by_text("What the dcounts exercise says of your lines", exact=False)
     said.wait_for(timeout=WAIT_MS)
-    page.screenshot(path=OUTPUT / "whole-pass-root-diagnosis.png", full_page=True)
-    page.get_by_role("button", name="Open the dcounts exercise with your lines").click()
+    button = page.get_by_role("button", name="Open the dcounts exercise with your lines")
+    # scrolled to the verdict, the diagnosis and its button show on the same screen, before
+    # the 26-row table
+    verdict = page.get_by_test_id("stAlert").first
+    verdict.evaluate("e => e.scrollIntoView({block: 'start'})")
+    table = page.get_by_test_id("stDataFrame").first
+    top, fold = verdict.bounding_box()["y"], 900
+    for shown in (said, button):
+        box = shown.bounding_box()
+        assert top <= box["y"] and box["y"] + box["height"] <= fold, (box, top)
+        assert box["y"] < table.bounding_box()["y"], "before the table"
+    page.screenshot(path=OUTPUT / "whole-pass-root-diagnosis.png")
+    button.click()
     page.locator("h1", has_text="dcounts").first.wait_for(timeout=TIMEOUT_MS)
     assert page.url.rstrip("/").endswith("/dcounts"), page.url
     assert editor_shows(page, WRONG_LINE).startswith(WRONG_LINE), "the learner's line"
     page.screenshot(path=OUTPUT / "whole-pass-root-opened.png", full_page=True)
+    page.context.close()
 
 
 def test_the_scratchpad_stays_open_across_a_submission_and_runs_with_ctrl_enter(server, page):
@@ -131,10 +164,18 @@ def test_the_scratchpad_stays_open_across_a_submission_and_runs_with_ctrl_enter(
     toggle = page.get_by_text(SCRATCH_TITLE)
     toggle.wait_for(timeout=TIMEOUT_MS)
     toggle.click()
+    caption = page.get_by_text("Runs in the sandbox with the tensors in scope", exact=False)
+    assert "dcounts_sum_inv" not in caption.inner_text(), "never the gradient to write"
     scratch = page.frame_locator(EDITOR).nth(1)
-    type_into(page, scratch, "x = counts * dprobs\nprint(tuple(x.shape))\n")
+    type_into(page, scratch, SCRATCH)
     page.keyboard.press("Control+Enter")
-    page.locator("code", has_text="(32, 27)").first.wait_for(timeout=TIMEOUT_MS)
+    printed = page.locator("code", has_text="(32, 27)").first
+    printed.wait_for(timeout=TIMEOUT_MS)
+    for values in PRINTED:  # what a scratchpad is for: values, not only shapes (issue 40)
+        assert re.search(values, printed.inner_text()), (values, printed.inner_text())
+    box = page.locator(".st-key-scratch-dcounts_sum_inv-box")
+    expect(box).to_contain_text("Ran on the main batch (not graded)")
+    assert box.get_by_test_id("stAlertContentError").count() == 0, "no refusal"
     font = scratch.locator(".ace_editor").evaluate("e => getComputedStyle(e).fontFamily")
     assert "mono" in font.lower(), font
     type_into(page, page.frame_locator(EDITOR).first, NO_KEEPDIM)

@@ -14,10 +14,7 @@ starts it again.
 
 from __future__ import annotations
 
-import importlib.util
-import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -29,7 +26,15 @@ from pathlib import Path
 import pytest
 
 from ..grader.fixtures import lecture_notebook as lecture
-from .e2e_helpers import OUTPUT, ROOT, WAIT_MS, free_port, open_page, type_and_submit
+from .e2e_helpers import OUTPUT, ROOT, WAIT_MS, open_page, type_and_submit
+from .stack_helpers import (
+    REPLICA_HEADER,
+    on_other_replica,
+    operator_tools,
+    provider_url,
+    replica_of,
+    stack,
+)
 from .test_classroom import sign_in
 from .test_identity import DLOGPROBS, SOLVED, badge
 from .test_operations import ready_within, scrape
@@ -37,83 +42,10 @@ from .test_training import SECTION, TIMEOUT_MS, _start
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
-STACK = ROOT / "deploy" / "stack"
-REPLICA_HEADER = "x-ninja-replica"
 UPLOAD_MS = 240_000  # a whole notebook graded on a busy machine
 DATABASE_DOWN = "The progress database is not answering right now"  # app/main.py
 PROXY_DOWN = "The course is not answering right now"  # deploy/haproxy.cfg, no replica ready
 REPLICAS = {"replica1", "replica2"}
-
-
-def stack(*args: str, timeout: float = 900) -> subprocess.CompletedProcess:
-    """Run `deploy/stack ARGS` as an operator would."""
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("NINJA_", "STREAMLIT_"))}
-    return subprocess.run(
-        [str(STACK), *args], cwd=ROOT, env=clean, capture_output=True, text=True, timeout=timeout
-    )
-
-
-def prove_for(folder: Path, replicas: int = 2) -> None:
-    """Prove the exercises once into each replica's cache, as a finished first start would have
-    (each replica proves them itself otherwise, which costs minutes on a busy machine)."""
-    proofs = folder / "replica1" / "cache" / "proofs.json"
-    prove = [sys.executable, "-m", "grader.proving.proofs", str(proofs)]
-    subprocess.run(prove, cwd=ROOT, check=True, timeout=600)
-    for i in range(2, replicas + 1):
-        (folder / f"replica{i}" / "cache").mkdir(parents=True)
-        shutil.copy(proofs, folder / f"replica{i}" / "cache" / "proofs.json")
-
-
-@pytest.fixture(scope="module")
-def running(tmp_path_factory):
-    """Yield the stack's recorded state (stack.json, and its folder) once `deploy/stack up`
-    says it is up."""
-    if not shutil.which("haproxy") and not Path("/usr/sbin/haproxy").exists():
-        pytest.skip("HAProxy is not installed (apt-get install haproxy)")
-    if not list(Path("/usr/lib/postgresql").glob("*/bin/initdb")):
-        pytest.skip("PostgreSQL's server is not installed (apt-get install postgresql)")
-    OUTPUT.mkdir(exist_ok=True)
-    folder = tmp_path_factory.mktemp("stack") / "class stack"
-    prove_for(folder)
-    up = stack("up", "--dir", str(folder), "--port", str(free_port()))
-    (OUTPUT / "stack-up.log").write_text(up.stdout + up.stderr)
-    try:
-        assert up.returncode == 0, up.stderr
-        state = json.loads((folder / "stack.json").read_text())
-        assert f"open {state['url']}" in up.stdout and "ivy" in up.stdout
-        yield {**state, "folder": str(folder)}
-    finally:
-        down = stack("down", "--dir", str(folder), timeout=300)
-        # the cluster outlives its stack by design (as root, under /var/tmp): this one is the
-        # test's own, 40-50 MB each run
-        shutil.rmtree(operator_tools().postgres_home(folder), ignore_errors=True)
-        assert down.returncode == 0, down.stderr
-    status = stack("status", "--dir", str(folder))
-    assert status.returncode == 1 and "answering" not in status.stdout.replace("silent", "")
-
-
-def replica_of(page, url: str) -> str:
-    """Return the replica that serves this browser (the proxy's header on a request that
-    carries the browser's cookies, the affinity cookie among them)."""
-    response = page.request.get(f"{url}/_stcore/health")
-    return response.headers[REPLICA_HEADER]
-
-
-def provider_url(state: dict) -> str:
-    return f"http://127.0.0.1:{state['ports']['provider']}"
-
-
-def on_other_replica(browser, state: dict, taken: str, tries: int = 8):
-    """Return a page in a new browser context that the proxy sends to a replica other than
-    taken (round robin: a new context's first request goes to the next replica)."""
-    for _ in range(tries):
-        context = browser.new_context(viewport={"width": 1400, "height": 1800})
-        page = context.new_page()
-        open_page(page, state["url"])
-        if replica_of(page, state["url"]) != taken:
-            return page
-        context.close()
-    raise AssertionError(f"every new browser landed on {taken}")
 
 
 def test_the_stack_reports_every_part_answering(running):
@@ -124,16 +56,6 @@ def test_the_stack_reports_every_part_answering(running):
         status.stdout
     )
     assert all(line.split()[1:] == ["running", "answering"] for line in status.stdout.splitlines())
-
-
-def operator_tools():
-    """Return deploy/stack.py as a module: the functions an operator's `deploy/stack` uses to
-    stop and start the stack's PostgreSQL."""
-    spec = importlib.util.spec_from_file_location("ninja_stack", ROOT / "deploy" / "stack.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault(spec.name, module)  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
 
 
 def replicas(state: dict) -> list[str]:

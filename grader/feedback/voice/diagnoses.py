@@ -29,6 +29,7 @@ __all__ = [
     "whole_pass_hidden",
     "whole_pass_root",
     "whole_pass_shape_slip",
+    "whole_pass_values_match",
 ]
 
 
@@ -261,6 +262,14 @@ def whole_pass_shape_slip(name: str, got, expected, lecture_line: bool) -> str:
         f"{own}The lecture's `cmp` calls it exact because `==` broadcasts {as_shape(got)} "
         f"against {as_shape(expected)}; a gradient has its variable's shape: sum with "
         "keepdim=True. The gradients after it are not affected."
+    )
+
+
+def whole_pass_values_match(count: int, slips: tuple[str, ...]) -> str:
+    shapes = "one shape" if len(slips) == 1 else f"{len(slips)} shapes"
+    return (
+        f"All {count} gradients have autograd's values, as the lecture's `cmp` says; "
+        f"{shapes} to fix:"
     )
 
 

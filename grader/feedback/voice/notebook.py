@@ -6,6 +6,7 @@ __all__ = [
     "notebook_cell_too_long",
     "notebook_left",
     "notebook_malformed",
+    "notebook_matches_lecture",
     "notebook_missing",
     "notebook_no_exercises",
     "notebook_not_json",
@@ -88,3 +89,14 @@ def notebook_solved(count: int) -> str:
 
 def notebook_left(titles: tuple[str, ...]) -> str:
     return f"Not solved yet: {', '.join(titles)}."
+
+
+def notebook_matches_lecture(slips: tuple[str, ...], others: int) -> str:
+    names = ", ".join(f"`{s}`" for s in slips)
+    left = "One shape is" if len(slips) == 1 else f"{len(slips)} shapes are"
+    solved = f"; the other {others} exercises are solved" if others else ""
+    return (
+        f"Your notebook matches the lecture: every gradient of Exercise 1 has autograd's "
+        f"values, as the lecture's `cmp` says{solved}. {left} left to fix, which `cmp` lets "
+        f"through: {names} (a gradient has its variable's shape)."
+    )

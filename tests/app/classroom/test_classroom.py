@@ -4,15 +4,19 @@ tests/e2e/test_classroom.py)."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from app import services
+from app.classroom.signin import SIGN_OUT
 from app.storage import open_store
 
 from ..app_helpers import main_test, texts
 
 ISSUER = "https://id.uni.test"
 ADA = {"is_logged_in": True, "iss": ISSUER, "sub": "ada-1", "name": "Ada", "email": "ada@uni.test"}
+ADA |= {"iat": int(time.time()), "email_verified": True}  # as every real token has (issue 34)
 
 
 @pytest.fixture
@@ -48,6 +52,7 @@ def test_the_signed_in_persons_identity_is_issuer_and_subject(classroom):
     assert not at.exception, at.exception
     assert at.title[0].value == "Backprop Ninja"
     assert [t.value for t in at.sidebar.text] == ["Signed in as Ada", "ada@uni.test"]
+    assert SIGN_OUT in [c.value for c in at.sidebar.caption], "the provider's page is said"
     assert "Sign out" in [b.label for b in at.sidebar.button]
     assert not at.sidebar.selectbox, "no profile switcher in the classroom mode"
     assert owners() == {f"{ISSUER} ada-1"}

@@ -5,6 +5,7 @@ exercise whose proof failed, named above the gradebook's downloads."""
 from __future__ import annotations
 
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from ..app_helpers import page_test, texts
 
 LANGUAGE = Path(__file__).parents[2] / "grader" / "fixtures" / "language" / "exercises"
 IVY = {"is_logged_in": True, "iss": "https://id.uni.test", "sub": "ivy-9", "name": "Ivy"}
-IVY |= {"email": "ivy@uni.test"}
+IVY |= {"email": "ivy@uni.test", "email_verified": True, "iat": int(time.time())}  # issue 34
 POLICY = """[points]
 dhr = 3
 [deadlines]

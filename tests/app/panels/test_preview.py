@@ -4,6 +4,8 @@ learners never get it. tests/e2e/test_preview.py grades the preview for real in 
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from app import services
@@ -26,7 +28,7 @@ def _progress() -> tuple:
     )
 
 
-def test_the_instructor_sees_the_exercise_as_solved_once_switched_on(fake):
+def test_the_instructor_sees_the_exercise_as_solved_once_switched_on(fake, instructor):
     exercise = discover().get(EXERCISE)
     at = page_test(EXERCISE).run()
     assert not at.exception and len(_switch(at)) == 1
@@ -41,7 +43,7 @@ def test_the_instructor_sees_the_exercise_as_solved_once_switched_on(fake):
     assert "**Not yet.**" in texts(at) or "**Solved.**" in texts(at)  # the grader's verdict
 
 
-def test_the_preview_records_nothing_and_grades_once(fake):
+def test_the_preview_records_nothing_and_grades_once(fake, instructor):
     at = page_test(EXERCISE).run()
     before = _progress()
     _switch(at)[0].set_value(True)
@@ -62,7 +64,7 @@ def test_a_learner_never_gets_the_preview(fake, monkeypatch, setting):
     assert fake.graded == []
 
 
-def test_without_a_reference_answer_the_preview_says_so(fake, tmp_path, monkeypatch):
+def test_without_a_reference_answer_the_preview_says_so(fake, tmp_path, monkeypatch, instructor):
     import shutil
 
     from grader.course import EXERCISES_DIR, SOLUTIONS_DIR
@@ -85,5 +87,6 @@ def test_in_the_classroom_only_a_signed_in_instructor_gets_it(fake, monkeypatch,
     monkeypatch.setenv("NINJA_INSTRUCTORS", "ivy@uni.test")
     at = page_test(EXERCISE)
     at.user = {"is_logged_in": True, "iss": "https://id.uni.test", "sub": email, "email": email}
+    at.user |= {"iat": int(time.time()), "email_verified": True}  # as a real token has
     at = at.run()
     assert not at.exception and len(_switch(at)) == int(offered)

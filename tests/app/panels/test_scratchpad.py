@@ -3,6 +3,7 @@ the code kept across sessions."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -77,3 +78,11 @@ def test_a_course_that_is_not_the_lecture_names_its_main_batch(app_env, tmp_path
     labels = [t.label for t in at.toggle if t.key == "scratch:dhr:open"]
     assert labels == ["Scratchpad: try code on the main batch (not graded)"]
     assert not [m.value for m in at.markdown if "lecture" in m.value.lower()]
+
+
+def test_the_caption_names_tensors_in_scope_never_the_gradient_to_write(fake):
+    at = page_test("dprobs").run().toggle(key="scratch:dprobs:open").set_value(True).run()
+    [caption] = [c.value for c in at.caption if c.value.startswith("Runs in the sandbox")]
+    named = re.findall(r"`print\((\w+)", caption)
+    assert named == ["probs", "dlogprobs"], caption  # a forward value, an upstream gradient
+    assert "dprobs" not in re.findall(r"\w+", caption), "the answer is not in scope"

@@ -46,7 +46,9 @@ def _running(monkeypatch) -> dict:
     return state
 
 
-def test_home_is_drawn_while_the_scenarios_run_then_lists_their_exercises(fake, monkeypatch):
+def test_home_is_drawn_while_the_scenarios_run_then_lists_their_exercises(
+    fake, monkeypatch, instructor
+):
     state = _running(monkeypatch)
     at = main_test().run()
     assert not at.exception

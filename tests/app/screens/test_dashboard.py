@@ -4,6 +4,7 @@ that nobody else sees anything of it (the real sign-in: tests/e2e/test_dashboard
 from __future__ import annotations
 
 import json
+import time
 
 import jsonschema
 import pytest
@@ -14,11 +15,13 @@ from app.classroom import ClassView
 from app.panels.auditlog import EMPTY
 from app.screens.instructor import LEARNERS, MARKS, NOBODY, TABS
 from app.storage import ATTEMPTED, SOLVED, Attempt, Facts, auditlog
+from app.views.dashboard import NO_MEDIAN, REFRESH
 
 from ..app_helpers import ROOT, TIMEOUT, page_test, texts
 
 ISSUER = "https://id.uni.test"
 ADA = {"is_logged_in": True, "iss": ISSUER, "sub": "ada-1", "name": "Ada", "email": "ada@uni.test"}
+ADA |= {"iat": int(time.time()), "email_verified": True}  # as every real token has (issue 34)
 IVY = {**ADA, "sub": "ivy-9", "name": "Ivy", "email": "ivy@uni.test"}
 
 
@@ -47,8 +50,11 @@ def _class():
         ada, _attempt("dlogprobs", False, "sign_flipped", "dlogprobs = -oops")
     )
     store.work.record_attempt(ada, _attempt("dlogprobs", True))
-    store.work.record_attempt(bob, _attempt("dprobs", False))
+    store.work.record_attempt(bob, _attempt("dprobs", False, TIMES_PROBS))
     store.work.record_event(bob, "dprobs", "hint")
+
+
+TIMES_PROBS = "multiplies_by_probs_where_the_log_s_derivative_divides"  # a listed mistake's id
 
 
 def dashboard(user: dict | None = None) -> AppTest:
@@ -97,10 +103,22 @@ def test_the_exercises_tab_counts_and_names_the_misconception_with_an_example(cl
     at = dashboard(IVY)
     per_item = at.dataframe[1].value.set_index("exercise")
     assert per_item.loc["dlogprobs", "solved"] == 1
-    assert per_item.loc["dlogprobs", "median attempts to solve"] == 2
-    assert per_item.loc["dlogprobs", "top misconception"] == "sign_flipped"
+    assert per_item.loc["dlogprobs", "median attempts to solve"] == "2"
+    assert per_item.loc["dlogprobs", "top misconception"] == "has the opposite sign"
     assert per_item.loc["dprobs", "attempted, not solved"] == 1
+    assert per_item.loc["dprobs", "median minutes to solve"] == NO_MEDIAN, "not None"
+    # a mistake the exercise lists, by its own id, in the words of its name
+    words = "multiplies by probs where the log's derivative divides"
+    assert per_item.loc["dprobs", "top misconception"] == words
+    labels = [e.label for e in at.expander]
+    assert f"dprobs: {words} (1 attempt(s), 1 learner(s))" in labels
     assert "dlogprobs = -oops" in [c.value for c in at.code]
+
+
+def test_the_dashboard_says_when_it_last_refreshed(classroom):
+    _class()
+    captions = [c.value for c in dashboard(IVY).caption]
+    assert any(c.startswith("Updated at ") and f"every {REFRESH} s" in c for c in captions)
 
 
 def test_a_learners_history_shows_each_attempt_and_hints(classroom):
@@ -116,17 +134,24 @@ def test_the_audit_log_tab_shows_whose_history_was_opened_and_by_whom(classroom)
     store = services.store()
     store.audit.record(auditlog.command_line(), auditlog.EXPORT, f"{ISSUER} ada-1")
     at = dashboard(IVY)
-    assert at.tabs[-1].label == "Audit log"
-    assert list(at.dataframe[-1].value["action"]) == ["export"]  # the dashboard, opened: none
+    assert audit_tab(at).label == "Audit log"
+    assert list(audit_tab(at).dataframe[-1].value["action"]) == [
+        "export"
+    ]  # the dashboard, opened: none
     at.selectbox(key="dashboard_learner").select(2).run()  # Bob's history opened
     at.selectbox(key="dashboard_learner").select(2).run()  # again: no new choice, no entry
-    table = at.dataframe[-1].value
+    table = audit_tab(at).dataframe[-1].value
     assert list(table["action"]) == ["view", "export"]
     assert list(table["whose data"]) == ["Bob", "Ada"]
     assert table["who"][0] == "Ivy" and table["who"][1].endswith("(command line)")
     (view, _) = store.audit.entries()
     bob = store.learners.profiles(f"{ISSUER} bob-2")[0]
     assert (view.actor, view.detail) == (f"{ISSUER} ivy-9", {"profiles": [bob.id]})
+
+
+def audit_tab(at):
+    """Return the dashboard's Audit log tab (another may follow it)."""
+    return at.tabs[TABS.index("Audit log")]
 
 
 def test_an_empty_audit_log_says_so(classroom):
@@ -154,8 +179,7 @@ def test_a_signed_out_visitor_is_refused(classroom):
     assert [e.value for e in at.error] == [LEARNERS] and not at.dataframe
 
 
-def test_a_local_learner_is_refused(app_env, fake, monkeypatch):
-    monkeypatch.setenv("NINJA_INSTRUCTOR", "0")
+def test_a_local_learner_is_refused(app_env, fake):  # the local mode's default
     at = dashboard()
     assert [e.value for e in at.error] == [LEARNERS] and not at.dataframe
 
@@ -166,7 +190,7 @@ def test_only_instructors_have_the_dashboard_in_the_navigation(classroom):
     assert "instructor" not in listed(sections({"is_logged_in": False}))
 
 
-def test_the_local_instructor_has_the_dashboard(app_env, fake):
+def test_the_local_instructor_has_the_dashboard(app_env, fake, instructor):
     _class()
     at = dashboard()
     assert not at.exception and not at.error

@@ -124,7 +124,9 @@ def test_a_course_may_leave_out_the_training_page(fake, tmp_path, monkeypatch):
     assert not training.exception and "no training page" in training.info[0].value
 
 
-def test_a_bad_course_key_is_listed_and_the_rest_of_the_course_serves(fake, tmp_path, monkeypatch):
+def test_a_bad_course_key_is_listed_and_the_rest_of_the_course_serves(
+    fake, tmp_path, monkeypatch, instructor
+):
     root = _course(tmp_path, monkeypatch, 'title = "Mine"\ncolour = "red"\n')
     problems = page_test(page="problems").run()
     assert f"{root / 'course.toml'}: colour`: unknown key" in problems.error[0].value

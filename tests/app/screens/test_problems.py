@@ -12,6 +12,8 @@ from grader.course.exercises import EXERCISES_DIR, SOLUTIONS_DIR
 
 from ..app_helpers import every_page_renders, nav_sections, page_test
 
+pytestmark = pytest.mark.usefixtures("instructor")  # the Problems page is the instructor's
+
 
 def test_each_unreadable_file_is_listed_with_its_problem(fake, broken_exercises):
     at = page_test(page="problems").run()

@@ -8,6 +8,7 @@ from dataclasses import replace
 import pytest
 
 from app import services, session
+from app.screens.training import BUTTONS
 from app.storage import Attempt, TrainingRun
 from app.training import runs
 from grader.feedback.voice import duration
@@ -50,6 +51,8 @@ def test_the_page_shows_the_loop_around_a_prefilled_section(trainer):
     assert "p.add_(grad, alpha=-lr)" in code and "lr = 0.1 if i < 100000 else 0.01" in code
     section = at.text_area[0].value
     assert "# cross entropy loss backward (Exercise 2)" in section and "dlogits = ..." in section
+    captions = [c.value for c in at.caption]
+    assert BUTTONS in captions, "Submit and Start training told apart where they are"
 
 
 def test_the_section_starts_from_the_learners_solved_answers(trainer):

@@ -33,18 +33,36 @@ def test_a_wrong_pass_shows_the_table_with_the_root_cause_highlighted(fake):
 
 def test_every_wrong_gradients_feedback_is_shown_in_full_beneath_the_table(fake):
     at = submit(page_test("01_mlp", page="whole_pass").run(), "dlogprobs = 0\n")
-    [full] = [m.value for m in at.markdown if m.value.startswith("**Feedback in full**")]
+    [folded] = [e for e in at.expander if e.label.startswith("Feedback in full")]
+    assert folded.label == "Feedback in full (2 of 3 gradients)"
+    [full] = [m.value for m in folded.markdown]
     assert "- **dprobs:** `dprobs` is inaccurate: max abs diff 2.0e-01 at (0, 0)." in full
     assert "- **dcounts:** `dcounts` is not defined: assign your answer." in full
     assert "dlogprobs" not in full, "a gradient that passed is not repeated"
     assert json.loads(at.dataframe[0].proto.columns)["feedback"]["width"] == "large"
 
 
-def test_a_right_pass_is_recorded_as_solved(fake):
-    at = submit(page_test("01_mlp", page="whole_pass").run(), f"{SOLVED}\n")
+def test_a_right_pass_is_recorded_as_solved_with_each_step_it_proves(fake):
+    from app.storage import EDITOR, PASS_STEP
+
+    code = f"dlogprobs = torch.zeros_like(logprobs)\n{SOLVED}\n"
+    at = submit(page_test("01_mlp", page="whole_pass").run(), code)
     assert at.success[0].value == "All 26 gradients are right."
+    store = services.store()
+    profile = store.learners.profiles()[0]
+    whole = links.whole_pass_id("01_mlp")
+    assert store.work.statuses(profile) == {whole: "solved", "dlogprobs": "solved"}
+    recorded = {a.exercise_id: a for a in store.work.attempts(profile)}
+    assert (recorded[whole].origin, recorded["dlogprobs"].origin) == (EDITOR, PASS_STEP)
+    assert recorded["dlogprobs"].code.startswith("dlogprobs = torch.zeros_like(logprobs)")
+    submit(at, f"{code}# again\n")  # a step solved already is not recorded again
+    assert len(store.work.attempts(profile, "dlogprobs")) == 1
+
+
+def test_a_wrong_pass_records_no_step(fake):
+    submit(page_test("01_mlp", page="whole_pass").run(), "dlogprobs = 0\n")
     profile = services.store().learners.profiles()[0]
-    assert services.store().work.statuses(profile) == {links.whole_pass_id("01_mlp"): "solved"}
+    assert set(services.store().work.statuses(profile)) == {links.whole_pass_id("01_mlp")}
 
 
 def test_starter_keeps_the_shape_comments():

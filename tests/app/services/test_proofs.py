@@ -12,6 +12,8 @@ from grader.course.exercises import EXERCISES_DIR, SOLUTIONS_DIR
 
 from ..app_helpers import every_page_renders, main_test, page_test
 
+pytestmark = pytest.mark.usefixtures("instructor")  # the Problems page is the instructor's
+
 REAL_PROOFS_FAILED = services.proofs_failed  # the autouse fixture replaces it during tests
 
 

@@ -183,6 +183,7 @@ def test_a_run_whose_worker_went_silent_reads_interrupted_and_is_reaped(queue_ur
     assert Queue(store, 3600).enqueue(ada, "code", asdict(QUICK), "default") is not None
 
 
+@pytest.mark.slow  # real workers: torch and a sandbox each
 def test_a_worker_trains_a_queued_run_and_records_it(queue_url, workers, section):
     store = open_store(queue_url)
     queue = Queue(store, STALE)
@@ -199,6 +200,7 @@ def test_a_worker_trains_a_queued_run_and_records_it(queue_url, workers, section
     assert saved.val_loss == report.evaluation.val_loss and saved.code == section
 
 
+@pytest.mark.slow  # real workers: torch and a sandbox each
 def test_progress_streams_and_stop_ends_concurrent_runs(queue_url, workers, section):
     store = open_store(queue_url)
     queue = Queue(store, STALE)
@@ -216,6 +218,7 @@ def test_progress_streams_and_stop_ends_concurrent_runs(queue_url, workers, sect
     assert store.runs.training_runs(ada) == []
 
 
+@pytest.mark.slow  # real workers: torch and a sandbox each
 def test_a_killed_worker_leaves_the_run_interrupted_then_it_starts_again(
     queue_url, workers, section
 ):

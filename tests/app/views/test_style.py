@@ -48,3 +48,10 @@ def test_the_theme_passes_for_captions_and_primary_buttons():
     assert contrast(caption, WHITE) >= 4.5
     assert contrast(_at(theme["textColor"], 0.6, SIDEBAR), SIDEBAR) >= 4.5, "in the sidebar"
     assert contrast(WHITE, theme["primaryColor"]) >= 4.5, "white words on a primary button"
+
+
+def test_code_in_a_caption_takes_the_captions_colour_which_passes_at_its_opacity():
+    theme = tomllib.loads(CONFIG.read_text())["theme"]
+    assert f"{style.CAPTION_CODE} {{ color: inherit !important; }}" in style.css()
+    assert contrast(_at(theme["textColor"], 0.6, CODE_BACKGROUND), CODE_BACKGROUND) >= 4.5
+    assert contrast(_at("#0c5a44", 0.6, CODE_BACKGROUND), CODE_BACKGROUND) < 4.5, "the green's"

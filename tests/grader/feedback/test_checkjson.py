@@ -103,6 +103,33 @@ def test_an_exercise_carries_its_checks_score_and_learner(validator):
     assert payload["score"] == {"passed": 6, "total": 6} and payload["cmp"]["approx"] is True
 
 
+ANSWER = "dcounts_sum_inv = "
+
+
+@pytest.mark.parametrize(
+    ("answer", "misconception", "whole"),
+    [
+        ("dcounts_sum_inv = (counts * dprobs).sum(0, keepdim=True)\n", "summed_wrong_dim", True),
+        ("dcounts_sum_inv = (counts * dprobs).sum(1)\n", "keepdim_lost", False),
+    ],
+    ids=["rewritten", "a line after"],
+)
+def test_a_failed_check_carries_its_misconception_and_a_remedy_that_solves(
+    validator, answer, misconception, whole
+):
+    """The remedy the sentence proposes is data too, and it does what it says: the answer with
+    it (rewritten, or followed by its line) is solved."""
+    payload, code = check_json("-", "--exercise", "dcounts_sum_inv", stdin=answer)
+    validator.validate(payload)
+    (failed,) = [c for c in payload["checks"] if c["status"] == "fail"]
+    assert code == 1 and failed["misconception"] == misconception
+    assert failed["remedy"]["whole"] is whole and failed["remedy"]["code"].startswith(ANSWER)
+    fixed = failed["remedy"]["code"] + "\n" if whole else answer + failed["remedy"]["code"] + "\n"
+    again, code = check_json("-", "--exercise", "dcounts_sum_inv", stdin=fixed)
+    assert (again["status"], code) == ("solved", 0), again["summary"]
+    assert all(c["misconception"] is None and c["remedy"] is None for c in again["checks"])
+
+
 def test_a_whole_pass_carries_its_rows_root_cause_and_figures():
     payload, code = check_json("-", stdin=WRONG_PASS)
     assert code == 1 and payload["root_cause"] == "dh"

@@ -66,4 +66,4 @@ def test_the_files_are_grade_batchs_and_validate():
         ("bob", "", "grader_failed"),
         ("cy", "", ""),
     ]
-    assert files["csv"].decode("utf-8-sig").splitlines()[0].startswith("learner,item,kind")
+    assert files["csv"].decode("utf-8-sig").splitlines()[0].startswith('"learner","item","kind"')

@@ -151,6 +151,11 @@ def test_the_lectures_own_bnmeani_line_is_named_and_not_blamed(grader):
     )
     result = grader.grade_pass(lecture + CMP_CALLS)
     assert not result.solved and result.root_cause is None
+    assert result.shape_slips == ("dbnmeani",)
+    first = (
+        "All 26 gradients have autograd's values, as the lecture's `cmp` says; one shape to fix:"
+    )
+    assert result.message.startswith(f"{first} `dbnmeani` has the right values"), "values first"
     assert "This is the lecture's own line" in result.message
     assert "`==` broadcasts (64,) against (1, 64)" in result.message
     statuses = {r.name: r.status for r in result.rows}
@@ -164,6 +169,7 @@ def test_a_shape_slip_of_ones_own_is_not_called_the_lectures(grader):
     )
     result = grader.grade_pass(mine)
     assert not result.solved and "lecture's own line" not in result.message
+    assert result.shape_slips == ("dbnmeani",)
     assert "`dbnmeani` has the right values in shape (64,)" in result.message
 
 

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import jsonschema
@@ -159,6 +160,22 @@ def test_grade_is_solved_only_when_all_four_are(catalog):
     result = notebook.grade(read(lecture.build()), grader, lambda code: failed)
     assert result.status == "not_solved"
     assert result.message == feedback.notebook_left((notebook.TITLES[4],))
+
+
+def test_a_notebook_right_but_for_a_shape_says_it_matches_the_lecture_first(catalog):
+    grader = FakeGrader(catalog)
+    slip = PassResult(False, grader.header(), (), None, "a shape to fix", shape_slips=("dbnmeani",))
+    grader.grade_pass = lambda code, scenario=None: slip
+    passed = GradCheck(True, (), None, "All seven gradients match autograd.")
+    result = notebook.grade(read(lecture.build()), grader, lambda code: passed)
+    assert result.status == "not_solved" and result.shapes_only == ("dbnmeani",)
+    assert result.message == feedback.notebook_matches_lecture(("dbnmeani",), 3)
+    assert result.message.startswith("Your notebook matches the lecture: every gradient")
+    wrong = replace(slip, root_cause="dprobs", shape_slips=())
+    grader.grade_pass = lambda code, scenario=None: wrong
+    result = notebook.grade(read(lecture.build()), grader, lambda code: passed)
+    assert not result.shapes_only
+    assert result.message == feedback.notebook_left((notebook.TITLES[1],))
 
 
 def _no_exercises():
