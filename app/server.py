@@ -4,6 +4,7 @@
     /ready     200 when this server can serve a class, else 503 naming the failing parts
                (JSON; HAProxy's health check: app/services/readiness.py)
     /metrics   this server's metrics in Prometheus's text format (app/services/metrics.py)
+    /lti/...   an LMS's LTI 1.3 launch: login, launch, jwks, config.json (app/classroom/lti/)
 
 A route is one line of ROUTES: `Route("/lti/launch", lti.launch, methods=["POST"])`. The
 lifespan checks the configuration before any page is served (`python -m app.config`'s checks:
@@ -27,6 +28,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from app import services
+from app.classroom import lti
 from app.config import ConfigError, checked
 from app.services import metrics, readiness
 from app.training import runs
@@ -53,6 +55,7 @@ async def metrics_text(request: Request) -> Response:
 ROUTES = [
     Route("/ready", ready),
     Route("/metrics", metrics_text),
+    *lti.ROUTES,  # an LMS's launch (LTI 1.3: app/classroom/lti/)
 ]
 
 _turns: dict[Callable, asyncio.Lock] = {}

@@ -21,6 +21,7 @@ _HOMES = {
     "Exercise": "grader.course",
     "discover": "grader.course",
     "SchemaError": "grader.course",
+    "BadInput": "grader.course",
     "TRAINING": "grader.course",
     "Check": "grader.result",
     "Cmp": "grader.result",

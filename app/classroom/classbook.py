@@ -89,7 +89,7 @@ class ItemSummary:
 
 def course_items(catalog: Catalog) -> tuple[str, ...]:
     """Return the course's items, the grid's columns: grade-batch's (exercises, whole passes)."""
-    return grader_gradebook.course_items(catalog)
+    return grader_gradebook.columns_of(catalog)
 
 
 def class_grid(learners: list[Learner], cells: list[Cell], columns: tuple[str, ...]) -> Grid:
@@ -151,13 +151,14 @@ def gradebook_files(
     catalog: Catalog,
     references: dict | None = None,
     learners: list[Learner] = (),
+    lms=None,
 ) -> dict[str, bytes]:
     """Return the gradebook's three files ('csv', 'wide.csv', 'json') as grade-batch writes
     them, scored by the one scoring function under the course's policy (answers.py), every
     learner named listed (those with no attempt too), each keyed by `names` and shown by their
     name (learners'), look-alike names flagged; references: {item: why its reference answer
-    fails}, named in the book."""
+    fails}, named in the book; lms: an LMS's roster export, its import file too."""
     shown = {names[p.profile_id]: p.name for p in learners if p.profile_id in names}
     return grader_gradebook.gradebook_files(
-        gradebook_facts(answers, names), list(names.values()), catalog, references, shown
+        gradebook_facts(answers, names), list(names.values()), catalog, references, shown, lms
     )

@@ -22,6 +22,11 @@ from dataclasses import dataclass
 from app.classroom import claims as checks
 
 LEARNER, INSTRUCTOR = "learner", "instructor"
+# LTI 1.3's course (membership) roles that make an instructor: Instructor (and its sub-roles,
+# TeachingAssistant among them) and ContentDeveloper. An institution-wide role does not: a
+# lecturer enrolled as a student in this course is a learner here.
+MEMBERSHIP = "http://purl.imsglobal.org/vocab/lis/v2/membership"
+LTI_INSTRUCTORS = (f"{MEMBERSHIP}#Instructor", f"{MEMBERSHIP}#ContentDeveloper")
 GROUP_CLAIMS = ("groups", "section")  # claims whose values put a learner in a group
 
 
@@ -71,15 +76,25 @@ def person(claims: Mapping, trust: Trust) -> Person:
 
 
 def _instructor(claims: Mapping, identity: str, trust: Trust) -> bool:
-    """Return True if trust makes this person an instructor: by identity, or, from the trusted
-    issuer and tenant, by a verified e-mail address or the instructors' claim."""
-    if identity in trust.identities:
+    """Return True if trust makes this person an instructor: by identity, by an LTI course role
+    (the launch of a registered LMS proves it), or, from the trusted issuer and tenant, by a
+    verified e-mail address or the instructors' claim."""
+    if identity in trust.identities or lti_instructor(claims):
         return True
     if trust.issuer and claims.get("iss") != trust.issuer:
         return False
     if trust.tenant and claims.get("tid") != trust.tenant:
         return False
     return _verified_email(claims) in trust.emails or _has_claim(claims, trust.claim)
+
+
+def lti_instructor(claims: Mapping) -> bool:
+    """Return True for a person an LMS launched (provider "lti", whose claims only the tool's
+    launch writes) with an instructor's role in the course."""
+    if claims.get("provider") != "lti":
+        return False
+    roles = [r for r in claims.get("lti_roles", ()) if isinstance(r, str)]
+    return any(r in LTI_INSTRUCTORS or r.startswith(f"{MEMBERSHIP}/Instructor#") for r in roles)
 
 
 def _groups(claims: Mapping) -> tuple[str, ...]:

@@ -116,9 +116,10 @@ def references() -> dict[str, str]:
 
 
 def gradebook_files(
-    names: dict[int, str], catalog: Catalog, learners: list[Learner] = ()
+    names: dict[int, str], catalog: Catalog, learners: list[Learner] = (), lms=None
 ) -> dict[str, bytes]:
     """Return the gradebook's three files, every recorded answer scored under the policy, each
-    learner shown by their name (learners') beside their key (names)."""
+    learner shown by their name (learners') beside their key (names); with an LMS's roster
+    export, its import file too."""
     answers = Answers(services.store()).class_answers()
-    return classbook.gradebook_files(answers, names, catalog, references(), learners)
+    return classbook.gradebook_files(answers, names, catalog, references(), learners, lms)

@@ -16,7 +16,7 @@ import streamlit as st
 from app import classroom, services
 from app.classroom import ClassView, classbook
 from app.classroom.classbook import STUCK_ATTEMPTS, STUCK_WINDOW, Grid
-from app.panels import auditlog, grading
+from app.panels import auditlog, grading, lmsbook, lmsgrades
 from app.screens import problems
 from app.storage import ATTEMPTED, SOLVED
 from app.views import dashboard
@@ -273,3 +273,5 @@ def _gradebook(learners: list[Learner], view: ClassView, catalog: Catalog) -> No
                 icon=":material/download:",
                 key=f"gradebook_{suffix}",
             )
+    lmsbook.render(names, catalog, learners)  # the book an LMS imports as it is (issue 36)
+    lmsgrades.render(catalog)  # the scores sent to the LMS, and those it refused

@@ -8,14 +8,15 @@ store.py is the Store, made of parts of at most a dozen calls each: profiles.py 
 the profiles of an identity, their settings), work.py (`work`: drafts, attempts, hints,
 reveals), submissions.py (recorded before grading), runstore.py (`runs`: Exercise 4's finished
 runs), wordlists.py (uploaded word lists, in files and rows), privacy.py (one learner's export
-and deletion). A room above adds its own part the same way (`Part`: app/training/queue.py, the
-classroom's runs on the task queue; app/classroom/classview.py, the class as a whole).
+and deletion), lti.py (`lti`: the LMSs that may launch the tool, each launch's state). A
+room above adds its own part the same way (`Part`: app/training/queue.py, the classroom's runs
+on the task queue; app/classroom/classview.py, the class as a whole).
 tables.py declares the tables once; engine.py opens SQLite or PostgreSQL through SQLAlchemy;
 schema.py and alembic/ bring a database to those tables (`python -m app.storage upgrade`). A
 call that cannot reach the database raises StorageUnavailable.
 """
 
-from app.storage import auditlog, schema, tables, wordlists
+from app.storage import auditlog, lti, schema, tables, wordlists
 from app.storage.engine import Db, Part, StorageUnavailable
 from app.storage.migrations import DEFAULT_COURSE, EDITOR, NOTEBOOK, PASS_STEP, REGRADE
 from app.storage.profiles import Profile, StorageError
@@ -53,6 +54,7 @@ __all__ = [
     "Store",
     "TrainingRun",
     "auditlog",
+    "lti",
     "facts_of",
     "open_store",
     "schema",

@@ -25,6 +25,7 @@ from sqlalchemy import Engine
 from app.config import private
 from app.storage.auditlog import AuditLog
 from app.storage.engine import Db, make_engine, transaction
+from app.storage.lti import Lti
 from app.storage.migrations import DEFAULT_COURSE
 from app.storage.privacy import Privacy
 from app.storage.profiles import Learners, StorageError
@@ -39,8 +40,8 @@ from app.storage.work import Work
 # it was submitted from (the editor or a notebook); from 7 on, Alembic's revisions (meta keeps
 # the number for a reader without Alembic); 10: uploaded word lists; 11: a classroom run's
 # state is its job's; 12: an attempt's tally of tries (partial credit); 13: the audit log;
-# 14: sign-ins kept on the server, uploads and limits met per learner
-SCHEMA_VERSION = 14
+# 14: sign-ins kept on the server, uploads and limits met per learner; 15: LTI 1.3
+SCHEMA_VERSION = 15
 
 
 def open_store(url: str, course: str = DEFAULT_COURSE) -> Store:
@@ -66,7 +67,8 @@ class Store:
     """Progress of every profile in one course, in one database, in parts: `learners` (profiles
     and their settings), `work` (drafts, attempts, hints, reveals), `submissions` (recorded
     before grading), `runs` (finished training runs), `word_lists` (uploads), `privacy`
-    (one learner's data out or gone) and `audit` (what instructors did with learners' data)."""
+    (one learner's data out or gone), `audit` (what instructors did with learners' data) and
+    `lti` (the LMSs that may launch the tool, and each launch's state)."""
 
     def __init__(self, engine: Engine, course: str = DEFAULT_COURSE):
         if not course:
@@ -80,6 +82,7 @@ class Store:
         self.word_lists = WordLists(self)
         self.privacy = Privacy(self)
         self.audit = AuditLog(self)
+        self.lti = Lti(self)
 
     def transaction(self) -> AbstractContextManager[Db]:
         """Return one transaction: committed on success, rolled back on an error. A part runs

@@ -246,3 +246,50 @@ quota_hits = sa.Table(  # who met which limit, how often, when last (the dashboa
     _when("last_at"),
     sa.PrimaryKeyConstraint("profile_id", "quota"),
 )
+
+lti_registrations = sa.Table(  # an LMS that may launch the tool (LTI 1.3): added by a command
+    "lti_registrations",
+    metadata,
+    _text("issuer"),  # the platform's `iss`
+    _text("client_id"),  # the tool's id at the platform: the id_token's audience
+    _text("login_url"),  # the platform's OIDC authorization endpoint
+    _text("token_url"),  # its OAuth 2 token endpoint (AGS, NRPS)
+    _text("keys_url"),  # its JWKS: the keys its id_tokens are signed with
+    _text("deployments", "[]"),  # JSON: the deployment ids this tool is installed as
+    sa.PrimaryKeyConstraint("issuer", "client_id"),
+)
+
+lti_state = sa.Table(  # a launch's state, nonce and data: any replica may receive the launch
+    "lti_state",
+    metadata,
+    sa.Column("key", TEXT, primary_key=True),
+    _text("value"),  # JSON
+    _when("expires_at"),
+)
+
+lti_links = sa.Table(  # where a launched person's scores go: their LMS's line items (AGS)
+    "lti_links",
+    metadata,
+    _text("identity"),  # "<issuer> <subject>", as the classroom's people
+    _text("resource_link"),  # the LMS's link the person launched from
+    _text("issuer"),
+    _text("client_id"),
+    _text("user_id"),  # the person's id at the LMS (the launch's `sub`)
+    _text("lineitems"),  # the line items' URL of the link's context
+    _when("updated_at"),
+    sa.PrimaryKeyConstraint("identity", "resource_link"),
+)
+
+lti_pushes = sa.Table(  # each score sent to an LMS, with its answer (the dashboard lists failures)
+    "lti_pushes",
+    metadata,
+    sa.Column("id", WHOLE, primary_key=True),
+    _text("identity"),
+    _text("item"),
+    sa.Column("points", NUMBER, nullable=False),
+    sa.Column("out_of", NUMBER, nullable=False),
+    _when("at"),
+    sa.Column("status", WHOLE, nullable=False),  # the LMS's HTTP status; 0: not reached
+    _text("answer", ""),  # the LMS's reason, in its words, when it refused
+    sa.Index("lti_pushes_by_identity", "identity", "id"),
+)

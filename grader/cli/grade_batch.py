@@ -15,6 +15,7 @@ from grader.gradebook import (
     Book,
     Graded,
     Item,
+    LmsRoster,
     carried,
     read_manifest,
     read_previous,
@@ -32,7 +33,16 @@ def add_arguments(parser) -> None:
     parser.add_argument("--cache", type=Path, help="where names.txt is (default: var/cache)")
     parser.add_argument("--slots", type=_slots, default=2, help="runs at once, 1-16 (default 2)")
     parser.add_argument("--exercises", type=Path, help="another exercises folder (a course)")
-    parser.add_argument("--roster", type=Path, help="a file of the expected learners, one a line")
+    parser.add_argument(
+        "--roster",
+        type=Path,
+        help="a file of the expected learners, one a line; with --format, the LMS's roster export",
+    )
+    parser.add_argument(
+        "--format",
+        choices=LmsRoster.FORMATS,
+        help="also write OUT.<format>.csv, the LMS's gradebook import file (needs --roster)",
+    )
     parser.add_argument(
         "--grade-sound",
         action="store_true",
@@ -57,6 +67,22 @@ NO_MANIFEST = (
 )
 
 
+NOT_ON_ROSTER = (
+    "warning: on no row of the {lms} roster (matched by login id or e-mail address), so not in "
+    "its import file: {names}"
+)
+
+
+def lms_roster(args):
+    """Return the LMS's roster export of --format (None without one); BadInput if --format
+    has no --roster."""
+    if not args.format:
+        return None
+    if not args.roster:
+        raise BadInput(f"--format {args.format} needs --roster: the {args.format} roster export")
+    return LmsRoster.read(args.roster, args.format)
+
+
 def _slots(text: str) -> int:
     """Parse --slots: 1 to 16 runs at once."""
     if not text.isdigit() or not 1 <= int(text) <= 16:
@@ -66,12 +92,20 @@ def _slots(text: str) -> int:
 
 def run(args) -> int:
     """Grade a class and write the gradebook; 3 if the grader failed on an item, else 0."""
+    lms = lms_roster(args)  # a roster export that cannot be used stops it before anything
     catalog = discover(*inputs.course_folder(args.exercises))
     sound_only(catalog, args.grade_sound)
-    roster = gradebook.read_roster(args.roster) if args.roster else None
+    roster = gradebook.read_roster(args.roster) if args.roster and not lms else None
     items, refused, learners = gradebook.collect_class(
         args.folder, catalog, default_scenario(catalog, args.scenario)
     )
+    if lms:
+        roster = lms.names(learners)
+        unknown = lms.unmatched(learners)
+        if unknown:
+            say(
+                NOT_ON_ROSTER.format(lms=args.format, names=", ".join(map(safetext.shown, unknown)))
+            )
     manifest = read_manifest(args.manifest, args.timezone) if args.manifest else None
     items = stamped(items, manifest)
     earlier = read_previous(args.previous) if args.previous else {}
@@ -80,7 +114,7 @@ def run(args) -> int:
     require_runnable(gradebook.scenarios_of(items, catalog))
     info = {"course": gradebook.course_info(catalog)}
     columns = gradebook.columns_of(catalog)
-    book = Book(columns, tuple(learners), roster, info, course=catalog.course)
+    book = Book(columns, tuple(learners), roster, info, course=catalog.course, lms=lms)
     graded = grade_class(catalog, load_dataset(args), items, refused, args, book, earlier)
     rows, paths, seconds = graded
     from_files = sum(i.time_from == "file" for i in items)

@@ -13,8 +13,10 @@ instructor dashboard's download); classgen.py writes a class of submissions for 
 the benchmark. policy.py is the one scoring function (`score`: points, partial credit, late
 work, extensions, regrades) that grade-batch, the dashboard and the LMS push call; scored.py
 writes its marks into the book; times.py reads a manifest of submission times; history.py
-carries an earlier book's verdicts onto the same answers graded again. `python -m grader
-grade-batch` (grader/cli/grade_batch.py) drives it. Names are imported on first use.
+carries an earlier book's verdicts onto the same answers graded again; lms.py writes the book
+an LMS imports as it is (Canvas, Moodle, Blackboard), its rows keyed by the LMS's roster.
+`python -m grader grade-batch` (grader/cli/grade_batch.py) drives it. Names are imported on
+first use.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ _HOMES = {
     "Book": "grader.gradebook.book",
     "Graded": "grader.gradebook.book",
     "Item": "grader.gradebook.collect",
+    "LmsRoster": "grader.gradebook.lms",
     "Submission": "grader.gradebook.policy",
     "Verdict": "grader.gradebook.policy",
     "carried": "grader.gradebook.history",
@@ -39,7 +42,6 @@ _HOMES = {
     "collect_class": "grader.gradebook.collect",
     "columns_of": "grader.gradebook.book",
     "course_info": "grader.gradebook.book",
-    "course_items": "grader.gradebook.recorded",
     "grade_all": "grader.gradebook.grade",
     "grade_one": "grader.gradebook.grade",
     "gradebook_files": "grader.gradebook.recorded",

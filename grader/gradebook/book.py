@@ -18,6 +18,7 @@ from pathlib import Path
 from grader.course import Course
 from grader.gradebook import learners as keys
 from grader.gradebook import safetext, scored
+from grader.gradebook.lms import LmsRoster, lms_csv
 from grader.gradebook.policy import Mark, Submission, Verdict, score, total
 
 SCHEMA = "backprop-ninja/gradebook/3"
@@ -79,6 +80,7 @@ class Book:
     references: dict = field(default_factory=dict)  # {item: why its reference answer fails}
     counted_only: bool = False  # list only the answer that counts per item (the app's many)
     names: dict[str, str] = field(default_factory=dict)  # a learner's name shown, by key
+    lms: LmsRoster | None = None  # an LMS's roster export: also write its import file (lms.py)
 
     def weights(self) -> tuple[float, ...]:
         """Return each column's points: [points] of course.toml, else 1."""
@@ -131,10 +133,11 @@ COLUMNS += ("submitted_at", "time_from", "right", "parts", "was")
 
 def write_gradebook(
     rows: list[Graded], out: Path, info: dict, book: Book = Book()
-) -> tuple[Path, Path, Path]:
+) -> tuple[Path, ...]:
     """Write <out>.csv (one row per item), <out>.wide.csv (one row per learner, a column per
     item of the course) and <out>.json (by learner), each whole or not at all (a temporary
-    file renamed into place); return the three paths.
+    file renamed into place), and with an LMS roster <out>.<lms>.csv (its import layout, a
+    row per roster student: lms.py); return the paths, the JSON last.
 
     Points, lateness and regrade marks come from the one scoring function (policy.py), with
     the course's policy stated in the book. Every text is shown inert (safetext.shown: no
@@ -159,7 +162,11 @@ def write_gradebook(
     _write_whole(paths[1], _wide_csv(learners, book, info, marks))
     document = {"schema": SCHEMA, **info, "learners": _learners_json(learners, book, marks)}
     _write_whole(paths[2], json.dumps(document, indent=2, ensure_ascii=True))
-    return paths
+    if book.lms is None:
+        return paths
+    lms = out.with_suffix(f".{book.lms.layout.name}.csv")
+    _write_whole(lms, lms_csv(book.lms, marks, learners, book.columns, book.weights()))
+    return *paths[:2], lms, paths[2]
 
 
 def _named(book: Book, learners: dict[str, list[Graded]]) -> Book:

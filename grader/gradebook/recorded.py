@@ -99,15 +99,18 @@ def gradebook_files(
     catalog,
     references: dict | None = None,
     shown: dict[str, str] | None = None,
+    lms=None,
 ) -> dict[str, bytes]:
     """Return the gradebook's three files ('csv', 'wide.csv', 'json') as grade-batch writes
     them, for these recorded attempts and every learner named (those with none listed too):
     per learner and item, the attempt that counts under the course's policy (the most points;
     on a tie the first solve, else the latest). references: {item: why its reference answer
-    fails ("": not proven yet)}, named in the book; shown: {learner key: the name shown}."""
+    fails ("": not proven yet)}, named in the book; shown: {learner key: the name shown}; lms:
+    an LMS's roster export (LmsRoster), its import file too ('canvas.csv', 'moodle.csv' or
+    'blackboard.csv')."""
     columns = course_items(catalog)
     info = {"dataset": APP_DATASET, "seconds": 0, "course": course_info(catalog)}
-    book = Book(columns, tuple(learners), None, info, course=catalog.course)
+    book = Book(columns, tuple(learners), None, info, course=catalog.course, lms=lms)
     book = replace(book, references=dict(references or {}), counted_only=True)
     book = replace(book, names=dict(shown or {}))
     rows = gradebook_rows(facts, catalog)

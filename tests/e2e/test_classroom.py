@@ -17,6 +17,7 @@ import urllib.request
 import warnings
 
 import pytest
+from jwcrypto.jwk import JWK
 from playwright.sync_api import expect
 
 from app.classroom.signin import SIGN_OUT
@@ -45,6 +46,12 @@ PEOPLE = {
     "ivy": {"name": "Ivy Instructor", "email": "ivy@uni.test", "email_verified": True},
 }
 INSTRUCTORS = "ivy@uni.test"
+TOOL_KEY = JWK.generate(kty="RSA", size=2048, kid="tool-1")  # the tool's [lti] key (docs/lms.md)
+
+
+def tool_pem() -> str:
+    """Return the tool's private key, PEM, as the secrets file holds it."""
+    return TOOL_KEY.export_to_pem(private_key=True, password=None).decode()
 
 
 @pytest.fixture(scope="session")
@@ -83,7 +90,8 @@ def classroom(tmp_path_factory, provider, postgres):
         "server_metadata_url": f"{provider}/.well-known/openid-configuration",
     }
     lines = [f"{key} = {json.dumps(value)}" for key, value in auth.items()]
-    (folder / "secrets.toml").write_text("[auth]\n" + "\n".join(lines) + "\n")
+    lti = f'[lti]\nkid = "{TOOL_KEY.kid}"\nprivate_key = """\n{tool_pem()}"""\n'  # LMS grades
+    (folder / "secrets.toml").write_text("[auth]\n" + "\n".join(lines) + "\n" + lti)
     settings = {
         "NINJA_MODE": "classroom",
         "NINJA_INSTRUCTORS": INSTRUCTORS,

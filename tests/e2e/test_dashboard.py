@@ -12,16 +12,19 @@ refused; a signed-out browser gets only the sign-in page there.
 from __future__ import annotations
 
 import json
+from urllib.parse import urlencode
 
 import jsonschema
 import pytest
+from jwcrypto.jwk import JWK
 from playwright.sync_api import expect
 
 from app.storage import open_store
 from app.views.dashboard import REFRESH
 
+from ..app.lti.lms_platform import Platform
 from .e2e_helpers import EDITOR, OUTPUT, ROOT, WAIT_MS, editor_text, open_page, type_and_submit
-from .test_classroom import classroom, provider, shows_only_the_sign_in_page, sign_in
+from .test_classroom import TOOL_KEY, classroom, provider, shows_only_the_sign_in_page, sign_in
 from .test_identity import DLOGPROBS, SOLVED, badge
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -158,3 +161,49 @@ def test_a_signed_out_browser_at_the_dashboard_sees_only_the_sign_in_page(classr
     open_page(page, f"{classroom.url}/instructor")
     shows_only_the_sign_in_page(page)
     assert page.get_by_text(REFUSED).count() == 0
+
+
+@pytest.mark.timeout(1200)
+def test_an_lms_launches_a_learner_who_solves_and_the_lms_holds_the_score(classroom, browser):
+    """LTI 1.3 in chromium (issue 36): a platform of our own on loopback launches Ada, who lands
+    on the course signed in, solves an exercise and is refused the dashboard; its instructor's
+    launch reads the roster into the dashboard (Bob never opened the tool) and "Sync grades"
+    puts Ada's score, out of the item's points, in the platform's score store."""
+    platform = Platform()
+    platform.tool_key = JWK.from_json(TOOL_KEY.export_public())
+    open_store(classroom.database).lti.add(platform.registration())
+    contexts = [browser.new_context(viewport={"width": 1400, "height": 1800}) for _ in range(2)]
+    ada, ivy = (c.new_page() for c in contexts)
+    try:
+        launch(ada, classroom.url, platform, "user-42")
+        ada.get_by_text("Signed in as Ada Lovelace").wait_for(timeout=WAIT_MS)
+        open_page(ada, f"{classroom.url}/dlogprobs")
+        type_and_submit(ada, DLOGPROBS)
+        badge(ada, SOLVED)
+        open_page(ada, f"{classroom.url}/instructor")  # a learner at an instructor's page
+        expect(ada.get_by_text(REFUSED)).to_be_visible(timeout=WAIT_MS)
+        launch(ivy, classroom.url, platform, "teacher-1")
+        ivy.get_by_text("Signed in as Ivy (instructor)").wait_for(timeout=WAIT_MS)
+        open_page(ivy, f"{classroom.url}/instructor")
+        bob = ivy.locator("[role='gridcell']", has_text="Bob Never").first  # the roster's
+        bob.wait_for(state="attached", timeout=WAIT_MS)
+        tab(ivy, "Gradebook")
+        ivy.get_by_role("button", name="Sync grades").click(timeout=WAIT_MS)
+        ivy.get_by_text("taken by the LMS").wait_for(timeout=WAIT_MS)
+        items = {li["resourceId"]: li for li in platform.lineitems}
+        (score,) = platform.scores[items["dlogprobs"]["id"]]
+        assert (score["userId"], score["scoreGiven"]) == ("user-42", 1)
+        assert items["dlogprobs"]["scoreMaximum"] == 1 == score["scoreMaximum"]
+    finally:
+        for context in contexts:
+            context.close()
+        platform.close()
+
+
+def launch(page, app_url: str, platform: Platform, who: str) -> None:
+    """Launch the tool from the platform as who: its login, the platform's page that posts
+    the launch, the tool's course."""
+    asked = platform.login_params() | {"login_hint": who}
+    page.goto(f"{app_url}/lti/login?{urlencode(asked)}")
+    page.wait_for_url(f"{app_url}/**", timeout=WAIT_MS)
+    page.locator("h1").first.wait_for(timeout=WAIT_MS)

@@ -96,3 +96,6 @@ def test_ready_names_every_part_and_the_metrics_count_two_gradings(server, page)
     assert moved(before, after, "ninja_errors_total") == {}
     assert after["ninja_sign_ins_total"] == 0, "the local mode has no sign-in"
     assert after["process_resident_memory_bytes"] > 0
+    with urllib.request.urlopen(f"{server.url}/lti/config.json", timeout=30) as response:
+        lti = json.load(response)  # an LMS's launch is served beside the pages (issue 36)
+    assert lti["target_link_uri"] == f"{server.url}/lti/launch", lti

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from app import services
-from app.panels import grading
+from app.panels import grading, lmsbook, lmsgrades
 from grader.course.policy import Grading
 from grader.proving.prover import Finding
 
@@ -58,6 +58,8 @@ def test_the_dashboard_states_the_policy_and_names_a_failed_proof(course, monkey
     assert "Grading policy" in shown and grading.PARTIAL["per_gradient"] in shown
     assert "20% of the credit lost per day begun after the due time, never below 40%" in shown
     assert grading.REGRADES["keep_credit"] in shown and "**Extensions**: 1" in shown
+    assert "A book for your LMS" in shown and lmsbook.HOW in shown  # its roster upload (issue 36)
+    assert lmsgrades.NONE in shown, "no LMS registered: nothing to sync"
     items = next(d.value for d in at.dataframe if "points" in d.value.columns)
     dhr = items.set_index("item").loc["dhr"]
     assert (dhr["points"], dhr["due"]) == (3, "2026-03-01 12:00 UTC")
@@ -76,3 +78,20 @@ def test_the_dashboard_states_the_policy_and_names_a_failed_proof(course, monkey
 )
 def test_the_late_rule_in_words(grading_, words):
     assert grading.late_rule(grading_).startswith(words)
+
+
+def test_the_dashboard_lists_the_scores_an_lms_refused_with_its_reason(course):
+    from app.storage.lti import Pushed, Registration
+
+    rows = services.store().lti
+    rows.add(Registration("https://lms.uni.test", "tool", "L", "T", "K", ("d",)))
+    rows.record([Pushed("https://lms.uni.test 42", "dhr", 3, 3, 1.0, 404, "not a student")])
+    at = page_test(page="instructor")
+    at.user = IVY
+    at.run()
+    assert not at.exception, at.exception
+    refused = next(d.value for d in at.dataframe if "why" in d.value.columns)
+    assert refused.to_dict("records") == [
+        {"learner": "https://lms.uni.test 42", "item": "dhr", "status": 404, "why": "not a student"}
+    ]
+    assert lmsgrades.NO_KEY in texts(at), "no key in the secrets: no Sync button, and why"

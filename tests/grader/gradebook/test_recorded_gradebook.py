@@ -11,7 +11,7 @@ from pathlib import Path
 import jsonschema
 
 from grader import discover
-from grader.gradebook import course_items, gradebook_files
+from grader.gradebook import columns_of, gradebook_files
 from grader.gradebook.recorded import gradebook_rows
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -32,7 +32,7 @@ def _fact(learner, item, status, failed_check="", version="ab12"):
 
 def test_rows_keep_the_course_items_and_read_the_facts():
     catalog = discover()
-    whole = next(i for i in course_items(catalog) if i.startswith("whole_pass:"))
+    whole = next(i for i in columns_of(catalog) if i.startswith("whole_pass:"))
     facts = [
         _fact("ada", "dlogprobs", "solved"),
         _fact("ada", "dprobs", "not_solved", failed_check="rules"),

@@ -1,0 +1,104 @@
+"""LTI 1.3's command line (docs/lms.md): `python -m app.classroom.lti <verb>`.
+
+    python -m app.classroom.lti register --issuer https://canvas.instructure.com \\
+        --client-id 1000000001 --login-url URL --token-url URL --keys-url URL \\
+        --deployment 7:abc                      # an LMS may launch the tool
+    python -m app.classroom.lti list            # the registered LMSs, as JSON
+    python -m app.classroom.lti new-key         # a key pair for .streamlit/secrets.toml
+    python -m app.classroom.lti sync            # send every launched learner's scores
+
+The database is `NINJA_DATABASE_URL` (or the local default), or `--url`. `new-key` prints the
+`[lti]` section to paste into the secrets file (never into git); a new kid replaces the old one
+(a rotation: register the new JWKS URL's key at the LMS, or let it fetch /lti/jwks again).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import uuid
+from dataclasses import asdict
+
+from jwcrypto.jwk import JWK
+
+from app import services
+from app.storage import StorageUnavailable
+from app.storage.lti import Registration
+from app.storage.store import open_store
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one verb; say what went wrong in one line (exit 2) rather than a traceback."""
+    args = _parser().parse_args(argv)
+    try:
+        return args.verb(args)
+    except (ValueError, StorageUnavailable) as err:  # a bad setting or URL (ConfigError, ...)
+        print(err, file=sys.stderr)
+        return 2
+
+
+def _store(args: argparse.Namespace):
+    return open_store(args.url or services.config().database_url)
+
+
+def _register(args: argparse.Namespace) -> int:
+    """Add (or replace) an LMS's registration."""
+    found = Registration(
+        args.issuer, args.client_id, args.login_url, args.token_url, args.keys_url,
+        tuple(args.deployment),
+    )  # fmt: skip
+    _store(args).lti.add(found)
+    print(f"Registered {found.issuer} (client id {found.client_id}): the LMS may launch the tool.")
+    return 0
+
+
+def _list(args: argparse.Namespace) -> int:
+    """Print every registration as JSON."""
+    print(json.dumps([asdict(r) for r in _store(args).lti.registrations()], indent=2))
+    return 0
+
+
+def _new_key(args: argparse.Namespace) -> int:
+    """Print a new RSA key pair and its kid as the secrets file's `[lti]` section."""
+    key = JWK.generate(kty="RSA", size=2048)
+    pem = key.export_to_pem(private_key=True, password=None).decode()
+    print(f'[lti]\nkid = "{uuid.uuid4()}"\nprivate_key = """\n{pem}"""')
+    return 0
+
+
+def _sync(args: argparse.Namespace) -> int:
+    """Send every launched learner's scores to their LMS; 1 if an LMS refused one."""
+    from app.classroom.lti import grades, keys
+
+    key = keys.tool_key()
+    if key is None:
+        print("No [lti] key in .streamlit/secrets.toml: run `new-key` first.", file=sys.stderr)
+        return 2
+    sent = grades.sync(_store(args), services.declared(), key)
+    for p in sent:
+        if not p.ok:
+            print(f"{p.identity} {p.item}: refused ({p.status}): {p.answer}", file=sys.stderr)
+    print(f"{sum(p.ok for p in sent)} of {len(sent)} score(s) taken by the LMS.")
+    return 0 if all(p.ok for p in sent) else 1
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m app.classroom.lti", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("--url", help="the database (default: NINJA_DATABASE_URL)")
+    verbs = parser.add_subparsers(required=True)
+    added = verbs.add_parser("register", help="let an LMS launch the tool")
+    for name in ("issuer", "client-id", "login-url", "token-url", "keys-url"):
+        added.add_argument(f"--{name}", required=True)
+    added.add_argument("--deployment", action="append", default=[], help="a deployment id")
+    added.set_defaults(verb=_register)
+    verbs.add_parser("list", help="print the registered LMSs").set_defaults(verb=_list)
+    verbs.add_parser("new-key", help="print a key pair for the secrets").set_defaults(verb=_new_key)
+    verbs.add_parser("sync", help="send every launched learner's scores").set_defaults(verb=_sync)
+    return parser
+
+
+if __name__ == "__main__":
+    sys.exit(main())

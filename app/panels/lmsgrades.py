@@ -1,0 +1,46 @@
+"""The grades sent to the LMS, on the instructor dashboard: "Sync grades" sends every launched
+learner's scores to the LMS they came from (app/classroom/lti/grades.py: the one scoring
+function's marks, as the gradebook), and the scores an LMS refused are listed with its reason.
+
+    >>> lmsgrades.render(catalog)   # a section of the dashboard's Gradebook tab
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pandas as pd
+import streamlit as st
+
+from app import services
+from app.classroom.lti import grades, keys
+
+if TYPE_CHECKING:
+    from grader import Catalog
+
+NONE = "No LMS is registered: learners sign in here, not from an LMS (docs/lms.md)."
+NO_KEY = "The tool has no key to sign its requests: `python -m app.classroom.lti new-key`."
+
+
+def render(catalog: Catalog) -> None:
+    """Draw the Sync button and the scores an LMS refused."""
+    st.subheader("Grades in your LMS")
+    rows = services.store().lti
+    if not rows.registrations():
+        st.caption(NONE)
+        return
+    key = keys.tool_key()
+    if key is None:
+        st.warning(NO_KEY, icon=":material/key_off:")
+    elif st.button("Sync grades", icon=":material/sync:", key="lms_sync"):
+        sent = grades.sync(services.store(), catalog, key)
+        st.info(f"{sum(p.ok for p in sent)} of {len(sent)} score(s) taken by the LMS.")
+    refused = [p for p in rows.pushes() if not p.ok]
+    if refused:
+        st.dataframe(
+            pd.DataFrame.from_records(
+                {"learner": p.identity, "item": p.item, "status": p.status, "why": p.answer}
+                for p in refused
+            ),
+            hide_index=True,
+        )
