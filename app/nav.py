@@ -35,7 +35,7 @@ def sections() -> dict[str, list]:
     # neither (which would send its bookmark to Home).
     pending = services.proofs_pending()
     catalog = services.catalog()
-    statuses = services.store().work.statuses(session.profile())
+    statuses = session.statuses()
     found: dict[str, list] = {"": [_fixed(HOME, home.render), _fixed(PROGRESS, progress.render)]}
     found[""].append(_dashboard())
     for exercise in catalog.exercises:

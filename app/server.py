@@ -70,18 +70,17 @@ async def _one_at_a_time(work: Callable[[], T]) -> T:
 
 @asynccontextmanager
 async def lifespan(served: st.App) -> AsyncIterator[None]:
-    """Refuse a bad configuration before serving; in the classroom, start what a replica needs
-    to get ready; tell the metrics where to read the live gauges."""
+    """Refuse a bad configuration before serving; start what a replica needs to get ready and
+    what a first submission needs; tell the metrics where to read the live gauges."""
     try:
-        config = await run_in_threadpool(checked, [])
+        await run_in_threadpool(checked, [])
     except ConfigError as err:
         log.error("Not starting: %s", err)
         raise
     metrics.LIVE.sandbox = services.sandbox_load
     metrics.LIVE.sessions = services.active_sessions
     metrics.LIVE.runs = runs.states
-    if config.classroom:
-        await run_in_threadpool(services.start_background)
+    await run_in_threadpool(services.start_background)
     yield
 
 

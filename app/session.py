@@ -61,13 +61,34 @@ def new_profile(name: str) -> Profile:
 
 
 def dataset_source() -> str:
-    """Return the dataset source the profile uses: "default", "names" or "upload:<path>"."""
-    return services.store().learners.setting(profile(), DATASET_SETTING, services.DEFAULT_SOURCE)
+    """Return the dataset source the profile uses: "default", "names" or "upload:<path>" (read
+    once per script run)."""
+    chosen = profile()
+    return services.once_per_run(
+        f"dataset:{chosen.id}",
+        lambda: services.store().learners.setting(chosen, DATASET_SETTING, services.DEFAULT_SOURCE),
+    )
 
 
 def use_dataset(source: str) -> None:
     """Make source the profile's dataset."""
     services.store().learners.set_setting(profile(), DATASET_SETTING, source)
+    services.forget(f"dataset:{profile().id}")
+
+
+def statuses() -> dict[str, str]:
+    """Return "solved" or "attempted" per exercise the profile has submitted, read once per
+    script run (a page asked for them up to six times a run); recording an attempt reads them
+    again (`forget_statuses`). Read it, do not change it."""
+    chosen = profile()
+    return services.once_per_run(
+        f"statuses:{chosen.id}", lambda: services.store().work.statuses(chosen)
+    )
+
+
+def forget_statuses() -> None:
+    """Read the statuses again at their next call in this run (an attempt was recorded)."""
+    services.forget(f"statuses:{profile().id}")
 
 
 def grader() -> Grader:

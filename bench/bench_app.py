@@ -1,9 +1,10 @@
 """Benchmark the app: first page, submit-to-feedback in a browser, memory per idle session.
 
-    python bench/bench_app.py [--sessions 10] [--submissions 20]
+    python bench/bench_app.py [--sessions 10] [--submissions 20] [--baseline main]
 
-Starts `streamlit run app/main.py` on a free port with a fresh data directory, waits for the
-health check, then opens Home in Debian's headless chromium (Playwright) and times:
+Starts `streamlit run app/server.py` (as scripts/serve does) on a free port with a fresh data
+directory, waits for the health check, then opens Home in Debian's headless chromium
+(Playwright) and times:
 - first render: until Home's title is on the screen (the first session pays for importing torch);
 - complete: until the dataset figures are shown (the default dataset is built and described).
 Then, on a warm exercise page, it types a different wrong answer each time, waits for the
@@ -13,7 +14,9 @@ or slower, under the app's rate limit. Last it opens sessions (Home or an exerci
 leaves them idle and prints the server's resident memory per session, and the resident memory
 of the server and of its whole process tree (the sandbox's zygote and workers included).
 It ends with the figures beside issue 12's goals, and the load average before and after (the
-machine's load moves them more than most changes do).
+machine's load moves them more than most changes do). `--baseline COMMIT` measures that commit
+first (checked out into a temporary git worktree, as bench_class.py does), then this checkout,
+and prints the ratios baseline / new.
 """
 
 from __future__ import annotations
@@ -53,20 +56,41 @@ GOALS = {
 
 
 def main() -> int:
-    """Run the benchmark and print its figures."""
+    """Run the benchmark and print its figures (for the baseline commit too, if named)."""
+    from bench_class import checkouts  # bench_class imports this module: imported here
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=10)
     parser.add_argument("--submissions", type=int, default=20)
+    parser.add_argument(
+        "--baseline",
+        default="",
+        help="a commit (main) measured first, from a temporary git worktree, then this checkout;"
+        " the ratios baseline / new are printed",
+    )
     args = parser.parse_args()
     load = os.getloadavg()
-    with tempfile.TemporaryDirectory(prefix="ninja-bench-") as tmp:
-        process, url = start(Path(tmp))
-        try:
-            figures = measure(url, process.pid, args.sessions, args.submissions)
-        finally:
-            os.killpg(process.pid, signal.SIGTERM)
-            process.wait(timeout=30)
-    summary(figures, load, os.getloadavg())
+    measured = {}
+    with (
+        tempfile.TemporaryDirectory(prefix="ninja-bench-") as tmp,
+        checkouts(args.baseline, Path(tmp)) as codes,
+    ):
+        for label, code in codes:
+            print(f"== {label}", flush=True)
+            process, url = start(Path(tmp) / label.split()[0], code)
+            try:
+                measured[label] = measure(url, process.pid, args.sessions, args.submissions)
+            finally:
+                os.killpg(process.pid, signal.SIGTERM)
+                process.wait(timeout=30)
+    for label, figures in measured.items():
+        print(f"\n== {label}")
+        summary(figures, load, os.getloadavg())
+    if len(measured) == 2:
+        (base_label, base), (_, new) = measured.items()
+        print(f"\n{base_label} / new:")
+        for name in GOALS:
+            print(f"  {name:<48} x{base[name] / new[name]:.2f}" if new[name] else f"  {name}: -")
     return 0
 
 
@@ -84,12 +108,13 @@ def _load(load: tuple) -> str:
     return ", ".join(f"{x:.2f}" for x in load)
 
 
-def start(tmp: Path) -> tuple[subprocess.Popen, str]:
-    """Start the app and return it once its health check answers."""
+def start(tmp: Path, code: Path = ROOT) -> tuple[subprocess.Popen, str]:
+    """Start the app of the checkout at code and return it once its health check answers."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    env = {**os.environ, "NINJA_DATA_DIR": str(tmp / "var")}
+    # PYTHONPATH: the checkout's own app/, grader/ and data/ before the venv's installed ones
+    env = {**os.environ, "NINJA_DATA_DIR": str(tmp / "var"), "PYTHONPATH": str(code)}
     # Exercises are served once proven: prove them as a finished first start would have.
     prove = [
         sys.executable,
@@ -97,13 +122,13 @@ def start(tmp: Path) -> tuple[subprocess.Popen, str]:
         "grader.proving.proofs",
         str(tmp / "var" / "cache" / "proofs.json"),
     ]
-    subprocess.run(prove, cwd=ROOT, check=True, timeout=600)
+    subprocess.run(prove, cwd=code, env=env, check=True, timeout=600)
     command = [
         sys.executable,
         "-m",
         "streamlit",
         "run",
-        "app/main.py",
+        "app/server.py",
         "--server.port",
         str(port),
         "--server.address",
@@ -111,7 +136,7 @@ def start(tmp: Path) -> tuple[subprocess.Popen, str]:
     ]
     process = subprocess.Popen(
         command,
-        cwd=ROOT,
+        cwd=code,
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

@@ -1,7 +1,8 @@
 """Benchmark a class: simulated learners on real Streamlit sessions, ramped until p95 > 1 s.
 
-    .venv/bin/python bench/bench_class.py [--setup one|pair|both] [--ramp 5,10,20,40,80]
-        [--seconds 25] [--think 5,15] [--browsers 2] [--weight 16384]
+    .venv/bin/python bench/bench_class.py [--setup one|pair|both|none] [--ramp 5,10,20,40,80]
+        [--seconds 25] [--think 5,15] [--browsers 2] [--weight 16384] [--baseline main]
+        [--rounds 4]
 
 Each simulated learner opens a real session over the websocket (bench/streamlit_client.py:
 Streamlit's own protobuf messages), opens an exercise page, then, again and again: thinks
@@ -19,20 +20,32 @@ Generator and server are kept apart: this process, its learners and chromium run
 - one: one replica on the whole server core;
 - pair: two replicas behind HAProxy (deploy/haproxy.cfg's template), each in a CPU cgroup of
   its own limited to half a core (cgroup v1 `cpu.cfs_quota_us`, v2 `cpu.max`), on the same core.
-The replicas run in the local mode (no sign-in), each with a data directory and SQLite file of
-its own (the exercises proven once, before). Each replica's CPU time per step is read from its
+The replicas run `streamlit run app/server.py` (what scripts/serve runs) in the local mode (no
+sign-in), each with a data directory and SQLite file of its own (the exercises proven once,
+before). Each replica's CPU time per step is read from its
 cgroup (cpuacct), so the CPU per submission is printed too. The cgroups are removed at the end.
 Run as root for the cgroups; without them the pair falls back to `taskset` alone (said).
 Before the ramp it prints the server's CPU per action of one learner alone (opening a page, an
 auto-save, a right answer, a wrong one); after it, the pair's throttling by its quota.
 On a machine shared with other work, `--weight 16384` gives the server's and the generator's
 cgroups that many cpu.shares (everyone else has 1024), so that the replica gets its core.
+
+`--baseline COMMIT` runs that commit (today's main, say) beside this checkout, so that every
+figure is a ratio measured in one run on one machine: the commit is checked out into a temporary
+`git worktree` and its replicas start from there (same venv, its own app/, grader/ and data/ on
+PYTHONPATH). First each checkout's replica is started in turn and a learner arriving --arrive
+seconds after its health check opens an exercise and submits (health check -> verdict, and the
+submission's own time: the first submission after start); then,
+both replicas up, the CPU per action alternates between them round by round (--rounds) and the
+ratios baseline / new are printed; then each setup's ramp runs for the baseline, then for this
+checkout. `--setup none` stops after the side-by-side figures.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import random
 import shutil
@@ -45,6 +58,7 @@ import tempfile
 import threading
 import time
 import urllib.request
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -170,8 +184,11 @@ def prove(folder: Path) -> Path:
     return proofs
 
 
-def start_replica(folder: Path, proofs: Path, core: int, cgroup: Cgroup | None) -> Part:
-    """Start `streamlit run app/main.py` pinned to core, inside cgroup; wait for its health."""
+def start_replica(
+    folder: Path, proofs: Path, core: int, cgroup: Cgroup | None, code: Path = ROOT
+) -> Part:
+    """Start `streamlit run app/main.py` of the checkout at code (this one, or the baseline's
+    worktree) pinned to core, inside cgroup; wait for its health."""
     (folder / "var" / "cache").mkdir(parents=True)
     shutil.copy(proofs, folder / "var" / "cache" / "proofs.json")
     port = free_port()
@@ -183,7 +200,7 @@ def start_replica(folder: Path, proofs: Path, core: int, cgroup: Cgroup | None) 
         "-m",
         "streamlit",
         "run",
-        "app/main.py",
+        "app/server.py",
         "--server.port",
         str(port),
         "--server.address",
@@ -191,11 +208,12 @@ def start_replica(folder: Path, proofs: Path, core: int, cgroup: Cgroup | None) 
         "--server.headless",
         "true",
     ]
-    env = {**os.environ, "NINJA_DATA_DIR": str(folder / "var")}
+    # PYTHONPATH: the checkout's own app/, grader/ and data/ before the venv's installed ones
+    env = {**os.environ, "NINJA_DATA_DIR": str(folder / "var"), "PYTHONPATH": str(code)}
     with (folder / "replica.log").open("w") as log:
         process = subprocess.Popen(
             command,
-            cwd=ROOT,
+            cwd=code,
             env=env,
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -494,54 +512,148 @@ async def warm(urls: list[str]) -> None:
             await session.close()
 
 
-async def costs(url: str, cpu, rounds: int = 4) -> None:
+@dataclass
+class Side:
+    """One checkout's replica in a side-by-side run: its label, address and CPU counter."""
+
+    label: str
+    url: str
+    cpu: object  # () -> CPU seconds used so far
+
+
+async def costs(sides: list[Side], rounds: int = 4) -> dict[str, dict[str, float]]:
     """Print the server's CPU per action of one learner alone, each waited out: opening an
-    exercise page, an auto-save, a right answer, a wrong one (with its heatmaps)."""
-    spent: dict[str, list[float]] = {"open": [], "auto-save": [], "right": [], "wrong": []}
-    for number, (exercise, (right, wrongs)) in enumerate(answers().items()):
-        if number >= rounds:
-            break
+    exercise page, an auto-save, a right answer, a wrong one (with its heatmaps). With several
+    sides (the baseline's replica and this checkout's) the rounds alternate between them, so
+    that both see the same machine; return {side: {action: median CPU seconds}}."""
+    spent = {s.label: {"open": [], "auto-save": [], "right": [], "wrong": []} for s in sides}
+    exercises = list(answers().items())
+    for number in range(rounds):
+        exercise, (right, wrongs) = exercises[number % len(exercises)]
+        for side in sides if number % 2 == 0 else sides[::-1]:
+            await one_learner_alone(side, exercise, right, wrongs, spent[side.label])
+    medians = {
+        label: {k: percentile(v, 50) for k, v in kinds.items() if v}
+        for label, kinds in spent.items()
+    }
+    for label, figures in medians.items():
+        print(
+            f"  {label}: server CPU per action, one learner alone (median of {rounds}): "
+            + "; ".join(f"{k} {v * 1000:.0f} ms" for k, v in figures.items()),
+            flush=True,
+        )
+    if len(sides) == 2:
+        base, new = (medians[s.label] for s in sides)
+        print(
+            f"  {sides[0].label} / {sides[1].label}: "
+            + "; ".join(f"{k} x{base[k] / new[k]:.2f}" for k in base if new.get(k)),
+            flush=True,
+        )
+    return medians
+
+
+async def one_learner_alone(side: Side, exercise: str, right: str, wrongs, spent) -> None:
+    """Open exercise, auto-save, answer right, then wrong; add each action's CPU to spent."""
+    session = StreamlitSession(side.url, exercise)
+    used = side.cpu()
+    await session.open()
+    spent["open"].append(side.cpu() - used)
+    for kind, code in (("auto-save", wrongs[0]), ("right", right), ("wrong", wrongs[1])):
+        used = side.cpu()
+        if kind == "auto-save":
+            await session.change(code)
+        else:
+            await session.submit(code)
+        await session.quiet()
+        await asyncio.sleep(0.5)  # anything the page asked for afterwards
+        await session.quiet()
+        spent[kind].append(side.cpu() - used)
+    await session.close()
+
+
+async def first_submission(url: str, healthy: float) -> tuple[float, float, int]:
+    """A learner waiting at the door as the server answers its health check: open an exercise
+    page (again while it is not served yet), submit the right answer. Return the seconds from
+    health to the verdict, the submission's own seconds, and how many opens were tried."""
+    exercise, (right, _) = next(iter(answers().items()))
+    tries = 0
+    while True:
+        tries += 1
         session = StreamlitSession(url, exercise)
-        used = cpu()
-        await session.open()
-        spent["open"].append(cpu() - used)
-        for kind, code in (("auto-save", wrongs[0]), ("right", right), ("wrong", wrongs[1])):
-            used = cpu()
-            if kind == "auto-save":
-                await session.change(code)
-            else:
-                await session.submit(code)
-            await session.quiet()
-            await asyncio.sleep(0.5)  # anything the page asked for afterwards
-            await session.quiet()
-            spent[kind].append(cpu() - used)
-        await session.close()
-    print(
-        "  server CPU per action, one learner alone (median of "
-        f"{rounds}): "
-        + "; ".join(f"{k} {percentile(v, 50) * 1000:.0f} ms" for k, v in spent.items() if v),
-        flush=True,
-    )
+        try:
+            await session.open(timeout=180)
+            verdict = await session.submit(right, timeout=180)
+            return time.monotonic() - healthy, verdict.seconds, tries
+        except ClientError:
+            if time.monotonic() - healthy > 300:
+                raise
+            await asyncio.sleep(0.2)
+        finally:
+            await session.close()
 
 
-# Setups ---------------------------------------------------------------------------------------
+def compare(codes: list[tuple[str, Path]], folder: Path, proofs: Path, args) -> None:
+    """For each arrival time, start each checkout's replica in turn and time a first learner
+    who arrives that many seconds after the health check (0: at once, while the server still
+    starts its background work; later: once it is idle), from the health check to the verdict;
+    then, one replica of each running, each action's server CPU, rounds alternating."""
+    print("\n== side by side: " + ", ".join(label for label, _ in codes), flush=True)
+    for arrive in args.arrive:
+        for number, (label, code) in enumerate(codes):
+            group, _ = make_cgroup(f"first{number}", None, args.weight)
+            where = folder / f"first{arrive:g}-{number}"
+            part = start_replica(where, proofs, args.server_core, group, code)
+            healthy = time.monotonic()
+            try:
+                time.sleep(arrive)
+                total, own, tries = asyncio.run(first_submission(part.url, healthy))
+            except ClientError as err:
+                log = (where / "replica.log").read_text()[-2000:]
+                print(f"  {label}: no first verdict ({err}); its log ends:\n{log}", flush=True)
+                continue
+            finally:
+                cpu = f", server CPU {group.cpu_seconds():.1f} s since its start" if group else ""
+                stop([part])
+            print(
+                f"  {label}: first submission, the learner arriving {arrive:g} s after the health"
+                f" check: verdict {total:.2f} s after it ({tries} opens tried), the submission"
+                f" itself {own:.2f} s{cpu}; load {os.getloadavg()[0]:.1f}",
+                flush=True,
+            )
+    parts, sides = [], []
+    try:
+        for number, (label, code) in enumerate(codes):
+            group, why = make_cgroup(f"side{number}", None, args.weight)
+            part = start_replica(folder / f"side{number}", proofs, args.server_core, group, code)
+            parts.append(part)
+            if group is None:
+                print(f"  {label}: {why}: no CPU figures")
+                return
+            sides.append(Side(label, part.url, group.cpu_seconds))
+        asyncio.run(warm([s.url for s in sides]))
+        asyncio.run(costs(sides, args.rounds))
+    finally:
+        stop(parts)
 
 
-def run_setup(name: str, folder: Path, proofs: Path, args) -> tuple[list[Step], str]:
-    """Start the setup's server side, warm it, ramp; return the steps and how it was limited."""
+def run_setup(
+    name: str, folder: Path, proofs: Path, args, label: str = "new", code: Path = ROOT
+) -> tuple[list[Step], str]:
+    """Start the setup's server side from the checkout at code, warm it, ramp; return the steps
+    and how it was limited."""
     folder.mkdir()
     parts, note = [], ""
     try:
         if name == "one":
             group, note = make_cgroup("one", None, args.weight)  # no quota: to count its CPU
-            parts.append(start_replica(folder / "r1", proofs, args.server_core, group))
+            parts.append(start_replica(folder / "r1", proofs, args.server_core, group, code))
             url = parts[0].url
             note = note or f"one replica, taskset core {args.server_core}"
         else:
             for i in (1, 2):
                 group, why = make_cgroup(f"pair{i}", 0.5, args.weight // 2)
                 note = why or note
-                parts.append(start_replica(folder / f"r{i}", proofs, args.server_core, group))
+                parts.append(start_replica(folder / f"r{i}", proofs, args.server_core, group, code))
             proxy = start_proxy(folder, parts, args.server_core)
             parts.append(proxy)
             url = proxy.url
@@ -551,14 +663,14 @@ def run_setup(name: str, folder: Path, proofs: Path, args) -> tuple[list[Step], 
                     f"two replicas, each in a cgroup of half a core ({knob} {PERIOD // 2} of"
                     f" {PERIOD} us), HAProxy; all on taskset core {args.server_core}"
                 )
-        print(f"\n== {name}: {note}", flush=True)
+        print(f"\n== {label}, {name}: {note}", flush=True)
         asyncio.run(warm([p.url for p in parts if p.name != "haproxy"]))
 
         def cpu() -> float:
             return sum(p.cgroup.cpu_seconds() for p in parts if p.cgroup is not None)
 
         if parts[0].cgroup is not None:
-            asyncio.run(costs(url, cpu))
+            asyncio.run(costs([Side(label or "new", url, cpu)]))
         steps = asyncio.run(ramp(url, args, cpu, url))
         for part in parts:
             if part.cgroup is not None and name == "pair":
@@ -577,9 +689,61 @@ def served(steps: list[Step]) -> Step | None:
     return met[-1] if met else None
 
 
+def summarise_all(results: dict, args) -> None:
+    """Print, per checkout and setup, the largest step that met the goal."""
+    print("\nsummary (p95 submit -> verdict delta <= 1 s)")
+    mean_think = sum(args.think) / 2 + 1.0
+    for (label, name), (steps, note) in results.items():
+        best = served(steps)
+        if best is None:
+            print(f"  {label}, {name}: no step met the goal ({note})")
+            continue
+        print(
+            f"  {label}, {name}: {best.learners} learners served (p95 {best.p95 * 1000:.0f} ms, "
+            f"{best.rate:.2f} submissions/s, one every {mean_think:.0f} s each); "
+            f"at one submission a minute each that rate is {best.rate * 60:.0f} learners; "
+            f"server CPU {best.cpu / (best.submissions + len(best.painted)) * 1000:.0f} ms"
+            " per submission (the learners' and chromium's)"
+        )
+
+
+@contextlib.contextmanager
+def checkouts(baseline: str, folder: Path) -> Iterator[list[tuple[str, Path]]]:
+    """Yield the checkouts to run, labelled: this one, after the baseline commit checked out
+    into a temporary git worktree (detached; removed at the end) when one is named."""
+    if not baseline:
+        yield [("new", ROOT)]
+        return
+    git = ["git", "-C", str(ROOT)]
+    commit = subprocess.run(
+        [*git, "rev-parse", "--verify", f"{baseline}^{{commit}}"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    path = folder / "baseline"
+    subprocess.run([*git, "worktree", "add", "--detach", "--quiet", str(path), commit], check=True)
+    try:
+        yield [(f"baseline {commit[:7]}", path), ("new", ROOT)]
+    finally:
+        subprocess.run([*git, "worktree", "remove", "--force", str(path)], check=False)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--setup", choices=("one", "pair", "both"), default="both")
+    parser.add_argument("--setup", choices=("one", "pair", "both", "none"), default="both")
+    parser.add_argument(
+        "--baseline",
+        default="",
+        help="a commit (main, a935282) to run side by side with this checkout, from a temporary"
+        " git worktree: first submission after start, CPU per action, then each setup's ramp",
+    )
+    parser.add_argument("--rounds", type=int, default=4, help="rounds of the CPU per action")
+    parser.add_argument(
+        "--arrive",
+        default="0,20",
+        help="with --baseline: the first learner arrives this many seconds after the health check",
+    )
     parser.add_argument("--ramp", default="5,10,20,40,80")
     parser.add_argument("--seconds", type=float, default=25.0)
     parser.add_argument("--think", default="5,15", help="think time range, seconds")
@@ -596,6 +760,7 @@ def main() -> int:
     args = parser.parse_args()
     args.ramp = [int(n) for n in args.ramp.split(",")]
     args.think = tuple(float(s) for s in args.think.split(","))
+    args.arrive = [float(s) for s in args.arrive.split(",")]
     os.sched_setaffinity(0, {args.generator_core})  # chromium and the learners inherit it
     print(
         f"bench_class: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; "
@@ -606,34 +771,28 @@ def main() -> int:
         f"load {', '.join(f'{x:.2f}' for x in os.getloadavg())}",
         flush=True,
     )
-    setups = ("one", "pair") if args.setup == "both" else (args.setup,)
+    setups = {"both": ("one", "pair"), "none": ()}.get(args.setup, (args.setup,))
     results = {}
     generator = make_cgroup("generator", None, args.weight)[0] if args.weight else None
     if generator is not None:  # the learners and chromium get their core as the server does
         generator.join()
     try:
-        with tempfile.TemporaryDirectory(prefix="ninja-bench-class-") as tmp:
+        with (
+            tempfile.TemporaryDirectory(prefix="ninja-bench-class-") as tmp,
+            checkouts(args.baseline, Path(tmp)) as codes,
+        ):
             proofs = prove(Path(tmp))
+            if args.baseline:
+                compare(codes, Path(tmp) / "compare", proofs, args)
             for name in setups:
-                results[name] = run_setup(name, Path(tmp) / name, proofs, args)
+                for label, code in codes:
+                    folder = Path(tmp) / f"{name}-{label.split()[0]}"
+                    results[label, name] = run_setup(name, folder, proofs, args, label, code)
     finally:
         if generator is not None:
             generator.leave()
             generator.remove()
-    print("\nsummary (p95 submit -> verdict delta <= 1 s)")
-    mean_think = sum(args.think) / 2 + 1.0
-    for name, (steps, note) in results.items():
-        best = served(steps)
-        if best is None:
-            print(f"  {name}: no step met the goal ({note})")
-            continue
-        print(
-            f"  {name}: {best.learners} learners served (p95 {best.p95 * 1000:.0f} ms, "
-            f"{best.rate:.2f} submissions/s, one every {mean_think:.0f} s each); "
-            f"at one submission a minute each that rate is {best.rate * 60:.0f} learners; "
-            f"server CPU {best.cpu / (best.submissions + len(best.painted)) * 1000:.0f} ms"
-            " per submission (the learners' and chromium's)"
-        )
+    summarise_all(results, args)
     print(f"load average after: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 

@@ -55,6 +55,7 @@ def _record(attempts: list[Attempt]) -> list[str]:
     new = [a for a in attempts if statuses.get(a.exercise_id) != SOLVED]
     for attempt in new:
         store.work.record_attempt(profile, attempt)
+    session.forget_statuses()
     return [a.exercise_id for a in new]
 
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from app import services, session
+from app import session
 from app.storage import SOLVED
 
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ def show(view: ExerciseView) -> None:
     """Show the why card once this profile has solved the exercise, and say so before."""
     if not view.explain:
         return
-    solved = services.store().work.statuses(session.profile()).get(view.id) == SOLVED
+    solved = session.statuses().get(view.id) == SOLVED
     if not solved:
         st.caption("Solve it to open its why card: why the answer is what it is.")
         return

@@ -178,6 +178,7 @@ def record(
         queue.pop(0)
     elif attempt is not None:
         store.work.record_attempt(profile, attempt)
+    session.forget_statuses()
 
 
 def _outcome(solved: bool, busy: bool, facts: Facts | None) -> str:

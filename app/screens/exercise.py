@@ -19,6 +19,10 @@ if TYPE_CHECKING:
 REVEAL_CONFIRM = "reveal:confirm"
 EARLIER_VERSION = "It answered an earlier version of this exercise, which has changed since."
 GRADED_AGAIN = "Graded again: the same code as your previous attempt."
+GRADING_WARM = (
+    "Grading… The server has just started and is still computing the reference gradients: "
+    "this first one takes a few seconds longer."
+)
 ROLES = {"forward": "forward value", "given": "given (upstream)", "answer": "you write this"}
 
 
@@ -69,7 +73,7 @@ def _graph(grader: Grader, exercise_id: str) -> None:
     """Show, folded, where this tensor sits in the forward pass and which consumers feed it."""
     catalog = services.catalog()
     exercise = catalog.get(exercise_id)
-    statuses = services.store().work.statuses(session.profile())
+    statuses = session.statuses()
     with st.expander("Where this gradient comes from (the graph)"):
         focus = (exercise.target, exercise.given)
         graphview.show(grader, catalog, exercise.scenario.slug, statuses, focus)
@@ -79,7 +83,7 @@ def _header(view: ExerciseView) -> None:
     """Show the title, the group and whether this profile has solved it."""
     st.caption(view.group or view.scenario)
     st.title(view.title)
-    status = services.store().work.statuses(session.profile()).get(view.id)
+    status = session.statuses().get(view.id)
     if status == SOLVED:
         st.badge("Solved", icon=":material/check_circle:", color="green")
     elif status:
@@ -122,17 +126,17 @@ def _grade(grader: Grader, exercise_id: str, code: str) -> bool:
     """Grade a submission, record it, and keep the result to show; return whether the
     exercise's status changed."""
     store, profile = services.store(), session.profile()
-    before = store.work.statuses(profile).get(exercise_id)
+    before = session.statuses().get(exercise_id)
     earlier = store.work.attempts(profile, exercise_id)
     st.session_state[f"again:{exercise_id}"] = bool(earlier) and earlier[-1].code == code
-    with st.spinner("Grading…"):
+    with st.spinner(GRADING_WARM if services.warming_up() else "Grading…"):
         result = grader.grade(exercise_id, code)
         summary, facts = result.summary_with_hint(), facts_of(result)
         workbench.record(
             exercise_id, code, result.solved, summary, result.elapsed, result.busy, facts
         )
         st.session_state[f"result:{exercise_id}"] = result
-    return store.work.statuses(profile).get(exercise_id) != before
+    return session.statuses().get(exercise_id) != before
 
 
 def _last_attempt(exercise_id: str) -> None:
@@ -168,7 +172,7 @@ def _reveal(exercise_id: str, starter: str) -> None:
     needed = services.config().reveal_after
     if store.work.count_events(profile, exercise_id, "reveal"):
         _show_solution(exercise_id)
-    elif store.work.statuses(profile).get(exercise_id) == SOLVED:
+    elif session.statuses().get(exercise_id) == SOLVED:
         return  # solved: nothing left to reveal
     elif needed == 0:
         st.caption("Revealing the solution is switched off here.")

@@ -161,7 +161,7 @@ def _root(key: str, result: PassResult) -> None:
 
 def _status(key: str) -> None:
     """Show whether the profile has passed the whole thing."""
-    status = services.store().work.statuses(session.profile()).get(key)
+    status = session.statuses().get(key)
     if status == SOLVED:
         st.badge("Solved", icon=":material/check_circle:", color="green")
     elif status:

@@ -26,7 +26,7 @@ from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_r
 
 import grader as grader_lib  # the grader's faces: their names load on first use (no torch here)
 from app.config import AppConfig, from_env
-from app.services.background import LayerProbe, ScenarioRuns
+from app.services.background import LayerProbe, ScenarioRuns, Warmup
 from app.storage import Store, open_store, wordlists
 from grader import proving, training
 
@@ -68,6 +68,15 @@ def once_per_run(key: str, compute: Callable[[], T]) -> T:
     return memo[1][key]
 
 
+def forget(key: str) -> None:
+    """Drop the value once_per_run keeps under key in this run: a write changed it, so the
+    run's next call computes it again."""
+    ctx = get_script_run_ctx(suppress_warning=True)
+    memo = getattr(ctx, RUN_MEMO, None) if ctx is not None else None
+    if memo is not None and memo[0] is ctx.cursors:
+        memo[1].pop(key, None)
+
+
 def store() -> Store:
     """Return the progress store named by the configured database URL, for the served course
     (progress is keyed by course id: see grader's course.toml `id`); looked up once per run."""
@@ -85,7 +94,9 @@ def _store(url: str, course: str) -> Store:
 def exercise_version(key: str) -> str:
     """Return the content version of the exercise with this id (or part id), "" for other keys
     (a whole pass, the training page)."""
-    found = {e.id: e.version for e in _declared(*_version()).exercises}
+    found = once_per_run(
+        "versions", lambda: {e.id: e.version for e in _declared(*_version()).exercises}
+    )
     return found.get(key.split(":")[0], "")
 
 
@@ -191,9 +202,16 @@ def exercises_root() -> Path:
 def _signature(root: Path) -> str:
     """Return a digest of the names, sizes and times of every file under root, to notice edits
     (a short text: the caches below hash their arguments on every call)."""
-    files = sorted(p for p in root.rglob("*") if p.is_file())
-    stamps = [(str(p), s.st_size, s.st_mtime_ns) for p in files for s in (p.stat(),)]
-    return hashlib.sha256(repr(stamps).encode()).hexdigest()
+    stamps = []
+    for folder, _, names in os.walk(root, followlinks=True):  # a third of rglob's CPU
+        for name in names:
+            path = os.path.join(folder, name)
+            try:
+                found = os.stat(path)
+            except OSError:  # a broken link, or a file removed meanwhile: not a file to read
+                continue
+            stamps.append((path, found.st_size, found.st_mtime_ns))
+    return hashlib.sha256(repr(sorted(stamps)).encode()).hexdigest()
 
 
 def _catalog(root: str, signature: str) -> Catalog:
@@ -291,13 +309,42 @@ def active_sessions() -> int | None:
 
 
 def start_background() -> None:
-    """Start, in threads, what the pages will need: the scenarios' first run and the sandbox.
+    """Start, in threads, what the pages will need: the scenarios' first run, the sandbox, and
+    the warm-up (the default dataset's grader with every exercise's references).
 
-    Called once a page is drawn: importing torch holds the interpreter and starting the
-    sandbox takes the machine's cores, and the first page would wait for both.
+    Called as the server starts (app/server.py's lifespan) and again once a page is drawn (the
+    calls after the first do nothing): no page waits for this work, and the first submission
+    finds it done.
     """
     _runs(*_version()).begin()
     start_sandbox()
+    start_warmup()
+
+
+def start_warmup() -> None:
+    """Start warming the default dataset's grader in the background, if not yet."""
+    _warmup(*_version()).begin()
+
+
+def warming_up() -> bool:
+    """Return whether the warm-up has started and not finished: a submission now waits for
+    what it computes."""
+    warmup = _warmup(*_version())
+    return warmup.ident is not None and not warmup.done.is_set()
+
+
+@st.cache_resource(max_entries=2, show_spinner=False)
+def _warmup(root: str, signature: str) -> Warmup:
+    """Return the thread that warms the default dataset's grader once per version of the files."""
+    return Warmup(_warm)
+
+
+def _warm() -> None:
+    """Build the default dataset's grader (the scenarios' run waited for) and compute every
+    exercise's references, as the first submission of each would."""
+    chosen = grader(DEFAULT_SOURCE)
+    for exercise in chosen.catalog.exercises:
+        chosen.prepared(exercise)
 
 
 def start_sandbox() -> None:

@@ -1,9 +1,14 @@
 """Work the server starts once, in threads, so that no page waits for it: the scenarios' first
-run (app/services.catalog serves nothing before it) and the sandbox's start."""
+run (app/services.catalog serves nothing before it), the sandbox's start, and the warm-up (the
+default dataset built, every exercise's references computed) so that the first submission is
+graded as fast as the next."""
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from app.services import metrics
@@ -12,6 +17,8 @@ from grader import proving, sandbox
 if TYPE_CHECKING:
     from grader import Catalog
     from grader.sandbox import Sandbox
+
+log = logging.getLogger("app.services")
 
 
 class Once(threading.Thread):
@@ -79,3 +86,26 @@ class LayerProbe(Once):
         except Exception as e:  # MissingLayers, or a sandbox that cannot start at all
             self.error = e
             self.missing = {"sandbox": str(e)}
+
+
+class Warmup(Once):
+    """Do, once, what a first submission would otherwise wait for (`work`: build the default
+    dataset's grader and its references); `done` once finished, failed or not (a page then does
+    what is left itself, as before), and how long it took (`seconds`, None until then)."""
+
+    def __init__(self, work: Callable[[], None]):
+        super().__init__("warm-up")
+        self.work = work
+        self.done = threading.Event()
+        self.seconds: float | None = None
+
+    def run(self) -> None:
+        began = time.perf_counter()
+        try:
+            self.work()
+        except Exception:  # the page that needs it computes it again, and says what failed
+            log.exception("warming up failed")
+        finally:
+            self.seconds = time.perf_counter() - began
+            log.info("warmed up in %.2f s", self.seconds)
+            self.done.set()

@@ -1,8 +1,9 @@
 """One engine per database URL, the connection every store call runs in, and the parts of a store.
 
-SQLite (the local mode) opens a connection per call, as the store always did; PostgreSQL keeps
-a pool whose connections are tested before use, so a server restarted mid-class costs the calls
-made while it was down, and nothing after. A call that cannot reach the database raises
+SQLite (the local mode) keeps a few connections open between calls (a connection is used by one
+thread at a time; more are opened when more threads call at once, and closed after); PostgreSQL
+keeps a pool whose connections are tested before use, so a server restarted mid-class costs the
+calls made while it was down, and nothing after. A call that cannot reach the database raises
 StorageUnavailable, which the app shows as "try again" (app/main.py).
 
     >>> with transaction(engine) as db:
@@ -22,12 +23,15 @@ from typing import Protocol
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import CursorResult
 from sqlalchemy.exc import DBAPIError, OperationalError
-from sqlalchemy.pool import NullPool
+from sqlalchemy.pool import QueuePool
 from sqlalchemy.sql import Executable
 
 from app.config.dburl import SQLITE, driver_url, kind, redact
 
 SQLITE_WAIT = 10  # seconds a SQLite writer waits for another's lock before giving up
+# SQLite connections kept open between calls: opening one per call cost about 1 ms of CPU a
+# call, and closing the last one checkpointed the WAL each time (bench/README.md, 2026-12-06)
+SQLITE_KEPT = 5
 POOL_SIZE, POOL_OVERFLOW = 10, 30  # PostgreSQL connections kept per process, and added at a peak
 
 
@@ -93,7 +97,13 @@ class Part:
 def make_engine(url: str) -> Engine:
     """Return an engine for a database URL (app/config/dburl.py says which are usable)."""
     if kind(url) == SQLITE:
-        engine = create_engine(url, poolclass=NullPool, connect_args={"timeout": SQLITE_WAIT})
+        engine = create_engine(
+            url,
+            poolclass=QueuePool,
+            pool_size=SQLITE_KEPT,
+            max_overflow=-1,  # no cap: a connection past the kept ones is closed after its call
+            connect_args={"timeout": SQLITE_WAIT, "check_same_thread": False},
+        )
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
     return create_engine(

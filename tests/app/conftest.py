@@ -20,11 +20,12 @@ from .app_helpers import BROWSER, FakeGrader
 @pytest.fixture(autouse=True)
 def all_layers_on(monkeypatch):
     """Report every sandbox layer on and every exercise proven, and wait for the scenarios to
-    run, so that rendering a page starts no sandbox and serves every exercise at once
+    run, so that rendering a page starts no sandbox nor warm-up and serves every exercise at once
     (tests/app/services/test_proofs.py runs the proofs for real, screens/test_checking.py the
     waits)."""
     monkeypatch.setattr(services, "missing_layers", lambda: {})
     monkeypatch.setattr(services, "start_sandbox", lambda: None)
+    monkeypatch.setattr(services, "start_warmup", lambda: None)  # test_services.py runs it
     monkeypatch.setattr(
         services, "ran_catalog", lambda wait=True: services._catalog(*services._version())
     )

@@ -24,6 +24,16 @@ def test_one_grader_per_dataset_and_version_of_the_exercises(app_env):
     assert first.dataset.fingerprint == services.dataset("default").fingerprint
 
 
+def test_the_warm_up_computes_every_references_before_the_first_submission(app_env):
+    warmup = services._warmup(*services._version())
+    assert not services.warming_up(), "not started: nothing to wait for"
+    warmup.begin()
+    assert warmup.done.wait(300)
+    assert not services.warming_up()
+    chosen = services.grader("default")
+    assert set(chosen._prepared) == {e.id for e in chosen.catalog.exercises}
+
+
 def test_the_training_page_needs_the_lecture_exercises_on_the_dataset_scenario():
     from dataclasses import replace
 
