@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from app.storage import Part
+from app.storage import EDITOR, Part
 
 RUNS, WORD_LISTS, ATTEMPTS, DRAFT = "runs", "word_lists", "attempts", "draft"
 MINUTE, DAY = 60.0, 86400.0
@@ -100,14 +100,16 @@ class Quotas(Part):
 
     def attempts_since(self, profile_id: int, since: float) -> tuple[int, float | None]:
         """Return how many submissions the learner made since `since` (graded or pending, on
-        any replica, in any course) and when the oldest was made."""
+        any replica, in any course) and when the oldest was made. Only what they submitted in
+        the editor counts: not the steps a solved whole pass or notebook records for them (one
+        upload records up to 30), nor a regrade."""
         with self._db() as db:
             row = db.execute(
                 "SELECT COUNT(*), MIN(t) FROM (SELECT created_at AS t FROM attempts"
-                " WHERE profile_id = :p AND created_at >= :since AND origin <> 'regrade'"
+                " WHERE profile_id = :p AND created_at >= :since AND origin = :editor"
                 " UNION ALL SELECT created_at FROM submissions"
                 " WHERE profile_id = :p AND created_at >= :since) AS recent",
-                {"p": profile_id, "since": since},
+                {"p": profile_id, "since": since, "editor": EDITOR},
             ).one()
         return int(row[0]), row[1]
 
@@ -117,7 +119,7 @@ class Quotas(Part):
             row = db.execute(
                 "SELECT COUNT(*), MIN(created_at) FROM word_list_uploads"
                 " WHERE profile_id = :p AND created_at >= :since",
-                {"p": profile_id, "since": since},
+                {"p": profile_id, "since": since, "editor": EDITOR},
             ).one()
         return int(row[0]), row[1]
 

@@ -180,7 +180,10 @@ def test_a_run_whose_worker_is_killed_ends_interrupted_and_starts_again(running,
     open_page(page, f"{url}/training")
     page.get_by_text("The loop around your code").wait_for(timeout=TIMEOUT_MS)
     type_and_submit(page, SECTION)
-    page.get_by_text("All seven gradients match autograd").wait_for(timeout=TIMEOUT_MS)
+    try:
+        page.get_by_text("All seven gradients match autograd").wait_for(timeout=TIMEOUT_MS)
+    finally:
+        page.screenshot(path=OUTPUT / "stack-training-checked.png", full_page=True)
     _start(page)
     running_now = page.locator("[data-testid='stProgress']", has_text="of 200,000")
     running_now.wait_for(timeout=TIMEOUT_MS)  # the worker streams its progress

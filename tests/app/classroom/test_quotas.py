@@ -9,7 +9,7 @@ import time
 import pytest
 
 from app.classroom import quotas
-from app.storage import Attempt, open_store
+from app.storage import NOTEBOOK, PASS_STEP, REGRADE, Attempt, open_store
 
 
 @pytest.fixture
@@ -24,6 +24,9 @@ def test_submissions_are_counted_graded_or_pending_in_the_window(store):
     for at in (now - 120, now - 50, now - 10):
         store.work.record_attempt(me, Attempt("dh", "c", False, "s", 0.0, 1.0, "default", at))
     store.work.record_attempt(other, Attempt("dh", "c", False, "s", 0.0, 1.0, "default", now))
+    for origin in (NOTEBOOK, PASS_STEP, REGRADE):  # recorded for them, not submitted by them
+        recorded = Attempt("db1", "c", True, "s", 0.0, 1.0, "default", now - 5, origin=origin)
+        store.work.record_attempt(me, recorded)
     assert store.submissions.begin_submission(me, "dh", "t1", "c", "c", "server")
     count, oldest = quotas.Quotas(store).attempts_since(me.id, now - 60)
     assert count == 3 and oldest == pytest.approx(now - 50)
