@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import pandas as pd
@@ -129,8 +130,10 @@ def _scope(view: ExerciseView) -> None:
     st.dataframe(_tensor_table(view.tensors), hide_index=True, width="stretch")
 
 
+@lru_cache(maxsize=128)
 def _tensor_table(tensors: tuple[TensorInfo, ...]) -> pd.DataFrame:
-    """Return one row per tensor: name, shape, shape in words, role."""
+    """Return one row per tensor: name, shape, shape in words, role (built once per exercise
+    version and dataset: the tensors are the key; the table is only read)."""
     return pd.DataFrame(
         [
             {
