@@ -409,6 +409,9 @@ class Step:
     cpu: float  # CPU seconds the server side used in the step
     load: float
     seconds: float  # the step's length
+    generator: float = 0.0  # CPU seconds of this process (the learners' client) in the step
+    chromium: float = 0.0  # CPU seconds of its child processes (Playwright's driver, chromium)
+    generator_core: float = 0.0  # how busy the generator's core was, 0 to 1 (everyone's work)
 
 
 def step_line(step: Step) -> str:
@@ -425,8 +428,43 @@ def step_line(step: Step) -> str:
         f"  {step.learners:4d} learners: n={step.submissions:4d} ({step.rate:.2f}/s), "
         f"p50 {step.p50 * 1000:5.0f} ms, p95 {step.p95 * 1000:5.0f} ms, lost {step.lost}; "
         f"{painted}; server CPU {step.cpu / step.seconds:.2f} cores, {per}/submission; "
-        f"load {step.load:.1f}"
+        f"generator {step.generator / step.seconds:.2f} cores, chromium "
+        f"{step.chromium / step.seconds:.2f} cores, the generator's core "
+        f"{step.generator_core:.0%} busy; load {step.load:.1f}"
     )
+
+
+def tree_cpu() -> tuple[float, float]:
+    """Return the CPU seconds of this process (the learners' client: every thread) and of its
+    living descendants (Playwright's driver and chromium's processes), read from /proc."""
+    tick = os.sysconf("SC_CLK_TCK")
+    children: dict[int, list[int]] = {}
+    used: dict[int, float] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rpartition(")")[2].split()
+        except OSError:  # gone meanwhile
+            continue
+        children.setdefault(int(fields[1]), []).append(int(entry.name))
+        used[int(entry.name)] = (int(fields[11]) + int(fields[12])) / tick
+    own, found, todo = used.get(os.getpid(), 0.0), 0.0, list(children.get(os.getpid(), []))
+    while todo:
+        pid = todo.pop()
+        found += used.get(pid, 0.0)
+        todo.extend(children.get(pid, []))
+    return own, found
+
+
+def core_busy(core: int) -> tuple[int, int]:
+    """Return the busy and total jiffies of one core so far (/proc/stat)."""
+    for line in Path("/proc/stat").read_text().splitlines():
+        if line.startswith(f"cpu{core} "):
+            jiffies = [int(x) for x in line.split()[1:]]
+            idle = jiffies[3] + jiffies[4]  # idle and iowait
+            return sum(jiffies) - idle, sum(jiffies)
+    return 0, 0
 
 
 async def ramp(url: str, args, cpu, browser_url: str) -> list[Step]:
@@ -448,9 +486,15 @@ async def ramp(url: str, args, cpu, browser_url: str) -> list[Step]:
             while group.arrived < count and time.monotonic() - opening < 120:
                 await asyncio.sleep(0.1)
             start, used = time.monotonic(), cpu()
+            mine, browsing = tree_cpu()
+            busy, total = core_busy(args.generator_core)
             await asyncio.sleep(args.seconds)
             end = time.monotonic()
             step = summarise(group, painted, count, start, end, cpu() - used)
+            now_mine, now_browsing = tree_cpu()
+            now_busy, now_total = core_busy(args.generator_core)
+            step.generator, step.chromium = now_mine - mine, max(0.0, now_browsing - browsing)
+            step.generator_core = (now_busy - busy) / max(1, now_total - total)
             steps.append(step)
             print(step_line(step), flush=True)
             if step.p95 > GOAL:
