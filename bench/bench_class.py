@@ -18,7 +18,7 @@ p95 passes 1 s.
 Generator and server are kept apart: this process, its learners and chromium run on one core
 (--generator-core), the replicas and HAProxy on the other (--server-core, `taskset`). Setups:
 - one: one replica on the whole server core;
-- pair: two replicas behind HAProxy (deploy/haproxy.cfg's template), each in a CPU cgroup of
+- pair: two replicas behind HAProxy (deploy/haproxy.cfg, in plain HTTP), each in a CPU cgroup of
   its own limited to half a core (cgroup v1 `cpu.cfs_quota_us`, v2 `cpu.max`), on the same core.
 The replicas run `streamlit run app/server.py` (what scripts/serve runs) in the local mode (no
 sign-in), each with a data directory and SQLite file of its own (the exercises proven once,
@@ -51,7 +51,6 @@ import random
 import shutil
 import signal
 import socket
-import string
 import subprocess
 import sys
 import tempfile
@@ -226,24 +225,21 @@ def start_replica(
 
 
 def start_proxy(folder: Path, replicas: list[Part], core: int) -> Part:
-    """Start HAProxy from deploy/haproxy.cfg's template in front of replicas, pinned to core."""
+    """Start HAProxy with deploy/haproxy.cfg in front of the two replicas, pinned to core: in
+    plain HTTP on loopback, the addresses in its environment (as deploy/stack does)."""
     port = free_port()
-    servers = "\n".join(
-        f"    server {r.name} {r.url.removeprefix('http://')} check inter 2s cookie {r.name}"
-        for r in replicas
-    )
-    template = string.Template((ROOT / "deploy" / "haproxy.cfg").read_text())
-    config = folder / "haproxy.cfg"
-    config.write_text(
-        template.substitute(
-            pidfile=folder / "haproxy.pid", bind=f"127.0.0.1:{port}", servers=servers
-        )
-    )
+    env = {
+        **os.environ,
+        "PROXY_PLAIN_HTTP": "1",
+        "PROXY_HTTP": f"127.0.0.1:{port}",
+        **{f"REPLICA{i}": r.url.removeprefix("http://") for i, r in enumerate(replicas, 1)},
+    }
     haproxy = shutil.which("haproxy") or "/usr/sbin/haproxy"
+    config = ROOT / "deploy" / "haproxy.cfg"
     command = ["taskset", "-c", str(core), haproxy, "-db", "-f", str(config)]
     with (folder / "haproxy.log").open("w") as log:
         process = subprocess.Popen(
-            command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            command, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
         )
     part = Part("haproxy", process, f"http://127.0.0.1:{port}")
     wait_healthy(part)
