@@ -139,7 +139,7 @@ def _plain(text: str) -> str:
 
 async def jwks(request: Request) -> Response:
     """Answer the tool's public key set."""
-    return JSONResponse(keys.jwks(keys.tool_key()), headers=NO_STORE)
+    return JSONResponse(keys.jwks(keys.section()), headers=NO_STORE)
 
 
 async def config_json(request: Request) -> Response:
