@@ -1,6 +1,7 @@
 """The grades sent to the LMS, on the instructor dashboard: "Sync grades" sends every launched
 learner's scores to the LMS they came from (app/classroom/lti/grades.py: the one scoring
 function's marks, as the gradebook), and the scores an LMS refused are listed with its reason.
+"Read the roster" reads each course's roster (NRPS) now (app/classroom/lti/roster.py).
 
     >>> lmsgrades.render(catalog)   # a section of the dashboard's Gradebook tab
 """
@@ -13,7 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from app import services
-from app.classroom.lti import grades, keys
+from app.classroom.lti import grades, keys, roster
 
 if TYPE_CHECKING:
     from grader import Catalog
@@ -35,6 +36,8 @@ def render(catalog: Catalog) -> None:
     elif st.button("Sync grades", icon=":material/sync:", key="lms_sync"):
         sent = grades.sync(services.store(), catalog, key)
         st.info(f"{sum(p.ok for p in sent)} of {len(sent)} score(s) taken by the LMS.")
+    if key is not None and rows.rosters():
+        _read_rosters(key)
     refused = [p for p in rows.pushes() if not p.ok]
     if refused:
         st.dataframe(
@@ -44,3 +47,15 @@ def render(catalog: Catalog) -> None:
             ),
             hide_index=True,
         )
+
+
+def _read_rosters(key: tuple[str, str]) -> None:
+    """Draw "Read the roster": every course's roster read now, what each gave said."""
+    if not st.button("Read the roster", icon=":material/group_add:", key="lms_read_roster"):
+        return
+    for done in roster.read_all(services.store(), key):
+        where = done.roster.title or done.roster.url
+        if done.error:
+            st.warning(f"{where}: the roster was not read: {done.error}", icon=":material/error:")
+        else:
+            st.info(f"{where}: roster read, {done.added} new person(s).")

@@ -7,6 +7,7 @@
     python -m app.classroom.lti new-key         # a key pair for .streamlit/secrets.toml
     python -m app.classroom.lti retire-key KID  # stop publishing a replaced key
     python -m app.classroom.lti sync            # send every launched learner's scores
+    python -m app.classroom.lti roster          # read every course's roster (NRPS) now
 
 The database is `NINJA_DATABASE_URL` (or the local default), or `--url`. `new-key` prints the
 `[lti]` section to paste into the secrets file (never into git): a new key and kid, and the key
@@ -92,7 +93,7 @@ def _sync(args: argparse.Namespace) -> int:
 
     key = keys.tool_key(_secrets(args))
     if key is None:
-        print("No [lti] key in .streamlit/secrets.toml: run `new-key` first.", file=sys.stderr)
+        print("No [lti] key in the secrets: run `new-key` first.", file=sys.stderr)
         return 2
     sent = grades.sync(_store(args), services.declared(), key)
     for p in sent:
@@ -100,6 +101,23 @@ def _sync(args: argparse.Namespace) -> int:
             print(f"{p.identity} {p.item}: refused ({p.status}): {p.answer}", file=sys.stderr)
     print(f"{sum(p.ok for p in sent)} of {len(sent)} score(s) taken by the LMS.")
     return 0 if all(p.ok for p in sent) else 1
+
+
+def _roster(args: argparse.Namespace) -> int:
+    """Read every roster an instructor's launch offered, now; 1 if one could not be read."""
+    from app.classroom.lti import roster
+
+    key = keys.tool_key(_secrets(args))
+    if key is None:
+        print("No [lti] key in the secrets: run `new-key` first.", file=sys.stderr)
+        return 2
+    done = roster.read_all(_store(args), key)
+    for r in done:
+        said = f"not read: {r.error}" if r.error else f"{r.added} new person(s)"
+        print(f"{r.roster.title or r.roster.url}: {said}")
+    if not done:
+        print("No roster yet: an instructor's launch from the LMS offers the course's roster.")
+    return 1 if any(r.error for r in done) else 0
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -120,6 +138,7 @@ def _parser() -> argparse.ArgumentParser:
     retire.add_argument("kid")
     retire.set_defaults(verb=_retire_key)
     verbs.add_parser("sync", help="send every launched learner's scores").set_defaults(verb=_sync)
+    verbs.add_parser("roster", help="read every course's roster now").set_defaults(verb=_roster)
     return parser
 
 

@@ -1,20 +1,27 @@
 """The LMS's roster (LTI Names and Role Provisioning Services), read through the maintained
-library on an instructor's launch: every active member becomes a person of the class with a
-profile, so the dashboard lists (and the gradebook carries) learners who never opened the tool.
-A person already known keeps what their own sign-in said.
+library on an instructor's launch and on demand (the dashboard's "Read the roster", the CLI's
+`roster`): every active member becomes a person of the class with a profile, so the dashboard
+lists (and the gradebook carries) learners who never opened the tool, and each member's SIS id
+(`lis_person_sourcedid`) is kept for the books an LMS imports. A person already known keeps
+what their own sign-in said. An instructor's launch keeps its roster's address, which is what
+makes it readable again later.
 
     >>> added = read(store, registration, key, memberships_url)   # how many were new
+    >>> done = read_all(store, key)      # every roster kept: [Read(roster, added, error)]
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import requests
+from pylti1p3.exception import LtiException
 from pylti1p3.names_roles import NamesRolesProvisioningService
 
 from app.classroom.lti.grades import connector
 from app.classroom.people import INSTRUCTOR, LEARNER, LTI_INSTRUCTORS, MEMBERSHIP
-from app.storage.lti import Registration
+from app.storage.lti import Registration, Roster
 
 if TYPE_CHECKING:
     from app.storage import Store
@@ -51,6 +58,35 @@ def read(store: Store, registration: Registration, key: tuple[str, str], url: st
         name = str(member.get("name") or email or member["user_id"])
         role = role_of(member.get("roles", []))
         added += store.lti.enrol(owner, name, email, role)
+        sis = str(member.get("lis_person_sourcedid") or "").strip()
+        if sis:
+            store.lti.note_sis(owner, sis)
         if role == LEARNER and not store.learners.profiles(owner):
             store.learners.add_profile(FIRST_PROFILE, owner)
     return added
+
+
+@dataclass(frozen=True)
+class Read:
+    """One roster read on demand: how many people were new, or why it could not be read."""
+
+    roster: Roster
+    added: int = 0
+    error: str = ""
+
+
+def read_all(store: Store, key: tuple[str, str]) -> list[Read]:
+    """Read now every roster an instructor's launch offered; say, per roster, how many people
+    were new or why it could not be read (the LMS's words)."""
+    registered = {(r.issuer, r.client_id): r for r in store.lti.registrations()}
+    done = []
+    for roster in store.lti.rosters():
+        registration = registered.get((roster.issuer, roster.client_id))
+        if registration is None:
+            done.append(Read(roster, error="its LMS is no longer registered"))
+            continue
+        try:
+            done.append(Read(roster, read(store, registration, key, roster.url)))
+        except (LtiException, requests.RequestException) as err:
+            done.append(Read(roster, error=str(err)[:500]))
+    return done

@@ -23,8 +23,9 @@ from starlette.routing import Route
 
 from app import services
 from app.classroom.lti import adapters, keys, roster
-from app.classroom.lti.launches import ROLES, link_of, user_claims
+from app.classroom.lti.launches import CONTEXT, ROLES, link_of, sis_of, user_claims
 from app.classroom.people import INSTRUCTOR
+from app.storage.lti import Roster
 
 log = logging.getLogger("app.lti")
 REFUSALS = (OIDCException, LtiException, ToolConfException)  # the library's, each with its reason
@@ -91,6 +92,8 @@ async def launch(request: Request) -> Response:
         link = link_of(data)
         if link is not None:
             rows.link(link)  # where this person's scores go (grades.py)
+        if sis := sis_of(data):
+            rows.note_sis(f"{data['iss']} {data['sub']}", sis)  # the LMS books carry it
         _read_roster(data)
         return data
 
@@ -108,16 +111,22 @@ async def launch(request: Request) -> Response:
 
 
 def _read_roster(launch: dict) -> None:
-    """On an instructor's launch, read the LMS's roster into the class (roster.py); a roster
-    that cannot be read is logged, and the launch goes on."""
-    url, key = roster.memberships_url(launch), keys.tool_key()
-    if url is None or key is None or roster.role_of(launch.get(ROLES, [])) != INSTRUCTOR:
+    """On an instructor's launch, keep the course's roster address (to read it again on
+    demand) and read the roster into the class (roster.py); a roster that cannot be read is
+    logged, and the launch goes on."""
+    url = roster.memberships_url(launch)
+    if url is None or roster.role_of(launch.get(ROLES, [])) != INSTRUCTOR:
         return
     store = services.store()
     audience = launch["aud"][0] if isinstance(launch["aud"], list) else launch["aud"]
+    context = launch.get(CONTEXT) if isinstance(launch.get(CONTEXT), dict) else {}
+    store.lti.keep_roster(Roster(url, launch["iss"], audience, str(context.get("title", ""))))
     found = [
         r for r in store.lti.registrations() if (r.issuer, r.client_id) == (launch["iss"], audience)
     ]
+    key = keys.tool_key()
+    if key is None:
+        return
     try:
         added = roster.read(store, found[0], key, url)
     except (LtiException, requests.RequestException) as err:

@@ -41,9 +41,9 @@ class Platform:
         self.memberships_url = f"{self.url}/memberships"
         self.members = [
             {"user_id": "user-42", "name": "Ada Lovelace", "email": "ada@uni.test",
-             "roles": [LEARNER], "status": "Active"},
+             "roles": [LEARNER], "status": "Active", "lis_person_sourcedid": "S-42"},
             {"user_id": "user-43", "name": "Bob Never", "email": "Bob@uni.test",
-             "roles": ["Learner"], "status": "Active"},
+             "roles": ["Learner"], "status": "Active", "lis_person_sourcedid": "S-43"},
             {"user_id": "user-44", "name": "Cy Gone", "roles": ["Learner"], "status": "Inactive"},
             {"user_id": "teacher-1", "name": "Ivy", "roles": [INSTRUCTOR], "status": "Active"},
         ]  # fmt: skip

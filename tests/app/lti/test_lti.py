@@ -222,3 +222,10 @@ def test_an_instructors_launch_reads_the_roster_into_the_class(
     token = platform.id_token(asked["nonce"], role=LTI_INSTRUCTOR, sub="teacher-1")
     assert launch(tool, asked["state"], token).status_code == 303
     assert len(ClassView(store).class_learners()) == len(learners)
+
+
+def test_a_launch_keeps_the_persons_sis_id(tool, platform, database):
+    asked = login(tool, platform)
+    lis = {"https://purl.imsglobal.org/spec/lti/claim/lis": {"person_sourcedid": " S-42 "}}
+    assert launch(tool, asked["state"], platform.id_token(asked["nonce"], **lis)).status_code == 303
+    assert open_store(database).lti.sis_ids()[f"{ISSUER} user-42"] == "S-42", "for the books"
