@@ -20,6 +20,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
+from streamlit.web.server.starlette.starlette_auth_routes import _set_auth_cookie
 
 from app import services
 from app.classroom.lti import adapters, keys, roster
@@ -101,13 +102,19 @@ async def launch(request: Request) -> Response:
         data = await run_in_threadpool(checked)
     except REFUSALS as err:
         return _refused("launch", err)
-    from streamlit.web.server.starlette.starlette_auth_routes import _set_auth_cookie
-
     claims = user_claims(data, origin(request))
     log.info("LTI launch: %s %s signed in", claims["iss"], claims["sub"])
     opened = RedirectResponse("/", status_code=303, headers=NO_STORE)
-    await _set_auth_cookie(opened, claims, {})  # st.user reads it as an OIDC sign-in
+    await sign_in(opened, claims)
     return opened
+
+
+async def sign_in(response: Response, claims: dict) -> None:
+    """Set Streamlit's signed user cookie on a response, so st.user reads the claims as an
+    OIDC sign-in. Streamlit (1.67) has no public call for it: this is the one use of its
+    private `_set_auth_cookie` (imported at this module's import, so a Streamlit that moved
+    it stops the server at its start, and tests/app/lti/test_lti.py says so)."""
+    await _set_auth_cookie(response, claims, {})
 
 
 def _read_roster(launch: dict) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
+from types import SimpleNamespace
 
 import pytest
 
@@ -229,3 +230,27 @@ def test_a_launch_keeps_the_persons_sis_id(tool, platform, database):
     lis = {"https://purl.imsglobal.org/spec/lti/claim/lis": {"person_sourcedid": " S-42 "}}
     assert launch(tool, asked["state"], platform.id_token(asked["nonce"], **lis)).status_code == 303
     assert open_store(database).lti.sis_ids()[f"{ISSUER} user-42"] == "S-42", "for the books"
+
+
+def test_streamlits_private_sign_in_call_is_where_the_launch_expects_it():
+    """Streamlit has no public call that sets its user cookie; the launch uses its private
+    `_set_auth_cookie` (routes.sign_in). If a Streamlit upgrade moves or changes it, this fails
+    first: change routes.sign_in (docs/lms.md, "Streamlit's sign-in cookie")."""
+    import asyncio
+    import inspect
+    from http.cookies import SimpleCookie
+
+    from starlette.responses import Response
+
+    from app.classroom.lti import routes
+
+    private = routes._set_auth_cookie
+    assert list(inspect.signature(private).parameters) == ["response", "user_info", "tokens"]
+    claims = {"iss": ISSUER, "sub": "user-42", "provider": "lti", "is_logged_in": True}
+    response = Response()
+    asyncio.run(routes.sign_in(response, claims))
+    jar = SimpleCookie()
+    for header in response.headers.getlist("set-cookie"):
+        jar.load(header)
+    cookies = {k: v.value for k, v in jar.items()}
+    assert user_of(SimpleNamespace(cookies=cookies)) == claims, "st.user reads what was set"
