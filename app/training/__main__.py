@@ -100,13 +100,16 @@ def _pusher(config: AppConfig) -> later.Pusher:
 
 
 async def _reap(app: procrastinate.App, stale: float) -> None:
-    """End, now and then, the runs of workers that stopped answering."""
+    """End, now and then, the runs (and the LMS pushes: their lock would hold that learner's
+    item's next push back) of workers that stopped answering."""
     while True:
         try:
             if ended := await reap(app, stale):
                 log.warning(
                     "run jobs %s ended: their worker sent no heartbeat for %gs", ended, stale
                 )
+            if ended := await reap(app, stale, later.QUEUE, later.TASK):
+                log.warning("LTI push jobs %s ended: their worker stopped answering", ended)
         except Exception as err:  # the database is away for a moment: look again later
             log.warning("reaping stalled runs: %r", err)
         await asyncio.sleep(stale / 2)

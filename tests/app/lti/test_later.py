@@ -6,12 +6,14 @@ file) sends the score: the platform holds it, with nobody pressing "Sync grades"
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import signal
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -19,6 +21,7 @@ import pytest
 from app import services
 from app.classroom.lti import later
 from app.storage import Attempt, Facts, open_store
+from app.training import tasks
 
 from ..app_helpers import SOLVED, page_test, submit
 from .lms_platform import ISSUER, launch, login, user_of
@@ -103,3 +106,33 @@ def test_nobody_who_came_from_no_lms_gets_a_job(database, tmp_path):
     assert later.Later(store).after("https://id.uni.test oidc-only", ["dh"]) == []
     local = open_store(f"sqlite:///{tmp_path}/progress.sqlite3")
     assert later.Later(local).after(ADA, ["dh"]) == [], "the local mode: no queue"
+
+
+async def _silent_worker_scenario(url: str, store) -> tuple:
+    """Take a push job as a worker does, then go silent; queue the same push again; reap.
+    Return the job taken, the job fetched while it is held, the jobs reaped, and the job
+    fetched after."""
+    app = tasks.worker_app(url, lambda context, run_id: None)
+    app.task(name=later.TASK, queue=later.QUEUE)(lambda identity, item, course: None)
+    async with app.open_async():
+        worker = await app.job_manager.register_worker()
+        taken = await app.job_manager.fetch_job([later.QUEUE], worker)
+        later.Later(store).after(ADA, ["dh"])  # a later solve of the same item
+        held = await app.job_manager.fetch_job([later.QUEUE], worker)
+        ended = await tasks.reap(app, -1, later.QUEUE, later.TASK)  # every heartbeat is old
+        freed = await app.job_manager.fetch_job([later.QUEUE], worker)
+    return taken, held, ended, freed
+
+
+def test_a_push_whose_worker_went_silent_is_reaped_and_frees_the_next(tool, platform, database):
+    asked = login(tool, platform)
+    assert launch(tool, asked["state"], platform.id_token(asked["nonce"])).status_code == 303
+    store = open_store(database, "course-of-reaping")
+    (job_id,) = later.Later(store).after(ADA, ["dh"])
+    with ThreadPoolExecutor(max_workers=1) as thread:  # an event loop of its own (Playwright's)
+        taken, held, ended, freed = thread.submit(
+            asyncio.run, _silent_worker_scenario(database, store)
+        ).result()
+    assert taken.id == job_id and taken.task_kwargs["course"] == "course-of-reaping"
+    assert held is None, "the same learner's item waits for the push before it (its lock)"
+    assert ended == [job_id] and freed is not None and freed.id != job_id
