@@ -44,12 +44,13 @@ def main(argv: list[str] | None = None) -> int:
         config = from_env(os.environ)
         args = _parser(config).parse_args(argv)
         store = open_store(config.database_url)
+        pusher = _pusher(config)
     except (ConfigError, StorageError, StorageUnavailable) as err:
         print(f"Not starting: {err}", file=sys.stderr)
         return 2
     name = f"{socket.gethostname()}:{os.getpid()}"
     app = worker_app(config.database_url, Runner(store, Trainers(config, store), args.stale).run)
-    app.task(name=later.TASK, queue=later.QUEUE)(_pusher(config))
+    app.task(name=later.TASK, queue=later.QUEUE)(pusher)
     log.info("worker %s: %d concurrent runs, queue %r", name, args.concurrency, QUEUE)
     asyncio.run(_serve(app, name, args.concurrency, args.stale))
     return 0
@@ -93,7 +94,7 @@ async def _push(app: procrastinate.App, name: str, stale: float) -> None:
 
 def _pusher(config: AppConfig) -> later.Pusher:
     """Return the LTI push job's body: the exercises read once, the tool's key from the
-    secrets the worker is given."""
+    secrets the worker is given (ConfigError if that file is not TOML)."""
     files = [str(config.secrets_file)] if config.secrets_file else None
     catalog = discover(config.exercises_dir or EXERCISES_DIR)
     return later.Pusher(config.database_url, catalog, keys.tool_key(streamlit_secrets(files)))
