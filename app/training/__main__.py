@@ -80,16 +80,21 @@ async def _serve(app: procrastinate.App, name: str, concurrency: int, stale: flo
 
 async def _push(app: procrastinate.App, name: str, stale: float) -> None:
     """Send learners' scores to their LMS, one job at a time, until cancelled (the training
-    worker's signal handlers stop both)."""
-    await app.run_worker_async(
-        queues=[later.QUEUE],
-        name=f"{name} lti",
-        concurrency=1,
-        delete_jobs="successful",
-        install_signal_handlers=False,
-        update_heartbeat_interval=min(10.0, stale / HEARTBEATS),
-        stalled_worker_timeout=stale,
-    )
+    worker's signal handlers stop both); started again after a fault (the database away)."""
+    while True:
+        try:
+            await app.run_worker_async(
+                queues=[later.QUEUE],
+                name=f"{name} lti",
+                concurrency=1,
+                delete_jobs="successful",
+                install_signal_handlers=False,
+                update_heartbeat_interval=min(10.0, stale / HEARTBEATS),
+                stalled_worker_timeout=stale,
+            )
+        except Exception as err:  # not CancelledError: that one ends the loop
+            log.warning("sending scores to the LMS stopped, starting again: %r", err)
+        await asyncio.sleep(stale / 2)
 
 
 def _pusher(config: AppConfig) -> later.Pusher:
