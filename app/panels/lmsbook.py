@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from app import services
+from app.classroom.lti.roster import Rosters
 from app.panels import auditlog, grading
 from grader import BadInput
 from grader.gradebook import LmsRoster
@@ -71,7 +72,7 @@ def render(names: dict[int, str], catalog: Catalog, learners: list[Learner] = ()
 def _sis(names: dict[int, str], learners: list[Learner]) -> dict[str, str]:
     """Return {learner key: SIS id} of the learners whose LMS said theirs (its roster or their
     launch: app/classroom/lti/roster.py), so the book matches and carries them."""
-    said = services.store().lti.sis_ids()
+    said = Rosters(services.store()).sis_ids()
     return {
         names[p.profile_id]: said[p.owner]
         for p in learners

@@ -38,7 +38,7 @@ def render(catalog: Catalog) -> None:
     elif st.button("Sync grades", icon=":material/sync:", key="lms_sync"):
         sent = grades.sync(services.store(), catalog, key)
         st.info(f"{sum(p.ok for p in sent)} of {len(sent)} score(s) taken by the LMS.")
-    if key is not None and rows.rosters():
+    if key is not None and roster.Rosters(services.store()).rosters():
         _read_rosters(key)
     refused = [p for p in _latest(rows.pushes()) if not p.ok]
     if refused:

@@ -38,16 +38,6 @@ ON CONFLICT (identity, resource_link) DO UPDATE SET issuer = excluded.issuer,
     client_id = excluded.client_id, user_id = excluded.user_id, lineitems = excluded.lineitems,
     updated_at = excluded.updated_at
 """
-ROSTER = """
-INSERT INTO lti_rosters (url, issuer, client_id, title, updated_at)
-VALUES (:url, :issuer, :client_id, :title, :at)
-ON CONFLICT (url) DO UPDATE SET issuer = excluded.issuer, client_id = excluded.client_id,
-    title = excluded.title, updated_at = excluded.updated_at
-"""
-SIS = """
-INSERT INTO lti_members (owner, sis_id) VALUES (:owner, :sis)
-ON CONFLICT (owner) DO UPDATE SET sis_id = excluded.sis_id
-"""
 PUSHED = (
     "INSERT INTO lti_pushes (identity, item, points, out_of, at, status, answer)"
     " VALUES (:identity, :item, :points, :out_of, :at, :status, :answer)"
@@ -84,17 +74,6 @@ class Pushed:
     def ok(self) -> bool:
         """Return whether the LMS took the score."""
         return 200 <= self.status < 300
-
-
-@dataclass(frozen=True)
-class Roster:
-    """An LMS course's roster (NRPS): its memberships URL, the platform and client id whose
-    token reads it, and the course's title."""
-
-    url: str
-    issuer: str
-    client_id: str
-    title: str = ""
 
 
 @dataclass(frozen=True)
@@ -180,31 +159,6 @@ class Lti(Part):
                 {"owner": owner, "name": name, "email": email, "role": role},
             )
         return added.rowcount == 1
-
-    def keep_roster(self, roster: Roster) -> None:
-        """Keep a course's roster address (an instructor's launch offered it), to read it
-        again on demand."""
-        with self._db() as db:
-            db.execute(ROSTER, vars(roster) | {"at": time.time()})
-
-    def rosters(self) -> list[Roster]:
-        """Return every roster kept, by URL."""
-        with self._db() as db:
-            rows = db.execute(
-                "SELECT url, issuer, client_id, title FROM lti_rosters ORDER BY url"
-            ).fetchall()
-        return [Roster(*r) for r in rows]
-
-    def note_sis(self, owner: str, sis_id: str) -> None:
-        """Keep a person's SIS id, as their LMS says it (a new one replaces the old)."""
-        with self._db() as db:
-            db.execute(SIS, {"owner": owner, "sis": sis_id})
-
-    def sis_ids(self) -> dict[str, str]:
-        """Return {owner: SIS id} of everyone whose LMS said theirs."""
-        with self._db() as db:
-            rows = db.execute("SELECT owner, sis_id FROM lti_members").fetchall()
-        return dict(rows)
 
     def put(self, key: str, value: object, lifetime: float) -> None:
         """Keep a value (JSON) under key for lifetime seconds; drop what has expired."""

@@ -12,6 +12,7 @@ makes it readable again later.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -21,10 +22,64 @@ from pylti1p3.names_roles import NamesRolesProvisioningService
 
 from app.classroom.lti.grades import connector
 from app.classroom.people import INSTRUCTOR, LEARNER, LTI_INSTRUCTORS, MEMBERSHIP
-from app.storage.lti import Registration, Roster
+from app.storage import Part
+from app.storage.lti import Registration
 
 if TYPE_CHECKING:
     from app.storage import Store
+
+ROSTER = """
+INSERT INTO lti_rosters (url, issuer, client_id, title, updated_at)
+VALUES (:url, :issuer, :client_id, :title, :at)
+ON CONFLICT (url) DO UPDATE SET issuer = excluded.issuer, client_id = excluded.client_id,
+    title = excluded.title, updated_at = excluded.updated_at
+"""
+SIS = """
+INSERT INTO lti_members (owner, sis_id) VALUES (:owner, :sis)
+ON CONFLICT (owner) DO UPDATE SET sis_id = excluded.sis_id
+"""
+
+
+@dataclass(frozen=True)
+class Roster:
+    """An LMS course's roster (NRPS): its memberships URL, the platform and client id whose
+    token reads it, and the course's title."""
+
+    url: str
+    issuer: str
+    client_id: str
+    title: str = ""
+
+
+class Rosters(Part):
+    """The store's calls for rosters: the address of each course's roster, kept to read it
+    again on demand, and each member's SIS id."""
+
+    def keep(self, roster: Roster) -> None:
+        """Keep a course's roster address (an instructor's launch offered it), to read it
+        again on demand."""
+        with self._db() as db:
+            db.execute(ROSTER, vars(roster) | {"at": time.time()})
+
+    def rosters(self) -> list[Roster]:
+        """Return every roster kept, by URL."""
+        with self._db() as db:
+            rows = db.execute(
+                "SELECT url, issuer, client_id, title FROM lti_rosters ORDER BY url"
+            ).fetchall()
+        return [Roster(*r) for r in rows]
+
+    def note_sis(self, owner: str, sis_id: str) -> None:
+        """Keep a person's SIS id, as their LMS says it (a new one replaces the old)."""
+        with self._db() as db:
+            db.execute(SIS, {"owner": owner, "sis": sis_id})
+
+    def sis_ids(self) -> dict[str, str]:
+        """Return {owner: SIS id} of everyone whose LMS said theirs."""
+        with self._db() as db:
+            rows = db.execute("SELECT owner, sis_id FROM lti_members").fetchall()
+        return dict(rows)
+
 
 NRPS = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"
 FIRST_PROFILE = "learner"  # the name a classroom profile is made with (app/session.py)
@@ -60,7 +115,7 @@ def read(store: Store, registration: Registration, key: tuple[str, str], url: st
         added += store.lti.enrol(owner, name, email, role)
         sis = str(member.get("lis_person_sourcedid") or "").strip()
         if sis:
-            store.lti.note_sis(owner, sis)
+            Rosters(store).note_sis(owner, sis)
         if role == LEARNER and not store.learners.profiles(owner):
             store.learners.add_profile(FIRST_PROFILE, owner)
     return added
@@ -80,7 +135,7 @@ def read_all(store: Store, key: tuple[str, str]) -> list[Read]:
     were new or why it could not be read (the LMS's words)."""
     registered = {(r.issuer, r.client_id): r for r in store.lti.registrations()}
     done = []
-    for roster in store.lti.rosters():
+    for roster in Rosters(store).rosters():
         registration = registered.get((roster.issuer, roster.client_id))
         if registration is None:
             done.append(Read(roster, error="its LMS is no longer registered"))

@@ -25,8 +25,8 @@ from streamlit.web.server.starlette.starlette_auth_routes import _set_auth_cooki
 from app import services
 from app.classroom.lti import adapters, keys, roster
 from app.classroom.lti.launches import CONTEXT, ROLES, link_of, sis_of, user_claims
+from app.classroom.lti.roster import Roster, Rosters
 from app.classroom.people import INSTRUCTOR
-from app.storage.lti import Roster
 
 log = logging.getLogger("app.lti")
 REFUSALS = (OIDCException, LtiException, ToolConfException)  # the library's, each with its reason
@@ -94,7 +94,9 @@ async def launch(request: Request) -> Response:
         if link is not None:
             rows.link(link)  # where this person's scores go (grades.py)
         if sis := sis_of(data):
-            rows.note_sis(f"{data['iss']} {data['sub']}", sis)  # the LMS books carry it
+            Rosters(services.store()).note_sis(
+                f"{data['iss']} {data['sub']}", sis
+            )  # the LMS books carry it
         _read_roster(data)
         return data
 
@@ -127,7 +129,7 @@ def _read_roster(launch: dict) -> None:
     store = services.store()
     audience = launch["aud"][0] if isinstance(launch["aud"], list) else launch["aud"]
     context = launch.get(CONTEXT) if isinstance(launch.get(CONTEXT), dict) else {}
-    store.lti.keep_roster(Roster(url, launch["iss"], audience, str(context.get("title", ""))))
+    Rosters(store).keep(Roster(url, launch["iss"], audience, str(context.get("title", ""))))
     found = [
         r for r in store.lti.registrations() if (r.issuer, r.client_id) == (launch["iss"], audience)
     ]

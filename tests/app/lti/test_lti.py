@@ -16,6 +16,7 @@ import pytest
 
 from app.classroom import ClassView, sessions
 from app.classroom.lti import grades, keys
+from app.classroom.lti.roster import Rosters
 from app.classroom.people import INSTRUCTOR, LEARNER, Trust, person
 from app.storage import Attempt, Facts, open_store
 from grader import discover
@@ -229,7 +230,7 @@ def test_a_launch_keeps_the_persons_sis_id(tool, platform, database):
     asked = login(tool, platform)
     lis = {"https://purl.imsglobal.org/spec/lti/claim/lis": {"person_sourcedid": " S-42 "}}
     assert launch(tool, asked["state"], platform.id_token(asked["nonce"], **lis)).status_code == 303
-    assert open_store(database).lti.sis_ids()[f"{ISSUER} user-42"] == "S-42", "for the books"
+    assert Rosters(open_store(database)).sis_ids()[f"{ISSUER} user-42"] == "S-42", "for the books"
 
 
 def test_streamlits_private_sign_in_call_is_where_the_launch_expects_it():

@@ -12,6 +12,7 @@ from app import services
 from app.classroom import ClassView
 from app.classroom.lti import grades, keys
 from app.classroom.lti.__main__ import main
+from app.classroom.lti.roster import Rosters
 from app.screens import instructor
 from app.storage import open_store
 from grader.course import Course
@@ -72,7 +73,7 @@ def test_read_the_roster_reads_it_now_with_sis_ids(
         store = services.store()
         learners = {p.owner: p for p in ClassView(store).class_learners()}
         assert learners[f"{ISSUER} user-45"].name == "Dee Late", "listed, never seen"
-        said = store.lti.sis_ids()
+        said = Rosters(store).sis_ids()
         assert (said[f"{ISSUER} user-45"], said[f"{ISSUER} user-43"]) == ("S-45", "S-43")
         pem, kid = tool_key
         secrets = tmp_path / "secrets.toml"
@@ -82,7 +83,7 @@ def test_read_the_roster_reads_it_now_with_sis_ids(
         assert capsys.readouterr().out == "Deep Learning 101: 0 new person(s)\n", "nobody twice"
     finally:
         platform.members.remove(DEE)
-    assert open_store(database).lti.rosters()[0].title == "Deep Learning 101"
+    assert Rosters(open_store(database)).rosters()[0].title == "Deep Learning 101"
 
 
 def test_a_score_the_lms_answers_401_is_recorded_failed_once_and_shown_with_its_reason(
