@@ -35,6 +35,8 @@ EDITOR = "iframe[title*='code_editor']"
 WAIT_MS = 120_000  # a hang guard, not a bound: the container tests may be building beside it
 PASTED_FROM = 400  # characters: longer code is pasted (_enter)
 LOOP_SECONDS = 20  # the shared server's NINJA_TIME_LIMIT: CPU seconds a loop holds its slot
+DUMP_CHARS = 12_000  # of a server's thread dump, in a blank page's failure
+STARTED: dict[str, Server] = {}  # the servers start_server started, by base URL
 
 
 class Server:
@@ -113,7 +115,8 @@ def start_server(
         try:
             with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as response:
                 if response.status == 200:
-                    return Server(url, log, process, data_dir)
+                    STARTED[url] = Server(url, log, process, data_dir)
+                    return STARTED[url]
         except OSError:
             time.sleep(0.1)
     stop_server(process)
@@ -159,9 +162,33 @@ def stop_server(process: subprocess.Popen) -> None:
 
 
 def open_page(page, url: str) -> None:
-    """Open url and wait for the page's title."""
+    """Open url and wait for the page's title; fail with what the page showed and what its
+    server was doing when none came (`why_blank`)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     page.goto(url)
-    page.locator("h1").first.wait_for(timeout=WAIT_MS)
+    try:
+        page.locator("h1").first.wait_for(timeout=WAIT_MS)
+    except PlaywrightTimeout as err:
+        blank = why_blank(page, url)
+        raise AssertionError(f"{url} showed no title in {WAIT_MS // 1000} s\n{blank}") from err
+
+
+def why_blank(page, url: str) -> str:
+    """Return what a page that shows no title shows (its words; a screenshot in test-output/)
+    and, for a server start_server started, every thread's stack in that server now (it writes
+    them to its log on SIGUSR1: app/server.py)."""
+    found = [f"load average: {os.getloadavg()}"]
+    with contextlib.suppress(Exception):  # the page may be gone with the browser
+        found.append(f"the page said: {page.locator('body').inner_text(timeout=5_000)[:600]!r}")
+        page.screenshot(path=OUTPUT / f"blank-{url.rsplit(':', 1)[-1].replace('/', '-')}.png")
+    server = next((s for base, s in STARTED.items() if url.startswith(base)), None)
+    if server is not None and server.process.poll() is None:
+        before = len(server.log_text())
+        os.kill(server.process.pid, signal.SIGUSR1)
+        time.sleep(2)
+        found.append(f"its server's threads:\n{server.log_text()[before:][:DUMP_CHARS]}")
+    return "\n".join(found)
 
 
 def editor_text(page) -> str:
