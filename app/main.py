@@ -18,7 +18,7 @@ st.set_page_config(page_title=services.course_title(), page_icon="🥷", layout=
 style.apply()  # what the theme cannot set: code colours that pass WCAG AA
 try:
     classroom.check_session()  # every run asks the database whether this sign-in still lives
-    page = st.navigation(nav.sections(), expanded=True)  # its icons read the learner's progress
+    page = nav.show()  # its icons read the learner's progress
     visits.start(page.url_path)
     if classroom.admitted():  # the classroom's sign-in page stands alone
         safety.guard()

@@ -14,7 +14,15 @@ from app.screens import checking, home, instructor, problems, progress, training
 from app.screens import exercise as exercise_screen
 
 if TYPE_CHECKING:
+    from streamlit.navigation.page import StreamlitPage
+
     from grader import Catalog
+
+
+def show() -> StreamlitPage:
+    """Send the navigation (its icons read the learner's progress); return the page asked for.
+    An exercise page calls it again once an attempt changes a status, in its fragment's run."""
+    return st.navigation(sections(), expanded=True)
 
 
 def sections() -> dict[str, list]:
@@ -41,7 +49,7 @@ def sections() -> dict[str, list]:
     for exercise in catalog.exercises:
         icon = links.ICONS.get(statuses.get(exercise.id), links.UNTOUCHED_ICON)
         group = exercise.group or exercise.scenario.title
-        page = _page(exercise_screen.render, exercise.id)
+        page = _page(exercise_screen.render, exercise.id, renavigate=show)
         found.setdefault(group, []).append(
             links.exercise_page(exercise.id, exercise.title, icon, render=page)
         )
@@ -94,12 +102,12 @@ def _fixed(name: str, render: Callable[[], None], title: str | None = None):
     return links.page(name, title, render=_page(render))
 
 
-def _page(render: Callable[..., None], *args: str) -> Callable[[], None]:
+def _page(render: Callable[..., None], *args: str, **kwargs: object) -> Callable[[], None]:
     """Return a page callable: the screen's render function with its arguments (main.py draws
     the frame around it)."""
 
     def run() -> None:
-        render(*args)
+        render(*args, **kwargs)
 
     run.__name__ = "_".join([render.__module__.rpartition(".")[2], *args])
     return run

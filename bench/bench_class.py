@@ -18,7 +18,7 @@ p95 passes 1 s.
 Generator and server are kept apart: this process, its learners and chromium run on one core
 (--generator-core), the replicas and HAProxy on the other (--server-core, `taskset`). Setups:
 - one: one replica on the whole server core;
-- pair: two replicas behind HAProxy (deploy/haproxy.cfg's template), each in a CPU cgroup of
+- pair: two replicas behind HAProxy (deploy/haproxy.cfg, in plain HTTP), each in a CPU cgroup of
   its own limited to half a core (cgroup v1 `cpu.cfs_quota_us`, v2 `cpu.max`), on the same core.
 The replicas run `streamlit run app/server.py` (what scripts/serve runs) in the local mode (no
 sign-in), each with a data directory and SQLite file of its own (the exercises proven once,
@@ -51,7 +51,6 @@ import random
 import shutil
 import signal
 import socket
-import string
 import subprocess
 import sys
 import tempfile
@@ -226,24 +225,21 @@ def start_replica(
 
 
 def start_proxy(folder: Path, replicas: list[Part], core: int) -> Part:
-    """Start HAProxy from deploy/haproxy.cfg's template in front of replicas, pinned to core."""
+    """Start HAProxy with deploy/haproxy.cfg in front of the two replicas, pinned to core: in
+    plain HTTP on loopback, the addresses in its environment (as deploy/stack does)."""
     port = free_port()
-    servers = "\n".join(
-        f"    server {r.name} {r.url.removeprefix('http://')} check inter 2s cookie {r.name}"
-        for r in replicas
-    )
-    template = string.Template((ROOT / "deploy" / "haproxy.cfg").read_text())
-    config = folder / "haproxy.cfg"
-    config.write_text(
-        template.substitute(
-            pidfile=folder / "haproxy.pid", bind=f"127.0.0.1:{port}", servers=servers
-        )
-    )
+    env = {
+        **os.environ,
+        "PROXY_PLAIN_HTTP": "1",
+        "PROXY_HTTP": f"127.0.0.1:{port}",
+        **{f"REPLICA{i}": r.url.removeprefix("http://") for i, r in enumerate(replicas, 1)},
+    }
     haproxy = shutil.which("haproxy") or "/usr/sbin/haproxy"
+    config = ROOT / "deploy" / "haproxy.cfg"
     command = ["taskset", "-c", str(core), haproxy, "-db", "-f", str(config)]
     with (folder / "haproxy.log").open("w") as log:
         process = subprocess.Popen(
-            command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            command, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
         )
     part = Part("haproxy", process, f"http://127.0.0.1:{port}")
     wait_healthy(part)
@@ -409,6 +405,9 @@ class Step:
     cpu: float  # CPU seconds the server side used in the step
     load: float
     seconds: float  # the step's length
+    generator: float = 0.0  # CPU seconds of this process (the learners' client) in the step
+    chromium: float = 0.0  # CPU seconds of its child processes (Playwright's driver, chromium)
+    generator_core: float = 0.0  # how busy the generator's core was, 0 to 1 (everyone's work)
 
 
 def step_line(step: Step) -> str:
@@ -425,8 +424,43 @@ def step_line(step: Step) -> str:
         f"  {step.learners:4d} learners: n={step.submissions:4d} ({step.rate:.2f}/s), "
         f"p50 {step.p50 * 1000:5.0f} ms, p95 {step.p95 * 1000:5.0f} ms, lost {step.lost}; "
         f"{painted}; server CPU {step.cpu / step.seconds:.2f} cores, {per}/submission; "
-        f"load {step.load:.1f}"
+        f"generator {step.generator / step.seconds:.2f} cores, chromium "
+        f"{step.chromium / step.seconds:.2f} cores, the generator's core "
+        f"{step.generator_core:.0%} busy; load {step.load:.1f}"
     )
+
+
+def tree_cpu() -> tuple[float, float]:
+    """Return the CPU seconds of this process (the learners' client: every thread) and of its
+    living descendants (Playwright's driver and chromium's processes), read from /proc."""
+    tick = os.sysconf("SC_CLK_TCK")
+    children: dict[int, list[int]] = {}
+    used: dict[int, float] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rpartition(")")[2].split()
+        except OSError:  # gone meanwhile
+            continue
+        children.setdefault(int(fields[1]), []).append(int(entry.name))
+        used[int(entry.name)] = (int(fields[11]) + int(fields[12])) / tick
+    own, found, todo = used.get(os.getpid(), 0.0), 0.0, list(children.get(os.getpid(), []))
+    while todo:
+        pid = todo.pop()
+        found += used.get(pid, 0.0)
+        todo.extend(children.get(pid, []))
+    return own, found
+
+
+def core_busy(core: int) -> tuple[int, int]:
+    """Return the busy and total jiffies of one core so far (/proc/stat)."""
+    for line in Path("/proc/stat").read_text().splitlines():
+        if line.startswith(f"cpu{core} "):
+            jiffies = [int(x) for x in line.split()[1:]]
+            idle = jiffies[3] + jiffies[4]  # idle and iowait
+            return sum(jiffies) - idle, sum(jiffies)
+    return 0, 0
 
 
 async def ramp(url: str, args, cpu, browser_url: str) -> list[Step]:
@@ -448,9 +482,15 @@ async def ramp(url: str, args, cpu, browser_url: str) -> list[Step]:
             while group.arrived < count and time.monotonic() - opening < 120:
                 await asyncio.sleep(0.1)
             start, used = time.monotonic(), cpu()
+            mine, browsing = tree_cpu()
+            busy, total = core_busy(args.generator_core)
             await asyncio.sleep(args.seconds)
             end = time.monotonic()
             step = summarise(group, painted, count, start, end, cpu() - used)
+            now_mine, now_browsing = tree_cpu()
+            now_busy, now_total = core_busy(args.generator_core)
+            step.generator, step.chromium = now_mine - mine, max(0.0, now_browsing - browsing)
+            step.generator_core = (now_busy - busy) / max(1, now_total - total)
             steps.append(step)
             print(step_line(step), flush=True)
             if step.p95 > GOAL:

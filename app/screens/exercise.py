@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import pandas as pd
@@ -13,6 +15,8 @@ from app.storage import REGRADE, SOLVED, facts_of
 from app.views import graphview, results
 
 if TYPE_CHECKING:
+    from streamlit.delta_generator import DeltaGenerator
+
     from app.storage import Attempt
     from grader import ExerciseView, Grader, TensorInfo
 
@@ -26,28 +30,38 @@ GRADING_WARM = (
 ROLES = {"forward": "forward value", "given": "given (upstream)", "answer": "you write this"}
 
 
-def render(exercise_id: str) -> None:
-    """Render the exercise page for the current profile and dataset."""
+def render(exercise_id: str, renavigate: Callable[[], object] = lambda: None) -> None:
+    """Render the exercise page for the current profile and dataset; renavigate sends the
+    navigation again (app/nav.py's), for its icons, when an attempt changes the status."""
     grader = session.grader()
     view = grader.describe(exercise_id)
-    _header(view)
+    badge = _header(view)
     preview.offer(view)  # the instructor's: the page as if solved
     whycard.lecture_link(view)
     st.markdown(view.prompt)
     _scope(view)
-    _graph(grader, exercise_id)
-    _work(exercise_id, view)
+    graph = st.expander("Where this gradient comes from (the graph)")
+    _work(exercise_id, view, badge, graph, renavigate)
     _next(exercise_id)
 
 
 @st.fragment
-def _work(exercise_id: str, view: ExerciseView) -> None:
+def _work(
+    exercise_id: str,
+    view: ExerciseView,
+    badge: DeltaGenerator,
+    graph: DeltaGenerator,
+    renavigate: Callable[[], object],
+) -> None:
     """Show the editor and what an attempt changes: the feedback, the why card, the scratchpad,
-    the derivation, the hints and the reveal.
+    the derivation, the hints and the reveal; and, in their places above, the status badge
+    and the graph's colours.
 
     A fragment, so that a submission (or an auto-save) reruns only this part and the feedback
-    is drawn by the run that graded it; the whole page follows only when the status changed
-    (the badge above and the navigation), after the feedback is on the screen.
+    is drawn by the run that graded it. What the status changes outside it (the badge, the
+    graph) is drawn by each of its runs into the containers the page keeps for them, after
+    the grading; a new status sends the navigation again for its icons. No run of the whole
+    page follows a submission.
     """
     code = workbench.submission(exercise_id, workbench.editor_event(exercise_id, view.starter))
     changed = code is not None and _grade(session.grader(), exercise_id, code)
@@ -65,25 +79,34 @@ def _work(exercise_id: str, view: ExerciseView) -> None:
     whycard.derivation(view)
     _hints(exercise_id, view.hints)
     _reveal(exercise_id, view.starter)
+    with badge:
+        _badge(view.id)
+    with graph:
+        _graph(session.grader(), exercise_id)
     if changed:
-        st.rerun()  # so that the navigation and the badge show the new status
+        renavigate()  # the navigation's icons show the new status
 
 
 def _graph(grader: Grader, exercise_id: str) -> None:
-    """Show, folded, where this tensor sits in the forward pass and which consumers feed it."""
+    """Show where this tensor sits in the forward pass and which consumers feed it (in the
+    page's folded expander)."""
     catalog = services.catalog()
     exercise = catalog.get(exercise_id)
-    statuses = session.statuses()
-    with st.expander("Where this gradient comes from (the graph)"):
-        focus = (exercise.target, exercise.given)
-        graphview.show(grader, catalog, exercise.scenario.slug, statuses, focus)
+    focus = (exercise.target, exercise.given)
+    graphview.show(grader, catalog, exercise.scenario.slug, session.statuses(), focus)
 
 
-def _header(view: ExerciseView) -> None:
-    """Show the title, the group and whether this profile has solved it."""
+def _header(view: ExerciseView) -> DeltaGenerator:
+    """Show the title and the group; return the place of the badge that says whether this
+    profile has solved it (drawn by `_work`, which knows the status after a submission)."""
     st.caption(view.group or view.scenario)
     st.title(view.title)
-    status = session.statuses().get(view.id)
+    return st.container()
+
+
+def _badge(exercise_id: str) -> None:
+    """Show whether this profile has solved the exercise."""
+    status = session.statuses().get(exercise_id)
     if status == SOLVED:
         st.badge("Solved", icon=":material/check_circle:", color="green")
     elif status:
@@ -107,8 +130,10 @@ def _scope(view: ExerciseView) -> None:
     st.dataframe(_tensor_table(view.tensors), hide_index=True, width="stretch")
 
 
+@lru_cache(maxsize=128)
 def _tensor_table(tensors: tuple[TensorInfo, ...]) -> pd.DataFrame:
-    """Return one row per tensor: name, shape, shape in words, role."""
+    """Return one row per tensor: name, shape, shape in words, role (built once per exercise
+    version and dataset: the tensors are the key; the table is only read)."""
     return pd.DataFrame(
         [
             {

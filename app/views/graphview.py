@@ -7,6 +7,7 @@ outlined. A node with an exercise links to it.
 
 from __future__ import annotations
 
+import weakref
 from html import escape
 from typing import TYPE_CHECKING
 
@@ -92,7 +93,28 @@ def show(
     focus: tuple[str, tuple[str, ...]] | None = None,
 ) -> None:
     """Draw one scenario's graph with the legend."""
-    graph = grader.graph(slug)
     exercises = exercise_for_each_tensor(catalog, slug)
-    st.graphviz_chart(dot_source(graph, exercises, statuses, focus))
+    shown = tuple(sorted((e, statuses[e]) for e in set(exercises.values()) if e in statuses))
+    graph, texts = _graph(grader, slug)
+    key = (tuple(exercises.items()), shown, focus)
+    if key not in texts:
+        texts[key] = dot_source(graph, exercises, dict(shown), focus)
+    st.graphviz_chart(texts[key])
     st.caption(LEGEND)
+
+
+_GRAPHS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+KEPT_TEXTS = 512  # DOT texts kept per scenario: focus and statuses vary per page and learner
+
+
+def _graph(grader: Grader, slug: str) -> tuple[object, dict]:
+    """Return a scenario's graph and the DOT texts drawn of it so far, kept per grader (a
+    dataset and a version of the files; none depends on a learner): a page drew the graph on
+    every run of its editor's fragment."""
+    graphs = _GRAPHS.setdefault(grader, {})
+    if slug not in graphs:
+        graphs[slug] = (grader.graph(slug), {})
+    graph, texts = graphs[slug]
+    if len(texts) > KEPT_TEXTS:
+        texts.clear()
+    return graph, texts

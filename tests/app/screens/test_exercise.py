@@ -6,13 +6,24 @@ import json
 
 import pytest
 import streamlit as st
+from streamlit.testing.v1 import AppTest
 
 from app import services
 from app.panels.workbench import Submission
 from app.screens.exercise import GRADED_AGAIN
 from app.storage import Profile
 
-from ..app_helpers import RAISES, RANDOM_ONLY, SHAPE, SOLVED, VALUES, page_test, submit, texts
+from ..app_helpers import (
+    RAISES,
+    RANDOM_ONLY,
+    SHAPE,
+    SOLVED,
+    TIMEOUT,
+    VALUES,
+    page_test,
+    submit,
+    texts,
+)
 
 
 def _profile() -> Profile:
@@ -281,19 +292,42 @@ def test_the_real_grader_end_to_end(app_env, exercise, code, solved, expected):
     assert expected in verdict
 
 
-def test_the_whole_page_reruns_after_grading_only_when_the_status_changes(fake, monkeypatch):
+def test_a_new_status_redraws_the_badge_and_the_navigation_with_no_rerun_of_the_page(
+    fake, monkeypatch
+):
     reruns, real = [], st.rerun
     monkeypatch.setattr(st, "rerun", lambda **kwargs: reruns.append(kwargs) or real(**kwargs))
-    at = page_test("dprobs").run()
-    assert _badge(at) == "Not attempted yet"
+    at = _page_counting_navigations("dprobs").run()
+    assert _badge(at) == "Not attempted yet" and at.session_state["navigations"] == 0
     at = submit(at, f"{VALUES}\n")  # its heatmaps are drawn by the browser: no rerun of theirs
-    assert reruns == [{}] and _badge(at) == "Attempted, not solved yet"
+    assert _badge(at) == "Attempted, not solved yet", "drawn after the grading, in its run"
+    assert at.session_state["navigations"] == 1, "the navigation's icon follows the status"
     at = submit(at, f"{SHAPE}\n")
     assert at.error[0].value.startswith("**Not yet.**") and "wrong shape" in texts(at)
-    assert reruns == [{}], "still attempted: the feedback is drawn by the run that graded"
+    assert at.session_state["navigations"] == 1, "still attempted: the navigation is kept"
     at = submit(at, f"{SOLVED}\n")
-    assert at.success[0].value.startswith("**Solved.**")
-    assert reruns == [{}, {}] and _badge(at) == "Solved", "a new status reruns the whole page"
+    assert at.success[0].value.startswith("**Solved.**") and _badge(at) == "Solved"
+    assert at.session_state["navigations"] == 2
+    assert reruns == [], "the fragment that graded draws what the status changes"
+
+
+def _page_counting_navigations(exercise_id: str) -> AppTest:
+    """Return page_test's AppTest of an exercise, counting in the session how often the page
+    asks for the navigation to be sent again."""
+
+    def script(exercise_id: str) -> None:
+        import streamlit as st
+
+        from app.screens import exercise
+
+        st.session_state.setdefault("navigations", 0)
+
+        def renavigate() -> None:
+            st.session_state["navigations"] += 1
+
+        exercise.render(exercise_id, renavigate)
+
+    return AppTest.from_function(script, args=(exercise_id,), default_timeout=TIMEOUT)
 
 
 def _badge(at) -> str:

@@ -69,3 +69,20 @@ def test_home_and_the_exercise_page_draw_the_graph(app_env):
     (chart,) = page.get("graphviz_chart")
     assert "penwidth=3" in _node(chart.proto.spec, "counts")
     assert 'fillcolor="#c8e6c9"' in _node(chart.proto.spec, "logprobs"), "solved is green"
+
+
+def test_the_graph_kept_per_grader_is_drawn_in_each_learners_colours(monkeypatch):
+    import data
+
+    catalog = discover()
+    grader = Grader(data.default_dataset(), catalog)
+    built, drawn = [], []
+    real = grader.graph
+    monkeypatch.setattr(grader, "graph", lambda slug: built.append(slug) or real(slug))
+    monkeypatch.setattr(graphview.st, "graphviz_chart", drawn.append)
+    monkeypatch.setattr(graphview.st, "caption", lambda text: None)
+    for statuses in ({}, {"dprobs": "solved"}, {}, {"dprobs": "attempted"}):
+        graphview.show(grader, catalog, "01_mlp", statuses)
+    assert built == ["01_mlp"], "one graph per grader and scenario"
+    fills = [re.search(r'fillcolor="(#\w+)"', _node(dot, "probs")).group(1) for dot in drawn]
+    assert fills == ["#ffffff", "#c8e6c9", "#ffffff", "#ffe0b2"]
