@@ -121,8 +121,13 @@ def catalog() -> Catalog:
     would refuse (its solution fails, its starter or zeros pass, a listed mistake is not
     caught) is withdrawn and reported with the unreadable files, on the Problems page; one not
     proven yet is held back until it is. The proofs run in the background and are remembered
-    by file content.
+    by file content. Looked up once per page run (a page asks for it several times).
     """
+    return once_per_run("catalog", _served)
+
+
+def _served() -> Catalog:
+    """Return the catalog served now (`catalog`), from the background's state."""
     full = ran_catalog()
     if full is None:
         declared = _declared(*_version())
