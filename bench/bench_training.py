@@ -193,7 +193,7 @@ def speeds(rounds: list[dict], steps: int, name: str, label: str = "") -> dict:
     cpu = {k: max(r[k][1] for r in rounds) for k in LABELS}
     median = {k: statistics.median(r[k][0] for r in rounds) for k in LABELS}
     print(f"\n{label}steps/s over {len(rounds)} alternating rounds of {steps:,} steps, one thread"
-          f" ({name}):")  # fmt: skip
+          + (f" ({name}):" if name else ":"))  # fmt: skip
     print(f"  {'':40s} {'best':>7s} {'median':>7s} {'per CPU s':>10s}")
     for key, text in LABELS.items():
         print(f"  {text:40s} {best[key]:7,.0f} {median[key]:7,.0f} {cpu[key]:10,.0f}")
@@ -274,10 +274,11 @@ def side_by_side(baseline: str, args) -> None:
     with tempfile.TemporaryDirectory() as tmp, checkouts(baseline, Path(tmp)) as trees:
         for i in range(args.rounds):
             for label, tree in trees:
-                found = _in(tree, "--steps", str(args.steps), "--rounds", "1")["rounds"][0]
+                out = _in(tree, "--steps", str(args.steps), "--rounds", "1")
+                found, name = out["rounds"][0], out["name"]
                 rounds.setdefault(label, []).append(found)
                 print(f"round {i + 1:2d}, {label:16s}: " + _line(found), flush=True)
-        best = {label: speeds(r, args.steps, "", f"{label}: ") for label, r in rounds.items()}
+        best = {label: speeds(r, args.steps, name, f"{label}: ") for label, r in rounds.items()}
         _ratios(best)
         if args.full:
             for label, tree in trees:
@@ -311,7 +312,7 @@ def main() -> None:
         return
     ds, section = dataset(), reference_section()
     fixed = fixed_cost(ds, section) if args.rounds else 0.0
-    found: dict = {"rounds": [], "full": {}}
+    found: dict = {"rounds": [], "full": {}, "name": ds.name}
     for i in range(args.rounds):
         found["rounds"].append(one_round(ds, args.steps, section, fixed))
         if not args.json:
