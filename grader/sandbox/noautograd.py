@@ -17,6 +17,7 @@ call of `grad_fn` have nothing to work on.
 
 from __future__ import annotations
 
+import ctypes
 import importlib
 import sys
 
@@ -27,11 +28,14 @@ from . import audit
 AutogradForbidden = audit.AutogradForbidden  # the learner's code tried to use autograd
 
 
-def disable() -> None:
-    """Turn grad mode and forward AD off for good in this process (and the ones it forks)."""
+def disable(inference: bool = False) -> None:
+    """Turn grad mode and forward AD off for good in this process (and the ones it forks); with
+    `inference`, enter inference mode for good too (`stay_in_inference_mode`)."""
     importlib.import_module("encodings.idna")  # loaded lazily by sockets and urllib: load it now
     torch._C._set_grad_enabled(False)
     torch._C._set_fwd_grad_enabled(False)
+    if inference:
+        stay_in_inference_mode()
     swaps = [
         (torch._C, "_set_grad_enabled", _only_off),
         (torch._C, "_set_fwd_grad_enabled", _only_off),
@@ -54,6 +58,19 @@ def disable() -> None:
     for owner, name, new in swaps:
         setattr(owner, name, new)
     _forget_resolved_ops()
+
+
+def stay_in_inference_mode() -> None:
+    """Enter inference mode for good, before its switch is replaced (a training zygote).
+
+    Grad mode off still sends every operation through autograd's kernels (a tenth of a small
+    operation's cost); inference mode skips them, as the page's loop says it runs. The guard
+    that keeps the mode is kept alive by a reference counted but held by no object, so nothing
+    in Python leads to it (leaving it would only turn the mode off; grad mode stays off).
+    """
+    guard = torch._C._InferenceMode(True)
+    guard.__enter__()
+    ctypes.pythonapi.Py_IncRef(ctypes.py_object(guard))
 
 
 THREADS = ("start_new_thread", "start_joinable_thread", "start_new")

@@ -117,7 +117,7 @@ def _plan(layers: dict[str, str], kind: str) -> tuple[confine.Plan, dict[str, st
     if layers.get("filesystem") == "on":
         isolation.seal(os.path.dirname(os.path.abspath(__file__)))
     more["dispatch-audit"] = _attempt(audit.rehearse)
-    more["autograd"] = _attempt(noautograd.disable)
+    more["autograd"] = _attempt(lambda: noautograd.disable(inference=kind == "train"))
     more["native-calls"] = nativecalls.survey()  # last: after every import
     return plan, {**layers, **more}
 

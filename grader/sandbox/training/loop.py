@@ -25,7 +25,7 @@ import linecache
 import math
 import time
 from array import array
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import CodeType
 
@@ -118,6 +118,7 @@ def train(
     name), or a problem to stop on.
     """
     params, step = {name: ns[name] for name in program.params}, program.step_code
+    tensors = list(params.values())
     pending, start = array("f"), time.perf_counter()
     last = start
     for i in range(settings["steps"]):
@@ -128,7 +129,7 @@ def train(
             grads = backward(ns, params)
             if isinstance(grads, str):
                 return _end(report, i, start, pending, Ended(i, "gradient", detail=grads))
-            update(params.values(), grads, rate(settings, i))
+            update(tensors, grads, rate(settings, i))
         except (Exception, *STOPS) as e:
             return _end(report, i, start, pending, Ended(i, "error", e))
         loss = ns["loss"].item()
@@ -147,19 +148,24 @@ def _end(report: Report, step: int, start: float, pending: array, ended: Ended) 
     return ended
 
 
-def update(params: Iterable, grads: list, lr: float) -> None:
-    """Take one step of gradient descent in place: the lecture's p.data += -lr * grad."""
+def update(params: list, grads: list, lr: float) -> None:
+    """Take one step of gradient descent in place: the lecture's p.data += -lr * grad.
+
+    One call for every parameter (on the CPU, each `add_` in turn, bit for bit the same).
+    """
     with torch.no_grad():
-        for p, grad in zip(params, grads, strict=True):
-            p.add_(grad, alpha=-lr)
+        torch._foreach_add_(params, grads, alpha=-lr)
 
 
 def section_backward(code) -> Backward:
     """Return a backward that runs the learner's compiled section and reads the d-names."""
 
+    names: list[str] = []  # the d-names, made on the first step
+
     def backward(ns: dict, params: dict) -> list[torch.Tensor] | str:
         exec(code, ns)
-        names = [f"d{name}" for name in params]
+        if not names:
+            names.extend(f"d{name}" for name in params)
         grads = [ns.get(name) for name in names]
         for name, grad, p in zip(names, grads, params.values(), strict=True):
             if type(grad) is not torch.Tensor or grad.shape != p.shape:

@@ -89,7 +89,8 @@ def _running(data, section: str) -> tuple[StreamRun, dict, int]:
 
 
 def test_a_quick_run_streams_metrics_and_finishes(default_data, reference_section):
-    run, wire = _start(default_data, reference_section, steps=600)
+    in_inference_mode = "assert torch.is_inference_mode_enabled()\n"  # as the page's loop says
+    run, wire = _start(default_data, reference_section + in_inference_mode, steps=600)
     events = _events(run, wire)
     report = run.finish()
     metrics = [e for e in events if isinstance(e, Metrics)]
