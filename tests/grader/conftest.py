@@ -7,8 +7,11 @@ from pathlib import Path
 import pytest
 
 import data
+from grader import Grader
 from grader.course.exercises import EXERCISES_DIR, discover
 from grader.grading.cases import Runs
+
+from .bank_helpers import GradedBanks
 
 NAMES = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "names.txt"
 
@@ -34,6 +37,18 @@ def small_data(default_data):
     run whose subject is not its figures, since a finished run is evaluated on the whole training
     set (175,591 contexts: 3 s at load 7)."""
     return data.build_dataset(default_data.words[:1000], 3, name="small")
+
+
+@pytest.fixture(scope="session")
+def bank_grader(default_data, catalog):
+    """Return the grader of the answer banks (tests/grader/bank_helpers.py)."""
+    return Grader(default_data, catalog)
+
+
+@pytest.fixture(scope="session")
+def graded_bank(bank_grader):
+    """Return the banks' results: `graded_bank(path)` grades a bank once per process."""
+    return GradedBanks(bank_grader)
 
 
 @pytest.fixture(scope="session")
