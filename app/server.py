@@ -11,12 +11,17 @@ lifespan checks the configuration before any page is served (`python -m app.conf
 the server does not start on a bad one) and, in the classroom mode, starts the scenarios' first
 run and the sandbox, so that a replica gets ready with no page opened (HAProxy sends it none
 before). The local mode starts them with the first page, as before.
+
+`kill -USR1 <pid>` writes every thread's stack to the server's log (standard error) and the
+server goes on: what a page that does not open is waiting for (docs/operations.md).
 """
 
 from __future__ import annotations
 
 import asyncio
+import faulthandler
 import logging
+import signal
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import TypeVar
@@ -77,6 +82,7 @@ async def lifespan(served: st.App) -> AsyncIterator[None]:
     except ConfigError as err:
         log.error("Not starting: %s", err)
         raise
+    faulthandler.register(signal.SIGUSR1, all_threads=True)  # a thread dump on demand
     metrics.LIVE.sandbox = services.sandbox_load
     metrics.LIVE.sessions = services.active_sessions
     metrics.LIVE.runs = runs.states

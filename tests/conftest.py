@@ -86,13 +86,15 @@ def store_url(request, tmp_path):
 #   ordinary user takes the same lock for its own tests (the `reruns` fixture passes its path);
 # - the tests that run as an ordinary user share one build of its copy: one group, handed out
 #   second;
-# - the tests in containers (tests/deploy/) share one build of the image: one group, handed out
-#   third, so the process that is not running the browser tests takes it after the ordinary
-#   user's; they take the lock as the PostgreSQL tests do (a container's PostgreSQL and its
-#   shared memory are the machine's too).
+# - the tests in containers (tests/deploy/) share one build of the image, and they join the
+#   browser tests' group (they run first in it): building the image and starting the compose
+#   stack (two replicas warming up, a worker, PostgreSQL) fill both cores for minutes, and a
+#   fresh server beside them drew its first page after more than 120 s, so a browser test
+#   beside them failed on a blank page. In one process they never overlap, and the other
+#   process has the rest of the suite meanwhile. They take the lock as the PostgreSQL tests do
+#   (a container's PostgreSQL and its shared memory are the machine's too).
 BESIDE_NOTHING = "one-after-another"
 AS_THE_USER = "as-the-ordinary-user"
-IN_CONTAINERS = "in-containers"
 USES_POSTGRES = {"postgres", "store_url", "image"}
 HOLDS_THE_MACHINE = "BPN_TESTS_HOLD_THE_MACHINE"  # set while a host-wide test runs
 RUN = "BPN_TESTS_RUN"  # the run's id: the controller sets it, its worker processes inherit it
@@ -123,7 +125,8 @@ def pytest_configure(config):
 
 def pytest_collection_modifyitems(config, items):
     """In a worker of a two-process run, write each test's group for `Turns`: its file, or
-    BESIDE_NOTHING for the browser tests, AS_THE_USER for the ordinary user's; make the lock."""
+    BESIDE_NOTHING for the browser and container tests, AS_THE_USER for the ordinary user's;
+    make the lock."""
     worker = os.environ.get("PYTEST_XDIST_WORKER")
     if worker is None:
         return
@@ -131,12 +134,10 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         path = item.path.relative_to(ROOT)
         group = path.as_posix()
-        if path.parts[:2] == ("tests", "e2e"):
+        if path.parts[:2] == ("tests", "e2e") or "image" in item.fixturenames:
             group = BESIDE_NOTHING
         elif "ordinary" in item.fixturenames:
             group = AS_THE_USER
-        elif "image" in item.fixturenames:
-            group = IN_CONTAINERS
         groups[item.nodeid] = group
     _groups_dir().mkdir(mode=0o755, exist_ok=True)  # the ordinary user's re-run reads the lock
     for name in ("turns.lock", "turns.gate"):
@@ -145,8 +146,8 @@ def pytest_collection_modifyitems(config, items):
 
 
 def pytest_xdist_make_scheduler(config, log):
-    """Schedule whole groups (`Turns`): the browser tests first, then the ordinary user's, then
-    the containers', then the others largest first, as xdist's --dist loadscope does files."""
+    """Schedule whole groups (`Turns`): the browser and container tests first, then the
+    ordinary user's, then the others largest first, as xdist's --dist loadscope does files."""
     from xdist.scheduler import LoadScopeScheduling
 
     class Turns(LoadScopeScheduling):
@@ -160,7 +161,7 @@ def pytest_xdist_make_scheduler(config, log):
             return self.groups.get(nodeid, nodeid.split("::")[0])
 
         def _assign_work_unit(self, node) -> None:
-            for first in (IN_CONTAINERS, AS_THE_USER, BESIDE_NOTHING):  # the last goes first
+            for first in (AS_THE_USER, BESIDE_NOTHING):  # the last goes first
                 if first in self.workqueue:
                     self.workqueue.move_to_end(first, last=False)
             super()._assign_work_unit(node)

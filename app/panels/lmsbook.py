@@ -1,6 +1,8 @@
 """The gradebook an LMS imports as it is, on the instructor dashboard: the instructor uploads the
 LMS's roster export, picks the LMS, and downloads its import file, scored by the one scoring
-function as grade-batch's `--format` writes it (grader/gradebook/lms.py, docs/gradebook.md).
+function as grade-batch's `--format` writes it (grader/gradebook/lms.py, docs/gradebook.md),
+with the SIS ids the LMS said of its learners (a roster row matched by it, an empty SIS cell
+filled).
 
     >>> lmsbook.render(names, catalog, learners)   # a section of the dashboard's Gradebook tab
 """
@@ -11,6 +13,8 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
+from app import services
+from app.classroom.lti.roster import Rosters
 from app.panels import auditlog, grading
 from grader import BadInput
 from grader.gradebook import LmsRoster
@@ -38,7 +42,7 @@ def render(names: dict[int, str], catalog: Catalog, learners: list[Learner] = ()
     if sent is None:
         return
     try:
-        roster = LmsRoster.parse(sent.getvalue(), lms, sent.name)
+        roster = LmsRoster.parse(sent.getvalue(), lms, sent.name).with_sis(_sis(names, learners))
     except BadInput as err:
         st.error(str(err), icon=":material/error:")
         return
@@ -63,3 +67,14 @@ def render(names: dict[int, str], catalog: Catalog, learners: list[Learner] = ()
         icon=":material/download:",
         key="gradebook_lms",
     )
+
+
+def _sis(names: dict[int, str], learners: list[Learner]) -> dict[str, str]:
+    """Return {learner key: SIS id} of the learners whose LMS said theirs (its roster or their
+    launch: app/classroom/lti/roster.py), so the book matches and carries them."""
+    said = Rosters(services.store()).sis_ids()
+    return {
+        names[p.profile_id]: said[p.owner]
+        for p in learners
+        if p.owner in said and p.profile_id in names
+    }

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from app import links, services, session
+from app.classroom.lti import later
 from app.storage import NOTEBOOK, PASS_STEP, SOLVED, Attempt, facts_of
 from grader import PassResult, Result
 
@@ -55,6 +56,7 @@ def _record(attempts: list[Attempt]) -> list[str]:
     new = [a for a in attempts if statuses.get(a.exercise_id) != SOLVED]
     for attempt in new:
         store.work.record_attempt(profile, attempt)
+    later.after_attempts(store, profile.owner, [a.exercise_id for a in new])  # to their LMS
     session.forget_statuses()
     return [a.exercise_id for a in new]
 

@@ -17,6 +17,7 @@ import streamlit as st
 
 from app import services, session
 from app.classroom import quotas
+from app.classroom.lti import later
 from app.panels import editor, ratelimit, visits
 from app.services import metrics
 from app.storage import Attempt, Facts
@@ -178,6 +179,8 @@ def record(
         queue.pop(0)
     elif attempt is not None:
         store.work.record_attempt(profile, attempt)
+    if attempt is not None:
+        later.after_attempts(store, profile.owner, [key])  # to their LMS, if they came from one
     session.forget_statuses()
 
 

@@ -138,6 +138,16 @@ class Lti(Part):
             ).fetchall()
         return [Pushed(*r) for r in rows]
 
+    def last_push(self, identity: str, item: str) -> Pushed | None:
+        """Return the latest score sent of a person's item, or None if none was."""
+        with self._db() as db:
+            row = db.execute(
+                "SELECT identity, item, points, out_of, at, status, answer FROM lti_pushes"
+                " WHERE identity = :who AND item = :item ORDER BY id DESC LIMIT 1",
+                {"who": identity, "item": item},
+            ).first()
+        return None if row is None else Pushed(*row)
+
     def enrol(self, owner: str, name: str, email: str, role: str) -> bool:
         """Note a person an LMS's roster lists, never seen here (last seen: never); a person
         already known keeps their row. Return whether they were new."""

@@ -40,8 +40,9 @@ from app.storage.work import Work
 # it was submitted from (the editor or a notebook); from 7 on, Alembic's revisions (meta keeps
 # the number for a reader without Alembic); 10: uploaded word lists; 11: a classroom run's
 # state is its job's; 12: an attempt's tally of tries (partial credit); 13: the audit log;
-# 14: sign-ins kept on the server, uploads and limits met per learner; 15: LTI 1.3
-SCHEMA_VERSION = 15
+# 14: sign-ins kept on the server, uploads and limits met per learner; 15: LTI 1.3; 16: LTI
+# rosters read on demand and SIS ids
+SCHEMA_VERSION = 16
 
 
 def open_store(url: str, course: str = DEFAULT_COURSE) -> Store:

@@ -280,6 +280,23 @@ lti_links = sa.Table(  # where a launched person's scores go: their LMS's line i
     sa.PrimaryKeyConstraint("identity", "resource_link"),
 )
 
+lti_rosters = sa.Table(  # an LMS course's roster (NRPS), read again on demand
+    "lti_rosters",
+    metadata,
+    sa.Column("url", TEXT, primary_key=True),  # its memberships URL, from an instructor's launch
+    _text("issuer"),
+    _text("client_id"),
+    _text("title", ""),  # the LMS course's title
+    _when("updated_at"),
+)
+
+lti_members = sa.Table(  # an LMS member's SIS id (NRPS lis_person_sourcedid): the books carry it
+    "lti_members",
+    metadata,
+    sa.Column("owner", TEXT, primary_key=True),
+    _text("sis_id"),
+)
+
 lti_pushes = sa.Table(  # each score sent to an LMS, with its answer (the dashboard lists failures)
     "lti_pushes",
     metadata,

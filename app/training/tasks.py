@@ -70,15 +70,18 @@ def _deferrer() -> procrastinate.App:
     return procrastinate.App(connector=procrastinate.SyncPsycopgConnector())
 
 
-async def reap(app: procrastinate.App, stale: float) -> list[int]:
-    """End as failed every running job whose worker has sent no heartbeat for `stale` seconds
-    (procrastinate's stalled jobs); return their ids."""
+async def reap(
+    app: procrastinate.App, stale: float, queue: str = QUEUE, task: str = TASK
+) -> list[int]:
+    """End as failed every running job (of a task on a queue: a training run by default)
+    whose worker has sent no heartbeat for `stale` seconds (procrastinate's stalled jobs);
+    return their ids."""
     from procrastinate.exceptions import ConnectorException
     from procrastinate.jobs import Status
 
     ended = []
     jobs = await app.job_manager.get_stalled_jobs(
-        queue=QUEUE, task_name=TASK, seconds_since_heartbeat=stale
+        queue=queue, task_name=task, seconds_since_heartbeat=stale
     )
     for job in jobs:
         try:

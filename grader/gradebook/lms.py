@@ -18,7 +18,7 @@ import csv
 import io
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from grader.course import BadInput
@@ -45,6 +45,7 @@ class Layout:
     names_item: re.Pattern
     points_row: str = ""  # the label of a row of each item's points ("": none)
     quote: int = csv.QUOTE_MINIMAL
+    sis: str = ""  # the column of a student's SIS id (the institution's student number)
 
 
 def _number(value: float) -> str:
@@ -61,6 +62,7 @@ CANVAS = Layout(
     lambda item, points: item,
     re.compile(r"^(?P<item>.*) \(\d+\)$"),  # "dh (1234)": the assignment 1234 of Canvas
     points_row="Points Possible",
+    sis="SIS User ID",
 )
 MOODLE = Layout(
     "moodle",
@@ -70,6 +72,7 @@ MOODLE = Layout(
     ("Email address",),
     lambda item, points: item,
     re.compile(r"^[^:]+: (?P<item>.*) \([^)]*\)$"),  # "Assignment: dh (Real)", its grade export
+    sis="ID number",
 )
 BLACKBOARD = Layout(
     "blackboard",
@@ -80,6 +83,7 @@ BLACKBOARD = Layout(
     lambda item, points: f"{item} [Total Pts: {_number(points)} Score]",
     re.compile(r"^(?P<item>.*) \[Total Pts: [^\]]*\] \|\d+$"),  # its Grade Center column id
     quote=csv.QUOTE_ALL,  # Blackboard: every value of a comma-delimited file in quotes
+    sis="Student ID",
 )
 LAYOUTS = {layout.name: layout for layout in (CANVAS, MOODLE, BLACKBOARD)}
 
@@ -104,11 +108,13 @@ class Student:
 @dataclass(frozen=True)
 class LmsRoster:
     """An LMS's roster export: its layout, its students in its order, and its item columns
-    ({item: the export's header for it})."""
+    ({item: the export's header for it}); and the SIS ids the LMS said of learners elsewhere
+    (`known`: {learner: SIS id}, its roster service's: `with_sis`)."""
 
     layout: Layout
     students: tuple[Student, ...]
     headers: dict
+    known: dict = field(default_factory=dict)
 
     FORMATS = ("blackboard", "canvas", "moodle")  # the LMSs, by the name --format takes
 
@@ -122,15 +128,34 @@ class LmsRoster:
         """Return the roster export of an LMS from its bytes (where: its name, for a message)."""
         return parse_lms_roster(raw, LAYOUTS[lms], where)
 
+    def with_sis(self, known: dict[str, str]) -> LmsRoster:
+        """Return the roster knowing learners' SIS ids ({learner: SIS id}): a student whose
+        SIS cell holds a learner's is theirs, and a student matched to a learner whose SIS
+        cell is empty has it written in the LMS's file."""
+        return replace(self, known={k: v.strip() for k, v in known.items() if v.strip()})
+
     def match(self, learners) -> dict[str, int]:
-        """Return {learner: their roster row's index} for the learners the roster names."""
+        """Return {learner: their roster row's index} for the learners the roster names (by
+        login id or e-mail, else by the SIS id known of them)."""
         keys = [s.keys(self.layout) for s in self.students]
+        by_sis = {_folded(s.cells.get(self.layout.sis, "")): i for i, s in enumerate(self.students)}
+        by_sis.pop("", None)
         found = {}
         for learner in learners:
             row = next((i for i, k in enumerate(keys) if _folded(learner) in k), None)
+            if row is None and learner in self.known:
+                row = by_sis.get(_folded(self.known[learner]))
             if row is not None:
                 found[learner] = row
         return found
+
+    def identity(self, row: int, learner: str | None) -> list[str]:
+        """Return a student's identity cells for the LMS's file: the roster's, its empty SIS
+        cell filled with the SIS id known of its learner."""
+        cells = dict(self.students[row].cells)
+        if learner in self.known and not cells.get(self.layout.sis):
+            cells[self.layout.sis] = self.known[learner]
+        return [cells.get(c, "") for c in self.layout.identity]
 
     def names(self, learners) -> tuple[str, ...]:
         """Return the roster as the book's learners: each student's learner when one is
@@ -230,10 +255,10 @@ def lms_csv(roster: LmsRoster, marks: list[Mark], learners, columns, points) -> 
         blanks = [""] * (len(layout.identity) - 1)
         writer.writerow([layout.points_row, *blanks, *(_number(p) for p in points)])
     whose = _learners_of(roster, learners)
-    for row, student in enumerate(roster.students):
+    for row in range(len(roster.students)):
         own = {m.item: m.points for m in marks if m.learner == whose.get(row)}
         scores = [_number(own[c]) if c in own else "" for c in columns]
-        identity = [student.cells.get(c, "") for c in layout.identity]
+        identity = roster.identity(row, whose.get(row))
         writer.writerow([safetext.cell(v) for v in (*identity, *scores)])
     return BOM + table.getvalue()
 

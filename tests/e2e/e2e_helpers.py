@@ -6,6 +6,7 @@ import atexit
 import contextlib
 import functools
 import os
+import re
 import shutil
 import signal
 import socket
@@ -15,6 +16,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,9 +34,12 @@ CHROMIUM_ARGS = [
 ]
 START_TIMEOUT = 60
 EDITOR = "iframe[title*='code_editor']"
-WAIT_MS = 120_000  # a hang guard, not a bound: the container tests may be building beside it
+WAIT_MS = 120_000  # a hang guard, not a bound: the machine may be busy with other work
+FIRST_WAIT_MS = 90_000  # for a page's title, before open_page opens it again
 PASTED_FROM = 400  # characters: longer code is pasted (_enter)
 LOOP_SECONDS = 20  # the shared server's NINJA_TIME_LIMIT: CPU seconds a loop holds its slot
+DUMP_CHARS = 12_000  # of a server's thread dump, in a blank page's failure
+STARTED: dict[str, Server] = {}  # the servers start_server started, by base URL
 
 
 class Server:
@@ -45,6 +50,13 @@ class Server:
 
     def log_text(self) -> str:
         return self.log.read_text(encoding="utf-8", errors="replace")
+
+    def log_without_dumps(self) -> str:
+        """Return the log without the thread dumps `why_blank` asked for (their frames name
+        functions such as exec_func_with_error_handling); a traceback keeps its first and last
+        lines, so a check for "Traceback" or "Error" still finds one."""
+        dumped = re.compile(r'^(Thread 0x|Current thread 0x|  File "|  \.\.\.)')
+        return "\n".join(line for line in self.log_text().splitlines() if not dumped.match(line))
 
     def draft(self, exercise_id: str, start: str, seconds: float = 20) -> str | None:
         """Return a saved draft of exercise_id once one starts with `start`, else None (other
@@ -113,7 +125,8 @@ def start_server(
         try:
             with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as response:
                 if response.status == 200:
-                    return Server(url, log, process, data_dir)
+                    STARTED[url] = Server(url, log, process, data_dir)
+                    return STARTED[url]
         except OSError:
             time.sleep(0.1)
     stop_server(process)
@@ -159,9 +172,44 @@ def stop_server(process: subprocess.Popen) -> None:
 
 
 def open_page(page, url: str) -> None:
-    """Open url and wait for the page's title."""
-    page.goto(url)
-    page.locator("h1").first.wait_for(timeout=WAIT_MS)
+    """Open url and wait for the page's title. A page still blank after WAIT_MS is opened once
+    more, as a learner would reload it, with a warning that carries what the page showed and
+    what its server was doing (`why_blank`: the run's warnings summary shows it); blank again,
+    the test fails with both. The first wait is shorter, so that both fit in a test's 300 s."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    seen = []
+    for wait in (FIRST_WAIT_MS, WAIT_MS):
+        page.goto(url)
+        try:
+            page.locator("h1").first.wait_for(timeout=wait)
+            return
+        except PlaywrightTimeout:
+            seen.append(why_blank(page, url))
+            blank = f"{url} showed no title in {wait // 1000} s\n{seen[-1]}"
+            warnings.warn(BlankPage(blank), stacklevel=2)
+    raise AssertionError(f"{url} showed no title, twice:\n" + "\n".join(seen))
+
+
+class BlankPage(UserWarning):
+    """A page showed no title within FIRST_WAIT_MS and was opened again."""
+
+
+def why_blank(page, url: str) -> str:
+    """Return what a page that shows no title shows (its words; a screenshot in test-output/)
+    and, for a server start_server started, every thread's stack in that server now (it writes
+    them to its log on SIGUSR1: app/server.py)."""
+    found = [f"load average: {os.getloadavg()}"]
+    with contextlib.suppress(Exception):  # the page may be gone with the browser
+        found.append(f"the page said: {page.locator('body').inner_text(timeout=5_000)[:600]!r}")
+        page.screenshot(path=OUTPUT / f"blank-{url.rsplit(':', 1)[-1].replace('/', '-')}.png")
+    server = next((s for base, s in STARTED.items() if url.startswith(base)), None)
+    if server is not None and server.process.poll() is None:
+        before = len(server.log_text())
+        os.kill(server.process.pid, signal.SIGUSR1)
+        time.sleep(2)
+        found.append(f"its server's threads:\n{server.log_text()[before:][:DUMP_CHARS]}")
+    return "\n".join(found)
 
 
 def editor_text(page) -> str:

@@ -76,7 +76,7 @@ def test_the_editor_highlights_indents_with_tab_and_keeps_a_draft(server, page):
 
 def test_the_server_log_has_no_warning_or_traceback(server, page):
     open_page(page, server.url)
-    log = server.log_text()
+    log = server.log_without_dumps()
     assert "URL: http://" in log
     for bad in ("Traceback", "WARNING", "Warning", "Error", "error"):
         assert bad not in log, f"the server log has {bad!r}:\n{log}"

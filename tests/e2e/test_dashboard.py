@@ -22,7 +22,7 @@ from playwright.sync_api import expect
 from app.storage import open_store
 from app.views.dashboard import REFRESH
 
-from ..app.lti.lms_platform import Platform
+from ..app.lti.lms_platform import ISSUER, Platform
 from .e2e_helpers import EDITOR, OUTPUT, ROOT, WAIT_MS, editor_text, open_page, type_and_submit
 from .test_classroom import TOOL_KEY, classroom, provider, shows_only_the_sign_in_page, sign_in
 from .test_identity import DLOGPROBS, SOLVED, badge
@@ -168,7 +168,9 @@ def test_an_lms_launches_a_learner_who_solves_and_the_lms_holds_the_score(classr
     """LTI 1.3 in chromium (issue 36): a platform of our own on loopback launches Ada, who lands
     on the course signed in, solves an exercise and is refused the dashboard; its instructor's
     launch reads the roster into the dashboard (Bob never opened the tool) and "Sync grades"
-    puts Ada's score, out of the item's points, in the platform's score store."""
+    puts Ada's score, out of the item's points, in the platform's score store. Her solve also
+    queued its push for the classroom's worker (none runs here: tests/app/lti/test_later.py
+    runs one)."""
     platform = Platform()
     platform.tool_key = JWK.from_json(TOOL_KEY.export_public())
     open_store(classroom.database).lti.add(platform.registration())
@@ -180,6 +182,7 @@ def test_an_lms_launches_a_learner_who_solves_and_the_lms_holds_the_score(classr
         open_page(ada, f"{classroom.url}/dlogprobs")
         type_and_submit(ada, DLOGPROBS)
         badge(ada, SOLVED)
+        assert _lti_jobs(classroom.database) == [(f"{ISSUER} user-42", "dlogprobs")]
         open_page(ada, f"{classroom.url}/instructor")  # a learner at an instructor's page
         expect(ada.get_by_text(REFUSED)).to_be_visible(timeout=WAIT_MS)
         launch(ivy, classroom.url, platform, "teacher-1")
@@ -198,6 +201,16 @@ def test_an_lms_launches_a_learner_who_solves_and_the_lms_holds_the_score(classr
         for context in contexts:
             context.close()
         platform.close()
+
+
+def _lti_jobs(url: str) -> list[tuple[str, str]]:
+    """Return the score pushes the server queued for the worker: (whose, which item)."""
+    with open_store(url).transaction() as db:
+        rows = db.execute(
+            "SELECT args FROM procrastinate_jobs WHERE task_name = 'lti_push' ORDER BY id"
+        ).fetchall()
+    found = [json.loads(r[0]) if isinstance(r[0], str) else r[0] for r in rows]
+    return [(a["identity"], a["item"]) for a in found]
 
 
 def launch(page, app_url: str, platform: Platform, who: str) -> None:

@@ -16,7 +16,15 @@ import urllib.request
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from .e2e_helpers import WAIT_MS, open_page, type_and_submit
+from .e2e_helpers import (
+    OUTPUT,
+    WAIT_MS,
+    open_page,
+    start_server,
+    stop_server,
+    type_and_submit,
+    why_blank,
+)
 from .test_identity import DLOGPROBS, SOLVED, badge
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -99,3 +107,19 @@ def test_ready_names_every_part_and_the_metrics_count_two_gradings(server, page)
     with urllib.request.urlopen(f"{server.url}/lti/config.json", timeout=30) as response:
         lti = json.load(response)  # an LMS's launch is served beside the pages (issue 36)
     assert lti["target_link_uri"] == f"{server.url}/lti/launch", lti
+
+
+def test_a_thread_dump_on_sigusr1_says_what_the_server_runs_and_it_goes_on(page, tmp_path):
+    """A server of its own: the dump's frames name functions with "error" in them, and the
+    shared server's log must stay clean (test_browser.py, test_training.py)."""
+    own = start_server(tmp_path / "var", OUTPUT / "thread-dump.log", prove=False)
+    try:
+        open_page(page, own.url)
+        found = why_blank(page, own.url)
+        assert "Home" in found.split("its server's threads:")[0]  # the page's words
+        dump = found.split("its server's threads:")[1]
+        assert "Thread 0x" in dump and "streamlit/web/server" in dump, dump[:2000]
+        with urllib.request.urlopen(f"{own.url}/_stcore/health", timeout=30) as response:
+            assert response.status == 200
+    finally:
+        stop_server(own.process)

@@ -16,6 +16,14 @@ ROLES = "https://purl.imsglobal.org/spec/lti/claim/roles"
 CONTEXT = "https://purl.imsglobal.org/spec/lti/claim/context"
 LINK = "https://purl.imsglobal.org/spec/lti/claim/resource_link"
 AGS = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
+LIS = "https://purl.imsglobal.org/spec/lti/claim/lis"
+
+
+def sis_of(launch: Mapping) -> str:
+    """Return the launched person's SIS id (the LIS claim's person_sourcedid), "" if none."""
+    lis = launch.get(LIS)
+    found = lis.get("person_sourcedid") if isinstance(lis, Mapping) else None
+    return found.strip() if isinstance(found, str) else ""
 
 
 def link_of(launch: Mapping) -> Link | None:

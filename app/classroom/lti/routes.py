@@ -20,10 +20,12 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
+from streamlit.web.server.starlette.starlette_auth_routes import _set_auth_cookie
 
 from app import services
 from app.classroom.lti import adapters, keys, roster
-from app.classroom.lti.launches import ROLES, link_of, user_claims
+from app.classroom.lti.launches import CONTEXT, ROLES, link_of, sis_of, user_claims
+from app.classroom.lti.roster import Roster, Rosters
 from app.classroom.people import INSTRUCTOR
 
 log = logging.getLogger("app.lti")
@@ -91,6 +93,10 @@ async def launch(request: Request) -> Response:
         link = link_of(data)
         if link is not None:
             rows.link(link)  # where this person's scores go (grades.py)
+        if sis := sis_of(data):
+            Rosters(services.store()).note_sis(
+                f"{data['iss']} {data['sub']}", sis
+            )  # the LMS books carry it
         _read_roster(data)
         return data
 
@@ -98,26 +104,38 @@ async def launch(request: Request) -> Response:
         data = await run_in_threadpool(checked)
     except REFUSALS as err:
         return _refused("launch", err)
-    from streamlit.web.server.starlette.starlette_auth_routes import _set_auth_cookie
-
     claims = user_claims(data, origin(request))
     log.info("LTI launch: %s %s signed in", claims["iss"], claims["sub"])
     opened = RedirectResponse("/", status_code=303, headers=NO_STORE)
-    await _set_auth_cookie(opened, claims, {})  # st.user reads it as an OIDC sign-in
+    await sign_in(opened, claims)
     return opened
 
 
+async def sign_in(response: Response, claims: dict) -> None:
+    """Set Streamlit's signed user cookie on a response, so st.user reads the claims as an
+    OIDC sign-in. Streamlit (1.67) has no public call for it: this is the one use of its
+    private `_set_auth_cookie` (imported at this module's import, so a Streamlit that moved
+    it stops the server at its start, and tests/app/lti/test_lti.py says so)."""
+    await _set_auth_cookie(response, claims, {})
+
+
 def _read_roster(launch: dict) -> None:
-    """On an instructor's launch, read the LMS's roster into the class (roster.py); a roster
-    that cannot be read is logged, and the launch goes on."""
-    url, key = roster.memberships_url(launch), keys.tool_key()
-    if url is None or key is None or roster.role_of(launch.get(ROLES, [])) != INSTRUCTOR:
+    """On an instructor's launch, keep the course's roster address (to read it again on
+    demand) and read the roster into the class (roster.py); a roster that cannot be read is
+    logged, and the launch goes on."""
+    url = roster.memberships_url(launch)
+    if url is None or roster.role_of(launch.get(ROLES, [])) != INSTRUCTOR:
         return
     store = services.store()
     audience = launch["aud"][0] if isinstance(launch["aud"], list) else launch["aud"]
+    context = launch.get(CONTEXT) if isinstance(launch.get(CONTEXT), dict) else {}
+    Rosters(store).keep(Roster(url, launch["iss"], audience, str(context.get("title", ""))))
     found = [
         r for r in store.lti.registrations() if (r.issuer, r.client_id) == (launch["iss"], audience)
     ]
+    key = keys.tool_key()
+    if key is None:
+        return
     try:
         added = roster.read(store, found[0], key, url)
     except (LtiException, requests.RequestException) as err:
@@ -139,7 +157,7 @@ def _plain(text: str) -> str:
 
 async def jwks(request: Request) -> Response:
     """Answer the tool's public key set."""
-    return JSONResponse(keys.jwks(keys.tool_key()), headers=NO_STORE)
+    return JSONResponse(keys.jwks(keys.section()), headers=NO_STORE)
 
 
 async def config_json(request: Request) -> Response:

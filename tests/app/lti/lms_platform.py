@@ -12,7 +12,7 @@ import threading
 import time
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlsplit
 
 import jwt
 from jwcrypto.jwk import JWK
@@ -41,9 +41,9 @@ class Platform:
         self.memberships_url = f"{self.url}/memberships"
         self.members = [
             {"user_id": "user-42", "name": "Ada Lovelace", "email": "ada@uni.test",
-             "roles": [LEARNER], "status": "Active"},
+             "roles": [LEARNER], "status": "Active", "lis_person_sourcedid": "S-42"},
             {"user_id": "user-43", "name": "Bob Never", "email": "Bob@uni.test",
-             "roles": ["Learner"], "status": "Active"},
+             "roles": ["Learner"], "status": "Active", "lis_person_sourcedid": "S-43"},
             {"user_id": "user-44", "name": "Cy Gone", "roles": ["Learner"], "status": "Inactive"},
             {"user_id": "teacher-1", "name": "Ivy", "roles": [INSTRUCTOR], "status": "Active"},
         ]  # fmt: skip
@@ -198,3 +198,27 @@ class Platform:
             "lti_message_hint": str(uuid.uuid4()), "lti_deployment_id": DEPLOYMENT,
             "target_link_uri": "http://testserver/lti/launch",
         }  # fmt: skip
+
+
+def login(tool, platform: Platform) -> dict:
+    """Start a launch at the tool (a Starlette TestClient of its routes); return the query the
+    tool sent to the platform's authorization."""
+    started = tool.get("/lti/login", params=platform.login_params(), follow_redirects=False)
+    assert started.status_code == 302, started.text
+    assert started.headers["location"].startswith(platform.login_url)
+    return {k: v[0] for k, v in parse_qs(urlsplit(started.headers["location"]).query).items()}
+
+
+def launch(tool, state: str, token: str):
+    """Post a launch (its id_token and state) to the tool; return its response."""
+    form = {"id_token": token, "state": state}
+    return tool.post("/lti/launch", data=form, follow_redirects=False)
+
+
+def user_of(response) -> dict:
+    """Return the claims of Streamlit's user cookie that a launch set."""
+    from streamlit.web.server.server_util import get_cookie_secret
+    from streamlit.web.server.starlette.starlette_app_utils import decode_signed_value
+
+    value = response.cookies["_streamlit_user"].encode("latin-1")
+    return json.loads(decode_signed_value(get_cookie_secret(), "_streamlit_user", value))

@@ -8,96 +8,36 @@ platform."""
 
 from __future__ import annotations
 
-import json
 import logging
 import time
-from urllib.parse import parse_qs, urlsplit
+from types import SimpleNamespace
 
 import pytest
-from jwcrypto.jwk import JWK
-from starlette.applications import Starlette
-from starlette.testclient import TestClient
 
-from app.classroom import ClassView, lti, sessions
+from app.classroom import ClassView, sessions
 from app.classroom.lti import grades, keys
+from app.classroom.lti.roster import Rosters
 from app.classroom.people import INSTRUCTOR, LEARNER, Trust, person
 from app.storage import Attempt, Facts, open_store
-from app.storage.engine import make_engine
-from app.storage.schema import upgrade
 from grader import discover
 from grader.course import Course
 from grader.course.policy import Grading
 from grader.gradebook import Submission, Verdict, score
 
 from .lms_platform import INSTRUCTOR as LTI_INSTRUCTOR
-from .lms_platform import ISSUER, Platform
+from .lms_platform import ISSUER, launch, login, user_of
 
 PASS = "whole_pass:01_mlp"
 
 
-@pytest.fixture(autouse=True)
-def lti_log(monkeypatch):
-    """Hear app.lti's log lines even after import-linter's dictConfig (tests/test_layers.py, in
-    this process) disabled every logger that existed then."""
-    monkeypatch.setattr(logging.getLogger("app.lti"), "disabled", False)
-
-
-@pytest.fixture(scope="module")
-def platform():
-    found = Platform()
-    yield found
-    found.close()
-
-
-@pytest.fixture(scope="module")
-def database(postgres, platform):
-    """Return a database of the tool's, upgraded, with the platform registered."""
-    url = postgres.new_database()
-    upgrade(make_engine(url))
-    store = open_store(url, "default")
-    store.lti.add(platform.registration())
-    store.engine.dispose()
-    return url
-
-
-@pytest.fixture
-def tool(database, tmp_path, monkeypatch):
-    """Return a client of the LTI routes on the tool's database."""
-    monkeypatch.setenv("NINJA_DATA_DIR", str(tmp_path))
-    monkeypatch.setenv("NINJA_DATABASE_URL", database)
-    return TestClient(Starlette(routes=lti.ROUTES))
-
-
-def _login(tool: TestClient, platform: Platform) -> dict:
-    """Start a launch; return the query the tool sent to the platform's authorization."""
-    started = tool.get("/lti/login", params=platform.login_params(), follow_redirects=False)
-    assert started.status_code == 302, started.text
-    assert started.headers["location"].startswith(platform.login_url)
-    return {k: v[0] for k, v in parse_qs(urlsplit(started.headers["location"]).query).items()}
-
-
-def _launch(tool: TestClient, state: str, token: str):
-    form = {"id_token": token, "state": state}
-    return tool.post("/lti/launch", data=form, follow_redirects=False)
-
-
-def _user(response) -> dict:
-    """Return the claims of Streamlit's user cookie that a launch set."""
-    from streamlit.web.server.server_util import get_cookie_secret
-    from streamlit.web.server.starlette.starlette_app_utils import decode_signed_value
-
-    value = response.cookies["_streamlit_user"].encode("latin-1")
-    return json.loads(decode_signed_value(get_cookie_secret(), "_streamlit_user", value))
-
-
 @pytest.mark.parametrize(("role", "expected"), [(LTI_INSTRUCTOR, INSTRUCTOR), (None, LEARNER)])
 def test_a_launch_signs_the_person_in_by_issuer_and_subject(tool, platform, role, expected):
-    asked = _login(tool, platform)
+    asked = login(tool, platform)
     assert asked["redirect_uri"] == "http://testserver/lti/launch" and asked["nonce"]
     roles = {"role": role} if role else {}
-    opened = _launch(tool, asked["state"], platform.id_token(asked["nonce"], **roles))
+    opened = launch(tool, asked["state"], platform.id_token(asked["nonce"], **roles))
     assert opened.status_code == 303 and opened.headers["location"] == "/", opened.text
-    claims = _user(opened)
+    claims = user_of(opened)
     assert (claims["iss"], claims["sub"], claims["provider"]) == (ISSUER, "user-42", "lti")
     who = person(claims, Trust(issuer="https://id.uni.test"))  # the school's own sign-in's
     assert (who.identity, who.role) == (f"{ISSUER} user-42", expected)
@@ -106,11 +46,11 @@ def test_a_launch_signs_the_person_in_by_issuer_and_subject(tool, platform, role
 
 
 def test_a_replayed_launch_is_refused(tool, platform, caplog):
-    asked = _login(tool, platform)
+    asked = login(tool, platform)
     token = platform.id_token(asked["nonce"])
-    assert _launch(tool, asked["state"], token).status_code == 303
+    assert launch(tool, asked["state"], token).status_code == 303
     with caplog.at_level(logging.WARNING, "app.lti"):
-        again = _launch(tool, asked["state"], token)
+        again = launch(tool, asked["state"], token)
     assert again.status_code == 400 and "_streamlit_user" not in again.cookies
     assert "LTI launch refused: Invalid Nonce." in caplog.text
 
@@ -132,31 +72,31 @@ def test_a_bad_id_token_is_refused_with_its_reason(tool, platform, caplog, case)
     changes, reason = BAD[case]
     if "sign_with" in changes:
         changes = {"sign_with": getattr(platform, changes["sign_with"])}
-    asked = _login(tool, platform)
+    asked = login(tool, platform)
     with caplog.at_level(logging.WARNING, "app.lti"):
-        refused = _launch(tool, asked["state"], platform.id_token(asked["nonce"], **changes))
+        refused = launch(tool, asked["state"], platform.id_token(asked["nonce"], **changes))
     assert refused.status_code == 400 and "_streamlit_user" not in refused.cookies
     assert reason in refused.text and "LTI launch refused: " in caplog.text
     assert reason in caplog.records[-1].getMessage()
 
 
 def test_a_launch_without_its_state_cookie_is_refused(tool, platform, caplog):
-    asked = _login(tool, platform)
+    asked = login(tool, platform)
     tool.cookies.clear()  # another browser: the state cookie is not there
     with caplog.at_level(logging.WARNING, "app.lti"):
-        refused = _launch(tool, asked["state"], platform.id_token(asked["nonce"]))
+        refused = launch(tool, asked["state"], platform.id_token(asked["nonce"]))
     assert refused.status_code == 400 and "LTI launch refused: State not found" in caplog.text
 
 
 def test_a_launch_inside_a_frame_says_to_open_a_new_window(tool, platform, caplog):
-    asked = _login(tool, platform)
+    asked = login(tool, platform)
     framed = {"Sec-Fetch-Dest": "iframe"}  # what a browser sends for a frame's navigation
     form = {"id_token": platform.id_token(asked["nonce"]), "state": asked["state"]}
     with caplog.at_level(logging.WARNING, "app.lti"):
         refused = tool.post("/lti/launch", data=form, headers=framed, follow_redirects=False)
     assert refused.status_code == 400 and "Open the link in a new tab" in refused.text
     assert "LTI launch refused: opened inside a frame" in caplog.text
-    assert _launch(tool, asked["state"], form["id_token"]).status_code == 303, "nonce kept"
+    assert launch(tool, asked["state"], form["id_token"]).status_code == 303, "nonce kept"
 
 
 def test_a_login_from_an_unknown_platform_is_refused(tool, platform, caplog):
@@ -173,14 +113,6 @@ def test_the_tool_publishes_its_configuration(tool):
     assert tool.get("/lti/jwks").json() == {"keys": []}, "no key in the secrets: none published"
 
 
-@pytest.fixture(scope="module")
-def tool_key(platform) -> tuple[str, str]:
-    """Return the tool's key pair (PEM, kid), its public half given to the platform."""
-    key = JWK.generate(kty="RSA", size=2048, kid="tool-1")
-    platform.tool_key = JWK.from_json(key.export_public())
-    return key.export_to_pem(private_key=True, password=None).decode(), "tool-1"
-
-
 def _marks(right: int) -> list:
     """Return the one scoring function's marks of a learner: dh solved (2 points), the whole
     pass with `right` of 10 gradients right (4 points, partial credit per gradient)."""
@@ -195,8 +127,8 @@ def _marks(right: int) -> list:
 def test_login_launch_score_reaches_the_platform_with_its_maximum(
     tool, platform, tool_key, database
 ):
-    asked = _login(tool, platform)
-    assert _launch(tool, asked["state"], platform.id_token(asked["nonce"])).status_code == 303
+    asked = login(tool, platform)
+    assert launch(tool, asked["state"], platform.id_token(asked["nonce"])).status_code == 303
     rows = open_store(database, "default").lti
     sent = grades.push(rows, _marks(right=7), f"{ISSUER} user-42", tool_key)
     assert [(p.item, p.points, p.out_of, p.status) for p in sent] == [
@@ -213,8 +145,8 @@ def test_login_launch_score_reaches_the_platform_with_its_maximum(
 
 
 def test_a_refused_score_is_recorded_with_the_platforms_reason(tool, platform, tool_key, database):
-    asked = _login(tool, platform)
-    assert _launch(tool, asked["state"], platform.id_token(asked["nonce"])).status_code == 303
+    asked = login(tool, platform)
+    assert launch(tool, asked["state"], platform.id_token(asked["nonce"])).status_code == 303
     rows = open_store(database, "default").lti
     platform.refuse_scores, posts = (404, "not a student"), platform.score_posts
     try:
@@ -245,8 +177,8 @@ def test_a_score_the_lms_cannot_take_now_is_tried_again(
     tool, platform, tool_key, database, monkeypatch, refusals, expected
 ):
     monkeypatch.setattr(grades, "RETRIES", (0.01, 0.01))
-    asked = _login(tool, platform)
-    assert _launch(tool, asked["state"], platform.id_token(asked["nonce"])).status_code == 303
+    asked = login(tool, platform)
+    assert launch(tool, asked["state"], platform.id_token(asked["nonce"])).status_code == 303
     rows = open_store(database, "default").lti
     platform.refuse_scores, platform.refusals_left = (503, "down for a bit"), refusals
     posts = platform.score_posts
@@ -259,8 +191,8 @@ def test_a_score_the_lms_cannot_take_now_is_tried_again(
 
 
 def test_sync_sends_every_launched_learners_recorded_scores(tool, platform, tool_key, database):
-    asked = _login(tool, platform)
-    assert _launch(tool, asked["state"], platform.id_token(asked["nonce"])).status_code == 303
+    asked = login(tool, platform)
+    assert launch(tool, asked["state"], platform.id_token(asked["nonce"])).status_code == 303
     store = open_store(database, "default")
     profile = store.learners.add_profile("Ada", owner=f"{ISSUER} user-42")
     solved = Facts(ran=True, status="solved")
@@ -279,16 +211,47 @@ def test_an_instructors_launch_reads_the_roster_into_the_class(
     tool, platform, tool_key, database, monkeypatch
 ):
     monkeypatch.setattr(keys, "tool_key", lambda: tool_key)  # the secrets' [lti] key
-    asked = _login(tool, platform)
+    asked = login(tool, platform)
     token = platform.id_token(asked["nonce"], role=LTI_INSTRUCTOR, sub="teacher-1")
-    assert _launch(tool, asked["state"], token).status_code == 303
+    assert launch(tool, asked["state"], token).status_code == 303
     store = open_store(database, "default")
     learners = {p.owner: p for p in ClassView(store).class_learners()}
     bob = learners[f"{ISSUER} user-43"]
     assert (bob.name, bob.email, bob.last_seen) == ("Bob Never", "bob@uni.test", 0)
     assert f"{ISSUER} user-44" not in learners, "an inactive member is left out"
     assert f"{ISSUER} teacher-1" not in learners, "the instructor is not a learner"
-    asked = _login(tool, platform)  # the roster read again: nobody twice
+    asked = login(tool, platform)  # the roster read again: nobody twice
     token = platform.id_token(asked["nonce"], role=LTI_INSTRUCTOR, sub="teacher-1")
-    assert _launch(tool, asked["state"], token).status_code == 303
+    assert launch(tool, asked["state"], token).status_code == 303
     assert len(ClassView(store).class_learners()) == len(learners)
+
+
+def test_a_launch_keeps_the_persons_sis_id(tool, platform, database):
+    asked = login(tool, platform)
+    lis = {"https://purl.imsglobal.org/spec/lti/claim/lis": {"person_sourcedid": " S-42 "}}
+    assert launch(tool, asked["state"], platform.id_token(asked["nonce"], **lis)).status_code == 303
+    assert Rosters(open_store(database)).sis_ids()[f"{ISSUER} user-42"] == "S-42", "for the books"
+
+
+def test_streamlits_private_sign_in_call_is_where_the_launch_expects_it():
+    """Streamlit has no public call that sets its user cookie; the launch uses its private
+    `_set_auth_cookie` (routes.sign_in). If a Streamlit upgrade moves or changes it, this fails
+    first: change routes.sign_in (docs/lms.md, "Streamlit's sign-in cookie")."""
+    import asyncio
+    import inspect
+    from http.cookies import SimpleCookie
+
+    from starlette.responses import Response
+
+    from app.classroom.lti import routes
+
+    private = routes._set_auth_cookie
+    assert list(inspect.signature(private).parameters) == ["response", "user_info", "tokens"]
+    claims = {"iss": ISSUER, "sub": "user-42", "provider": "lti", "is_logged_in": True}
+    response = Response()
+    asyncio.run(routes.sign_in(response, claims))
+    jar = SimpleCookie()
+    for header in response.headers.getlist("set-cookie"):
+        jar.load(header)
+    cookies = {k: v.value for k, v in jar.items()}
+    assert user_of(SimpleNamespace(cookies=cookies)) == claims, "st.user reads what was set"

@@ -15,7 +15,7 @@ import pytest
 from grader import gradebook
 from grader.cli.inputs import BadInput
 from grader.course import Course
-from grader.gradebook import Book, Graded, LmsRoster
+from grader.gradebook import Book, Graded, LmsRoster, Submission, Verdict
 from grader.gradebook.lms import lms_csv
 
 from ..cli_helpers import in_process as cli  # main(), in this process
@@ -119,3 +119,23 @@ def test_grade_batch_refuses_a_format_without_its_roster_before_grading(tmp_path
     done = cli("grade-batch", tmp_path / "class", *wrong, "--out", tmp_path / "b")
     assert done.returncode == 2 and "not a moodle roster export" in done.stderr
     assert not (tmp_path / "b.csv").exists()
+
+
+SIS_EXPORT = b"""Student,ID,SIS User ID,SIS Login ID,Section
+"Lovelace, Ada",101,,ada@uni.edu,BN 101
+"Zed, Zoe",103,S-103,,BN 102
+"""
+
+
+def test_sis_ids_an_lms_said_match_learners_and_fill_empty_cells():
+    learners = ("ada@uni.edu", "zed@lms.test")  # Zed's e-mail is on no row of the export
+    plain = LmsRoster.parse(SIS_EXPORT, "canvas", "export.csv")
+    assert plain.unmatched(learners) == ["zed@lms.test"]
+    roster = plain.with_sis({"ada@uni.edu": "S-101", "zed@lms.test": " S-103 "})
+    assert roster.match(learners) == {"ada@uni.edu": 0, "zed@lms.test": 1}
+    marks = gradebook.score(COURSE, [Submission("zed@lms.test", "dh", (Verdict("solved"),))])
+    written = list(csv.reader(io.StringIO(lms_csv(roster, marks, learners, ("dh",), (2,))[1:])))
+    assert written[2:] == [
+        ["Lovelace, Ada", "101", "S-101", "ada@uni.edu", "BN 101", ""],  # its empty SIS cell
+        ["Zed, Zoe", "103", "S-103", "", "BN 102", "2"],  # matched by SIS id: Zed's points
+    ]
