@@ -7,8 +7,11 @@ from pathlib import Path
 import pytest
 
 import data
+from grader import Grader
 from grader.course.exercises import EXERCISES_DIR, discover
 from grader.grading.cases import Runs
+
+from .bank_helpers import GradedBanks
 
 NAMES = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "names.txt"
 
@@ -26,6 +29,26 @@ def names_dataset():
 def default_data():
     """Return the embedded default dataset."""
     return data.default_dataset()
+
+
+@pytest.fixture(scope="session")
+def small_data(default_data):
+    """Return a dataset of the default one's first 1,000 words (5,535 training contexts): for a
+    run whose subject is not its figures, since a finished run is evaluated on the whole training
+    set (175,591 contexts: 3 s at load 7)."""
+    return data.build_dataset(default_data.words[:1000], 3, name="small")
+
+
+@pytest.fixture(scope="session")
+def bank_grader(default_data, catalog):
+    """Return the grader of the answer banks (tests/grader/bank_helpers.py)."""
+    return Grader(default_data, catalog)
+
+
+@pytest.fixture(scope="session")
+def graded_bank(bank_grader):
+    """Return the banks' results: `graded_bank(path)` grades a bank once per process."""
+    return GradedBanks(bank_grader)
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,8 @@ import pytest
 from grader import Grader
 from grader.result import FAIL
 
-BANK = tomllib.loads((Path(__file__).parent / "bank" / "answers.toml").read_text())["answer"]
+BANK_FILE = Path(__file__).parent / "bank" / "answers.toml"
+BANK = tomllib.loads(BANK_FILE.read_text())["answer"]
 NAMED_GOAL = 0.9
 
 
@@ -31,8 +32,8 @@ def grade_bank(grader: Grader) -> dict[str, object]:
 
 
 @pytest.fixture(scope="module")
-def graded(default_data, catalog):
-    return grade_bank(Grader(default_data, catalog))
+def graded(graded_bank):
+    return {a["id"]: result for a, result in graded_bank(BANK_FILE)}
 
 
 def test_the_bank_is_large_and_covers_every_lecture_exercise(catalog):

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from grader import Grader
 from grader.result import FAIL
 
-BANK = tomllib.loads((Path(__file__).parent / "bank" / "heldout.toml").read_text())["answer"]
+BANK_FILE = Path(__file__).parent / "bank" / "heldout.toml"
+BANK = tomllib.loads(BANK_FILE.read_text())["answer"]
 NAMED_GOAL = 0.9
 KINDS = ("local derivative", "indexing", "fused", "products", "errors", "wording")
 
@@ -37,9 +37,8 @@ def is_named(answer: dict, said: str) -> bool:
 
 
 @pytest.fixture(scope="module")
-def graded(default_data, catalog):
-    grader = Grader(default_data, catalog)
-    return {_id(a): grader.grade(a["exercise"], a["code"]) for a in BANK}
+def graded(graded_bank):
+    return {a["id"]: result for a, result in graded_bank(BANK_FILE)}
 
 
 def test_the_bank_has_several_answers_of_every_kind():

@@ -33,6 +33,12 @@ def params(program, default_data):
     return {name: ns[name] for name in program.params}
 
 
+@pytest.fixture(scope="module")
+def bn(model, params, default_data):
+    """Return batchnorm's statistics over the whole training set (1.5 s: computed once here)."""
+    return calibrate(model, params, default_data.Xtr)
+
+
 def test_the_curve_is_the_mean_log10_loss_of_each_whole_bucket():
     losses = torch.tensor([10.0] * 4 + [100.0] * 4)
     assert curve(losses, 8, 4) == pytest.approx((1.0, 2.0))
@@ -56,16 +62,14 @@ def test_an_untrained_model_scores_about_log_27_and_samples_names(model, params,
     assert all(s.endswith(".") or len(s) == 50 for s in evaluation.samples)
 
 
-def test_samples_follow_the_seed_plus_ten(model, params, default_data):
-    bn = calibrate(model, params, default_data.Xtr)
+def test_samples_follow_the_seed_plus_ten(model, params, bn, default_data):
     first = sample(model, params, bn, default_data.itos, 3, 2147483647)
     assert first == sample(model, params, bn, default_data.itos, 3, 2147483647)
     assert first != sample(model, params, bn, default_data.itos, 3, 2147483647 + 10)
 
 
-def test_samples_are_the_lectures_last_cell(model, params, default_data):
+def test_samples_are_the_lectures_last_cell(model, params, bn, default_data):
     """Sample as the lecture's last cell does, by hand, with its generator seed."""
-    bn = calibrate(model, params, default_data.Xtr)
     g = torch.Generator().manual_seed(2147483647 + 10)
     expected = []
     for _ in range(20):

@@ -80,8 +80,8 @@ def test_autograd_is_refused_in_the_worker_too(default_data, reference_section):
     assert status.state == "failed" and "`getattr`" in status.message and job.pid is None
 
 
-def test_what_the_code_prints_comes_back(default_data, reference_section):
-    job = TrainingJob(reference_section + "print('hi')\n", TrainSettings(steps=3), default_data)
+def test_what_the_code_prints_comes_back(small_data, reference_section):
+    job = TrainingJob(reference_section + "print('hi')\n", TrainSettings(steps=3), small_data)
     assert job.status().state == "starting" and job.status().seconds_left is None
     status = job.wait(60)
     assert status.state == "finished" and status.report.stdout == "hi\n" * 3
@@ -96,10 +96,10 @@ def test_a_run_too_slow_for_its_limits_is_told_so(default_data, reference_sectio
     assert "steps take about" in status.message
 
 
-def test_a_python_loop_for_dc_is_measured_against_index_add(default_data, reference_section):
+def test_a_python_loop_for_dc_is_measured_against_index_add(small_data, reference_section):
     start = reference_section.index("dC = torch.zeros_like(C)")
     code = reference_section[:start] + LECTURE_DC.lstrip()
-    _, status = _run(code, default_data)
+    _, status = _run(code, small_data)
     advice = status.report.advice
     # Which form is faster is a benchmark (bench/bench_training.py); here: both were measured
     # and the projection is the run's own speed scaled by their ratio.
@@ -127,10 +127,10 @@ def test_nothing_is_left_running_at_exit(default_data, reference_section):
     assert job.wait(30).state == "failed"
 
 
-def test_the_layers_are_logged_once(default_data, reference_section, monkeypatch, caplog):
+def test_the_layers_are_logged_once(small_data, reference_section, monkeypatch, caplog):
     monkeypatch.setattr(trainjob, "_announced", [])
     caplog.set_level("INFO", logger="grader.training")
-    job = TrainingJob(reference_section, TrainSettings(steps=5), default_data)
+    job = TrainingJob(reference_section, TrainSettings(steps=5), small_data)
     job.wait(60)
     trainjob._announce(job._run.layers)  # a second run says nothing more
     layers = [r.getMessage() for r in caplog.records if r.getMessage().startswith("training layer")]

@@ -28,14 +28,14 @@ def refs(tmp_path, model):
     references.close()
 
 
-def test_a_reference_is_trained_once_then_read_from_disk(refs, tmp_path, default_data):
-    first = refs.status(default_data, QUICK)
+def test_a_reference_is_trained_once_then_read_from_disk(refs, tmp_path, small_data):
+    first = refs.status(small_data, QUICK)
     assert first.state == "running" and first.steps == 200
-    done = _wait(refs, default_data, QUICK)
+    done = _wait(refs, small_data, QUICK)
     assert done.state == "done" and done.step == 200 and len(done.curve) == 200
-    assert refs._jobs[refs.key(default_data, QUICK)].proc.wait(timeout=30) == 0
+    assert refs._jobs[refs.key(small_data, QUICK)].proc.wait(timeout=30) == 0
     assert len(done.evaluation.samples) == 20 and done.steps_per_s > 0
-    again = References(tmp_path, refs.model).status(default_data, QUICK, start=False)
+    again = References(tmp_path, refs.model).status(small_data, QUICK, start=False)
     assert again == done
     assert list(tmp_path.glob("*.job.json")) == []
 
