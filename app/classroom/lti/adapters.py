@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import typing as t
 
+import requests
 from pylti1p3.cookie import CookieService
 from pylti1p3.launch_data_storage.base import LaunchDataStorage
 from pylti1p3.message_launch import MessageLaunch
@@ -107,6 +108,25 @@ class Login(OIDCLogin):
 
     def _get_request_param(self, key: str) -> str:
         return self._request.get_param(key)
+
+
+HTTP_SECONDS = 10.0  # to connect, and between bytes of an answer, on each call to an LMS
+
+
+class Bounded(requests.Session):
+    """A session that gives up on an LMS that does not answer (the library sets no timeout,
+    so a silent LMS held a score push, and the one queue of pushes behind it, for ever)."""
+
+    def request(self, *args, **kwargs):
+        kwargs.setdefault("timeout", HTTP_SECONDS)
+        return super().request(*args, **kwargs)
+
+
+def http() -> requests.Session:
+    """Return the session for every call to an LMS: its key set, its token, scores, rosters."""
+    session = Bounded()
+    session.headers["User-Agent"] = "Backprop Ninja (LTI 1.3 tool)"
+    return session
 
 
 class Launch(MessageLaunch):

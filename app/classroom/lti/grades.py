@@ -25,6 +25,7 @@ from pylti1p3.service_connector import ServiceConnector
 
 from app.classroom.answers import Answers, gradebook_facts
 from app.classroom.classview import ClassView
+from app.classroom.lti import adapters
 from app.storage.lti import Link, Lti, Pushed, Registration
 from grader.gradebook import recorded_marks
 
@@ -83,7 +84,7 @@ def connector(registration: Registration, key: tuple[str, str]) -> Connector:
     platform = Platform().set_issuer(registration.issuer).set_client_id(registration.client_id)
     platform.set_auth_token_url(registration.token_url).set_tool_private_key(pem)
     platform.kid = kid
-    return Connector(platform)
+    return Connector(platform, adapters.http())
 
 
 def push(rows: Lti, marks, identity: str, key: tuple[str, str]) -> list[Pushed]:

@@ -89,7 +89,10 @@ async def launch(request: Request) -> Response:
     def checked() -> dict:
         rows = services.store().lti
         conf = adapters.tool_config(rows.registrations())
-        data = adapters.Launch(lti, conf, **adapters.services(lti, rows)).get_launch_data()
+        launch = adapters.Launch(
+            lti, conf, requests_session=adapters.http(), **adapters.services(lti, rows)
+        )
+        data = launch.get_launch_data()
         link = link_of(data)
         if link is not None:
             rows.link(link)  # where this person's scores go (grades.py)

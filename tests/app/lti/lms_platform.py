@@ -48,6 +48,7 @@ class Platform:
             {"user_id": "teacher-1", "name": "Ivy", "roles": [INSTRUCTOR], "status": "Active"},
         ]  # fmt: skip
         self.refusals_left = -1  # how many scores to refuse (-1: every one while refusing)
+        self.stall_scores = 0.0  # seconds the scores endpoint waits before it answers
         self.score_posts = 0  # scores asked to be put, taken or not
 
     @functools.cached_property
@@ -129,6 +130,7 @@ class Platform:
             return 201, item
         if path.startswith("/lineitems/") and path.endswith("/scores"):
             self.score_posts += 1
+            time.sleep(self.stall_scores)
             if self.refuse_scores and self.refusals_left != 0:
                 self.refusals_left -= 1
                 return self.refuse_scores

@@ -10,7 +10,7 @@ import pytest
 
 from app import services
 from app.classroom import ClassView
-from app.classroom.lti import grades, keys
+from app.classroom.lti import adapters, grades, keys
 from app.classroom.lti.__main__ import main
 from app.classroom.lti.roster import Rosters
 from app.screens import instructor
@@ -112,3 +112,18 @@ def test_a_score_the_lms_answers_401_is_recorded_failed_once_and_shown_with_its_
         {"learner": r["learner"], "item": r["item"]} for t in tables for r in t.to_dict("records")
     ]
     assert ada not in listed, "taken since: no longer listed as refused"
+
+
+def test_an_lms_that_does_not_answer_a_score_is_given_up_on_not_waited_for(
+    classroom, tool, platform, tool_key, monkeypatch
+):
+    monkeypatch.setattr(adapters, "HTTP_SECONDS", 0.5)
+    _launched(tool, platform)
+    platform.stall_scores, posts = 2.0, platform.score_posts  # past each call's 0.5 s
+    marks = score(Course(points=(("dh", 2),)), [Submission("ada", "dh", (Verdict("solved"),))])
+    try:
+        (sent,) = grades.push(services.store().lti, marks, f"{ISSUER} user-42", tool_key)
+    finally:
+        platform.stall_scores = 0.0
+    assert (sent.status, sent.ok) == (0, False) and "timed out" in sent.answer, sent
+    assert platform.score_posts - posts == 3, "not answered: tried again, three times in all"
