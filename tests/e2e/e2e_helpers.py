@@ -195,6 +195,27 @@ class BlankPage(UserWarning):
     """A page showed no title within FIRST_WAIT_MS and was opened again."""
 
 
+def open_section(page, label: str, tries: int = 3):
+    """Open the expander whose title holds label and return it. A click can miss while the
+    page still lays itself out (an editor's frame loading above moves the title: a run of
+    2026-12-06 clicked "Derive it step by step" and the section stayed shut for 30 s), so the
+    title is clicked again, as a learner would, until the section is open; `tries` clicks."""
+    from playwright.sync_api import expect
+
+    section = page.get_by_test_id("stExpander").filter(has_text=label).first
+    title, details = section.locator("summary").first, section.locator("details").first
+    title.wait_for(timeout=WAIT_MS)
+    for _ in range(tries):
+        if details.evaluate("d => d.open"):
+            return section
+        title.click(timeout=WAIT_MS)
+        with contextlib.suppress(AssertionError):
+            expect(details).to_have_attribute("open", re.compile(".*"), timeout=15_000)
+    if details.evaluate("d => d.open"):
+        return section
+    raise AssertionError(f"the section {label!r} stayed shut after {tries} clicks")
+
+
 def why_blank(page, url: str) -> str:
     """Return what a page that shows no title shows (its words; a screenshot in test-output/)
     and, for a server start_server started, every thread's stack in that server now (it writes

@@ -22,6 +22,7 @@ from .e2e_helpers import (
     WAIT_MS,
     editor_shows,
     open_page,
+    open_section,
     start_server,
     stop_server,
     type_and_submit,
@@ -192,9 +193,7 @@ def test_the_scratchpad_stays_open_across_a_submission_and_runs_with_ctrl_enter(
 
 def test_a_derivation_is_drawn_as_formulas(server, page):
     open_page(page, f"{server.url}/dlogits_fused")
-    steps = page.get_by_text("Derive it step by step")
-    steps.wait_for(timeout=TIMEOUT_MS)
-    steps.click()
+    open_section(page, "Derive it step by step")
     page.get_by_role("button", name="Show step 1 of 6").click()
     page.locator(".katex").first.wait_for(timeout=TIMEOUT_MS)
     step = page.locator("[data-testid='stMarkdownContainer']", has_text="Step 1.").last

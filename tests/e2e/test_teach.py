@@ -10,7 +10,15 @@ from __future__ import annotations
 
 import pytest
 
-from .e2e_helpers import EDITOR, OUTPUT, editor_shows, open_page, type_and_submit, type_into
+from .e2e_helpers import (
+    EDITOR,
+    OUTPUT,
+    editor_shows,
+    open_page,
+    open_section,
+    type_and_submit,
+    type_into,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -52,7 +60,7 @@ def test_a_why_card_opens_after_a_solve_and_the_lecture_is_linked(server, page):
 
 def test_the_derivation_opens_line_by_line(server, page):
     open_page(page, f"{server.url}/dlogits_fused")
-    page.get_by_text("Derive it step by step").click()
+    open_section(page, "Derive it step by step")
     page.get_by_role("button", name="Show step 1 of 6").click()
     page.get_by_text("Step 1.", exact=False).wait_for(timeout=TIMEOUT_MS)
     assert page.get_by_text("Step 2.", exact=False).count() == 0
