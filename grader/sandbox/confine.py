@@ -33,6 +33,7 @@ class Plan:
     own: bool = False  # each worker enters its own mount, IPC namespaces and /proc
     job: str = "grade"  # the job kind the zygote serves (zygote.JOBS)
     program: seccomp.Template | None = None  # the filter compiled once, when its layout allows
+    pages: tuple[tuple[int, int], ...] = ()  # what a run writes, copied in at once (pages.py)
 
 
 def detach(workdir: str) -> None:

@@ -32,7 +32,7 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass, replace
 
-from . import audit, confine, isolation, nativecalls, noautograd, worker
+from . import audit, confine, isolation, nativecalls, noautograd, pages, worker
 from .protocol import FrameReader, ProtocolError, recv_packet, send_packet, write_frame
 from .records import Limits
 from .training import loop
@@ -79,7 +79,17 @@ def main(sock_fd: int, layers: dict[str, str], kind: str = "grade", operations=(
         runs += 1
         if runs == 1:  # no worker is alive now: cheaper forks from the next spare on
             huge_pages()
+            plan = replace(plan, pages=pages.learn(_rehearse))
         spare = fork_spare(plan, limits)
+
+
+def _rehearse() -> None:
+    """In the probe that learns a run's pages (pages.learn): what a spare does before its run,
+    with made-up work of our own; the probe is thrown away after."""
+    worker.switch_off()
+    worker.remove_native_calls()
+    audit.enter()
+    worker.warm_up(lambda: False)
 
 
 def _batch() -> None:
@@ -190,14 +200,17 @@ def _remove(workdir: str, mounted: bool) -> None:
 
 
 def _worker(pipes: tuple[int, int], workdir: str, plan: confine.Plan, limits: dict) -> None:
-    """In the spare: keep its two pipes, detach, confine itself with the limits, take autograd
-    and native calls away, then wait for a run, run the job and exit; never returns.
+    """In the spare: copy in the pages its run will write, keep its two pipes, detach, confine
+    itself with the limits, take autograd and native calls away, then wait for a run, run the
+    job and exit; never returns.
 
     Everything but reading the job is done before the run arrives, off its critical path.
+    Until the zygote has learnt the pages (after its first run), a made-up job warms them up.
     """
     code, adopted = confine.EXIT_SETUP, False
     serve, max_header = JOBS[plan.job]
     try:
+        warm = not pages.copy_in(plan.pages)
         if plan.own:
             isolation.enter_run(plan.uid)
         confine.adopt_fds(result_fd=pipes[1], payload_fd=pipes[0])
@@ -208,8 +221,9 @@ def _worker(pipes: tuple[int, int], workdir: str, plan: confine.Plan, limits: di
         worker.remove_native_calls()
         if plan.job == "grade":  # a training run is not audited (training/loop.py)
             audit.enter()  # before the warm-up, so that the audit's own path is warm too
-        with contextlib.suppress(Exception):  # a warm-up that fails costs only speed
-            worker.warm_up(lambda: _readable(confine.PAYLOAD_FD))
+        if warm:  # a warm-up that fails costs only speed
+            with contextlib.suppress(Exception):
+                worker.warm_up(lambda: _readable(confine.PAYLOAD_FD))
         payload = FrameReader(confine.PAYLOAD_FD, max_header=max_header).read()
         if payload is None:
             os._exit(0)  # no run came: the spare was discarded or the zygote is going away
