@@ -103,8 +103,10 @@ def output_problem(value: torch.Tensor) -> str | None:
     return None
 
 
-def rehearse() -> None:
-    """Run a few operations under the audit (then leave it) so that workers inherit it warm."""
+def rehearse(job=None) -> None:
+    """Run a few operations, and job() if given, under the audit (then leave it) so that
+    workers inherit it warm: the operators torch resolves for a dispatch mode on their first
+    call, and the audit's verdicts, are made once here and not in every worker."""
     if not ALLOWED:
         raise RuntimeError("the dispatch audit was given no operations to let through")
     torch._C._push_on_torch_dispatch_stack(Audit())  # not `enter`: it is left again below
@@ -113,5 +115,7 @@ def rehearse() -> None:
         x = torch.randn(4, 3)
         (x @ x.T).tanh().sum(0, keepdim=True).exp().log()
         torch.nn.functional.cross_entropy(x, torch.zeros(4, dtype=torch.long))
+        if job is not None:
+            job()
     finally:
         torch._C._pop_torch_dispatch_stack(None)

@@ -89,7 +89,12 @@ def _rehearse() -> None:
     worker.switch_off()
     worker.remove_native_calls()
     audit.enter()
-    worker.warm_up(lambda: False)
+    worker.warm_up(_never)
+
+
+def _never() -> bool:
+    """Say that no run has arrived (a warm-up outside a spare goes to its end)."""
+    return False
 
 
 def _batch() -> None:
@@ -126,7 +131,7 @@ def _plan(layers: dict[str, str], kind: str) -> tuple[confine.Plan, dict[str, st
             more["uid"] += " (without capabilities, and unable to see the grader or the zygote)"
     if layers.get("filesystem") == "on":
         isolation.seal(os.path.dirname(os.path.abspath(__file__)))
-    more["dispatch-audit"] = _attempt(audit.rehearse)
+    more["dispatch-audit"] = _attempt(lambda: audit.rehearse(lambda: worker.warm_up(_never)))
     more["autograd"] = _attempt(lambda: noautograd.disable(inference=kind == "train"))
     more["native-calls"] = nativecalls.survey()  # last: after every import
     return plan, {**layers, **more}
