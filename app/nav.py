@@ -57,7 +57,7 @@ def sections() -> dict[str, list]:
     for scenario in catalog.scenarios:
         if scenario.whole_pass:
             section = _first_group(catalog, scenario.slug) or scenario.title
-            page = _page(whole_pass.render, scenario.slug)
+            page = _page(whole_pass.render, scenario.slug, renavigate=show)
             status = statuses.get(links.whole_pass_id(scenario.slug))
             icon = links.ICONS.get(status, links.UNTOUCHED_ICON)
             found.setdefault(section, []).append(

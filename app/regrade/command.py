@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import grader as grader_lib
+from app.classroom.lti import later
 from app.config import ConfigError, from_env
 from app.regrade import audit
 from app.regrade.report import Change, inert, report
@@ -96,13 +97,16 @@ def run(args: argparse.Namespace) -> int:
         ids = {s.exercise.id for s in stale}
         sound = proven(catalog, ids, config.cache_dir, args.grade_sound)
     regrader = Regrader(catalog, config.cache_dir, store, config.uploads_dir)
-    changes = []
+    changes, recorded = [], {}
     for one in stale:
         change, attempt = regrader.grade(one, one.exercise.id in sound)
         if args.apply and attempt is not None:
             store.work.record_attempt(one.profile, attempt)
             change = replace(change, recorded=True)
+            recorded.setdefault(one.profile.owner, set()).add(one.exercise.id)
         changes.append(change)
+    for owner, items in recorded.items():  # a mark a regrade changed goes to their LMS too
+        later.after_attempts(store, owner, sorted(items))
     audit.record(store, [one.profile for one in stale], changes, args.apply)
     report(changes, catalog.course.id, args.apply, args.json)
     return GRADER_FAILED if any(c.failed for c in changes) else DONE

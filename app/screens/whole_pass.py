@@ -14,6 +14,10 @@ from grader import notebook
 from grader.training import TrainSettings
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from streamlit.delta_generator import DeltaGenerator
+
     from app.storage import Profile, Store
     from grader import Catalog, Grader, PassResult
     from grader.course import Scenario
@@ -65,16 +69,29 @@ INTRO = (
 )
 
 
-def render(slug: str) -> None:
-    """Render the whole-pass page of one scenario."""
+def render(slug: str, renavigate: Callable[[], object] = lambda: None) -> None:
+    """Render the whole-pass page of one scenario; renavigate sends the navigation again
+    (app/nav.py's), for its icons, when a pass changes statuses."""
     scenario = services.catalog().scenario(slug)
-    grader = session.grader()
     key = links.whole_pass_id(slug)
     st.title(f"The whole pass: all {len(scenario.whole_pass)} gradients")
-    _status(key)
+    badge = st.container()
     st.markdown(LECTURE_INTRO if scenario.lecture else INTRO)
     with st.expander("The forward pass", icon=":material/arrow_forward:"):
         st.code("\n".join(s.source for s in scenario.forward), language="python")
+    _work(slug, key, badge, renavigate)
+    if slug == notebook.lecture_scenario(services.catalog()):
+        _notebook(key, session.grader())
+
+
+@st.fragment
+def _work(slug: str, key: str, badge: DeltaGenerator, renavigate: Callable[[], object]) -> None:
+    """Show the editor, grade a pass and show what to do first, then the numbers; draw the
+    badge into its place above. A fragment, as an exercise's editor is: a submission reruns
+    only this part, and a pass that changes statuses (its own, its steps') sends the
+    navigation again instead of a run of the whole page."""
+    grader = session.grader()
+    scenario = services.catalog().scenario(slug)
     answers = my_answers(services.catalog(), services.store(), session.profile(), slug)
     prefilled = starter(scenario, answers)
     if answers:
@@ -88,8 +105,7 @@ def render(slug: str) -> None:
             "`...` where a gradient is still to write.",
         )
     code = workbench.submission(key, workbench.editor_event(key, prefilled, lines=36))
-    if code is not None:
-        _grade(grader, slug, key, code)
+    changed = code is not None and _grade(grader, slug, key, code)
     result = st.session_state.get(f"result:{key}")
     if result is not None:  # what to do first (the verdict, the root's diagnosis), then numbers
         results.show_pass_verdict(result)
@@ -98,8 +114,10 @@ def render(slug: str) -> None:
         _root(key, result)
         st.markdown(datasets.describe(result.header))
         results.show_pass_table(result)
-    if slug == notebook.lecture_scenario(services.catalog()):
-        _notebook(key, grader)
+    with badge:
+        _status(key)
+    if changed:
+        renavigate()  # the navigation's icons show the new statuses
 
 
 def _notebook(key: str, grader: Grader) -> None:
@@ -166,10 +184,14 @@ def _status(key: str) -> None:
         st.badge("Solved", icon=":material/check_circle:", color="green")
     elif status:
         st.badge("Attempted, not solved yet", icon=":material/pending:", color="orange")
+    else:  # nothing to say yet; the place is held for the editor's fragment to write into
+        st.empty()
 
 
-def _grade(grader: Grader, slug: str, key: str, code: str) -> None:
-    """Grade a whole pass, record it, and keep the result to show."""
+def _grade(grader: Grader, slug: str, key: str, code: str) -> bool:
+    """Grade a whole pass, record it (and the steps it proves), keep the result to show;
+    return whether any status changed."""
+    before = dict(session.statuses())
     with st.spinner("Grading all gradients…"):
         result = grader.grade_pass(code, slug)  # timed by the grader
         workbench.record(
@@ -177,4 +199,4 @@ def _grade(grader: Grader, slug: str, key: str, code: str) -> None:
         )
         notebook_progress.record_pass_steps(result, slug)  # one rule with notebooks
         st.session_state[f"result:{key}"] = result
-    st.rerun()  # so that the badge shows the new status
+    return session.statuses() != before

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -136,3 +137,48 @@ def test_a_push_whose_worker_went_silent_is_reaped_and_frees_the_next(tool, plat
     assert taken.id == job_id and taken.task_kwargs["course"] == "course-of-reaping"
     assert held is None, "the same learner's item waits for the push before it (its lock)"
     assert ended == [job_id] and freed is not None and freed.id != job_id
+
+
+@pytest.mark.slow
+def test_a_regrade_that_records_a_verdict_queues_its_push(
+    tool, platform, database, tmp_path, monkeypatch, capsys
+):
+    """`python -m app.regrade --apply` records new verdicts; a learner who came from an LMS
+    gets a push job for each item it recorded, as a solve on the page does (the worker sends
+    the mark the course's policy then gives), and nobody else does."""
+    from app import regrade
+    from grader.sandbox import default_sandbox
+
+    asked = login(tool, platform)
+    assert launch(tool, asked["state"], platform.id_token(asked["nonce"])).status_code == 303
+    course = tmp_path / "a course"
+    shutil.copytree(ROOT / "exercises" / "02_layernorm", course / "02_layernorm")
+    shutil.copytree(ROOT / "solutions" / "02_layernorm", course / "solutions" / "02_layernorm")
+    (course / "course.toml").write_text('id = "ln-lti"\ntitle = "LayerNorm"\n')
+    store = open_store(database, "ln-lti")
+    right = Attempt("dxhat", "dxhat = gamma * dy\n", True, "ok", 0.1, 9.0, "default", 1.7e9,
+                    Facts(True, "", "", "solved"), "an-older-version")  # fmt: skip
+    store.work.record_attempt(store.learners.add_profile("ada", owner=ADA), right)
+    store.work.record_attempt(store.learners.add_profile("bo", owner="oidc bo"), right)
+    before = _pushes_queued(store, ADA, "dxhat")
+
+    monkeypatch.chdir(ROOT)
+    limits = default_sandbox().limits
+    try:
+        code = regrade.main(["--exercises", str(course), "--database", database, "--apply"])
+    finally:
+        default_sandbox().limits = limits
+    assert code == 0, capsys.readouterr()
+    assert "2 new verdicts recorded" in capsys.readouterr().out
+    assert _pushes_queued(store, ADA, "dxhat") == before + 1
+    assert _pushes_queued(store, "oidc bo", "dxhat") == 0, "no LMS, no job"
+
+
+def _pushes_queued(store, identity: str, item: str) -> int:
+    """Return how many LTI push jobs name this learner's item."""
+    with store.engine.connect() as db:
+        return db.exec_driver_sql(
+            "SELECT count(*) FROM procrastinate_jobs WHERE task_name = %s"
+            " AND args->>'identity' = %s AND args->>'item' = %s",
+            (later.TASK, identity, item),
+        ).scalar_one()
