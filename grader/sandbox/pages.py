@@ -17,13 +17,17 @@ from __future__ import annotations
 import array
 import ctypes
 import os
+import signal
 from collections.abc import Callable
+from typing import IO
 
 MADV_POPULATE_WRITE = 23
 PAGE = os.sysconf("SC_PAGE_SIZE")
 PRESENT, EXCLUSIVE = 1 << 63, 1 << 56  # /proc/<pid>/pagemap: page present, mapped only here
 ENTRY = 8  # bytes per page in /proc/<pid>/pagemap
 MAX_RANGES = 1 << 16  # a probe's answer is read only up to this many ranges
+PROBE_SECONDS = 30.0
+PR_SET_DUMPABLE = 4
 Ranges = tuple[tuple[int, int], ...]  # (start address, length in bytes)
 
 
@@ -48,11 +52,16 @@ def learn(job: Callable[[], object]) -> Ranges:
 
 
 def _probe(job: Callable[[], object], out: int) -> None:
-    """In the probe: run the job, write the ranges of the pages it wrote to out, exit."""
+    """In the probe: run the job, write the ranges of the pages it wrote to out, exit (killed
+    by SIGALRM if it has not within PROBE_SECONDS: the zygote waits for it)."""
     code = 1
     try:
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+        signal.setitimer(signal.ITIMER_REAL, PROBE_SECONDS)
+        files = own_files()  # before the job, which takes native calls away
         job()
-        answer = memoryview(array.array("Q", [n for pair in written() for n in pair])).cast("B")
+        answer = array.array("Q", [n for pair in written(files) for n in pair])
+        answer = memoryview(answer).cast("B")
         while answer := answer[os.write(out, answer) :]:
             pass
         code = 0
@@ -69,10 +78,29 @@ def _read_all(fd: int, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-def written() -> list[tuple[int, int]]:
-    """Return the ranges of this process's writable pages that are present and its own only."""
+def own_files() -> tuple[IO[str], IO[bytes]]:
+    """Open this process's /proc/self/maps and pagemap, to be read later (`written`).
+
+    The zygote and its children are not dumpable, so without root their /proc files belong to
+    root: a probe becomes dumpable for the two opens only, before its job runs. No worker is
+    alive then (the zygote learns between a reap and the next fork) and none could reach it.
+    """
+    try:
+        return open("/proc/self/maps"), open("/proc/self/pagemap", "rb")
+    except PermissionError:
+        _prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
+        try:
+            return open("/proc/self/maps"), open("/proc/self/pagemap", "rb")
+        finally:
+            _prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+
+
+def written(files: tuple[IO[str], IO[bytes]] | None = None) -> list[tuple[int, int]]:
+    """Return the ranges of this process's writable pages that are present and its own only
+    (read from `files`, from `own_files`, or opened now)."""
     found: list[tuple[int, int]] = []
-    with open("/proc/self/maps") as maps, open("/proc/self/pagemap", "rb") as pagemap:
+    maps, pagemap = files or own_files()
+    with maps, pagemap:
         for line in maps:
             span, perms = line.split()[:2]
             if perms.startswith("rw"):
@@ -106,5 +134,7 @@ def copy_in(ranges: Ranges) -> int:
     return copied
 
 
-_madvise = ctypes.CDLL(None, use_errno=True).madvise
+_LIBC = ctypes.CDLL(None, use_errno=True)
+_madvise, _prctl = _LIBC.madvise, _LIBC.prctl
 _madvise.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
+_prctl.argtypes = (ctypes.c_int, *[ctypes.c_ulong] * 4)

@@ -4,6 +4,7 @@ nothing else about the spare changes (a copied page holds what the zygote's held
 from __future__ import annotations
 
 import os
+import signal
 
 from grader.sandbox import pages
 
@@ -77,3 +78,8 @@ def test_copied_pages_become_the_spares_own_and_keep_the_zygotes_bytes():
 
 def test_pages_that_are_not_mapped_any_more_are_skipped():
     assert pages.copy_in(((0, pages.PAGE),)) == 0
+
+
+def test_a_probe_that_never_ends_is_killed_and_reports_nothing(monkeypatch):
+    monkeypatch.setattr(pages, "PROBE_SECONDS", 0.1)
+    assert pages.learn(lambda: signal.pause()) == ()
