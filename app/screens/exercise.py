@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 REVEAL_CONFIRM = "reveal:confirm"
 EARLIER_VERSION = "It answered an earlier version of this exercise, which has changed since."
 GRADED_AGAIN = "Graded again: the same code as your previous attempt."
+REGRADED = "This answer was graded again after the exercise was fixed."
 GRADING_WARM = (
     "Grading… The server has just started and is still computing the reference gradients: "
     "this first one takes a few seconds longer."
@@ -172,8 +173,19 @@ def _last_attempt(exercise_id: str) -> None:
         verdict = "solved" if last.solved else "not solved yet"
         tries = sum(1 for a in attempts if a.origin != REGRADE)  # a regrade is not a try
         st.caption(f"Your last attempt ({tries} so far): {verdict}. {last.summary}")
+        if last.origin == REGRADE and len(attempts) > 1:
+            st.caption(_regraded(attempts[-2].solved, last.solved))
         if last.version and last.version != services.exercise_version(exercise_id):
             st.caption(EARLIER_VERSION)
+
+
+def _regraded(was: bool, now: bool) -> str:
+    """Say that the instructor graded the last answer again after fixing the exercise, and
+    what that changed."""
+    words = {True: "solved", False: "not solved"}
+    if was == now:
+        return f"{REGRADED} It is still {words[now]}."
+    return f"{REGRADED} It was {words[was]} before; it is {words[now]} now."
 
 
 def _hints(exercise_id: str, hints: tuple[str, ...]) -> None:

@@ -4,10 +4,11 @@ when the last attempt answered an earlier version."""
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 
 from app import services
-from app.screens.exercise import EARLIER_VERSION
-from app.storage import Attempt
+from app.screens.exercise import EARLIER_VERSION, REGRADED
+from app.storage import REGRADE, Attempt
 from grader.course.exercises import EXERCISES_DIR, SOLUTIONS_DIR
 
 from ..app_helpers import SOLVED, page_test, submit
@@ -55,3 +56,18 @@ def test_a_course_of_its_own_keeps_its_own_progress(fake, tmp_path, monkeypatch)
     monkeypatch.setenv("NINJA_EXERCISES_DIR", str(root))
     other = services.store()
     assert other.course == "again" and other.work.attempts(me) == []
+
+
+def test_the_page_says_a_regrade_took_the_credit_away(fake):
+    """A fix graded the stored answer again (`python -m app.regrade --apply`): the page says
+    so, and what changed, instead of a solved exercise silently turning unsolved."""
+    store = services.store()
+    page_test("dlogprobs").run()  # creates the profile
+    me = store.learners.profiles()[0]
+    own = Attempt("dlogprobs", "x", True, "ok", 0.1, 1.0, "default", 1.7e9)
+    store.work.record_attempt(me, own)
+    assert REGRADED not in " ".join(_captions(page_test("dlogprobs").run()))
+    store.work.record_attempt(me, replace(own, solved=False, summary="off", origin=REGRADE))
+    said = " ".join(_captions(page_test("dlogprobs").run()))
+    assert f"{REGRADED} It was solved before; it is not solved now." in said
+    assert "Your last attempt (1 so far): not solved yet." in said, "a regrade is not a try"
