@@ -9,7 +9,6 @@ import streamlit as st
 from app import classroom, nav, services
 from app.panels import safety, sidebar, visits
 from app.services import metrics
-from app.storage import StorageUnavailable
 from app.views import style
 
 # An icon of our own: without one, Streamlit fetches each page's Material icon from a public
@@ -24,7 +23,7 @@ try:
         safety.guard()
         sidebar.show()
     page.run()
-except StorageUnavailable as err:  # the database is restarting: nothing recorded is lost
+except services.StorageUnavailable as err:  # the database is restarting: nothing recorded is lost
     logging.getLogger("app.storage").warning("%s", err)
     metrics.failed("database")
     st.error(

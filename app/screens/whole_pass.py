@@ -81,7 +81,7 @@ def render(slug: str, renavigate: Callable[[], object] = lambda: None) -> None:
         st.code("\n".join(s.source for s in scenario.forward), language="python")
     _work(slug, key, badge, renavigate)
     if slug == notebook.lecture_scenario(services.catalog()):
-        _notebook(key, session.grader())
+        _notebook(key)
 
 
 @st.fragment
@@ -120,7 +120,7 @@ def _work(slug: str, key: str, badge: DeltaGenerator, renavigate: Callable[[], o
         renavigate()  # the navigation's icons show the new statuses
 
 
-def _notebook(key: str, grader: Grader) -> None:
+def _notebook(key: str) -> None:
     """Offer to grade the learner's own Jupyter notebook of the lecture; show its report."""
     st.header("Or grade your own notebook")
     st.markdown(
@@ -133,7 +133,7 @@ def _notebook(key: str, grader: Grader) -> None:
     # Each upload is graded once: a rerun for another widget does not grade it again.
     if upload is not None and st.session_state.get(f"notebook-file:{key}") != upload.file_id:
         st.session_state[f"notebook-file:{key}"] = upload.file_id
-        _grade_notebook(key, grader, upload.getvalue(), upload.name)
+        _grade_notebook(key, session.grader(), upload.getvalue(), upload.name)
     shown = st.session_state.get(f"notebook:{key}")
     if isinstance(shown, str):
         st.error(shown, icon=results.FAILED_ICON)

@@ -27,6 +27,7 @@ from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_r
 import grader as grader_lib  # the grader's faces: their names load on first use (no torch here)
 from app.config import AppConfig, from_env
 from app.services.background import LayerProbe, ScenarioRuns, Warmup
+from app.storage import StorageUnavailable as StorageUnavailable  # what a page run catches
 from app.storage import Store, open_store, wordlists
 from grader import proving, training
 
