@@ -64,6 +64,7 @@ def main(sock_fd: int, layers: dict[str, str], kind: str = "grade", operations=(
     audit.allow(operations)
     sock = socket.socket(fileno=sock_fd)
     _batch()
+    userns = "userns-uid" in layers  # without root, in a user namespace of its own (isolation.py)
     plan, layers = _plan(layers, kind)
     send_packet(sock, {"kind": "ready", "layers": layers, "pid": os.getpid()})
     spare, runs = fork_spare(plan, asdict(Limits())), 0
@@ -79,7 +80,7 @@ def main(sock_fd: int, layers: dict[str, str], kind: str = "grade", operations=(
         runs += 1
         if runs == 1:  # no worker is alive now: cheaper forks from the next spare on
             huge_pages()
-            plan = replace(plan, pages=pages.learn(_rehearse))
+            plan = replace(plan, pages=pages.learn(_rehearse, userns))
         spare = fork_spare(plan, limits)
 
 

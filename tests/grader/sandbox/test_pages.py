@@ -1,14 +1,19 @@
 """The pages a run writes (pages.py): learnt by a probe, copied into each spare at once, and
-nothing else about the spare changes (a copied page holds what the zygote's held)."""
+nothing else about the spare changes (a copied page holds what the zygote's held). A probe is
+forked only while no worker is alive, and becomes dumpable only in the zygote's own user
+namespace (docs/sandbox.md, "The probe's two opens")."""
 
 from __future__ import annotations
 
 import os
 import signal
 
-from grader.sandbox import pages
+import pytest
+
+from grader.sandbox import isolation, layers, pages
 
 SIZE = 64 * pages.PAGE
+USERNS = os.geteuid() != 0  # without root a zygote is in a user namespace of its own
 
 
 def _address(buffer: bytearray) -> int:
@@ -39,7 +44,21 @@ def _in_child(check) -> int:
     return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
 
 
-def test_a_probe_reports_the_pages_its_job_wrote_and_not_those_it_only_read():
+def _like_a_zygote(check) -> int:
+    """Fork; in the child be what a zygote is (without root in a user namespace of its own,
+    not dumpable), run check() and exit; return its exit code (0 when it held)."""
+
+    def zygote_check() -> bool:
+        if USERNS:
+            isolation.enter_userns()
+        layers.shield()
+        return check()
+
+    return _in_child(zygote_check)
+
+
+def _learnt_the_written_pages(userns: bool) -> bool:
+    """Return whether a probe reports the pages its job wrote and not those it only read."""
     written, read = bytearray(b"z" * SIZE), bytearray(b"r" * SIZE)
     start_w, start_r = _address(written), _address(read)
 
@@ -47,17 +66,51 @@ def test_a_probe_reports_the_pages_its_job_wrote_and_not_those_it_only_read():
         written[:: pages.PAGE] = b"w" * len(written[:: pages.PAGE])
         assert read.count(b"r") == SIZE
 
-    ranges = pages.learn(job)
-    assert _inside(ranges, start_w, start_w + SIZE) >= 62  # the first and last may be cut
-    assert _inside(ranges, start_r, start_r + SIZE) == 0
-    assert written == b"z" * SIZE  # the probe wrote its own copy
+    ranges = pages.learn(job, userns)
+    return (
+        _inside(ranges, start_w, start_w + SIZE) >= 62  # the first and last may be cut
+        and _inside(ranges, start_r, start_r + SIZE) == 0
+        and written == b"z" * SIZE  # the probe wrote its own copy
+    )
+
+
+def test_a_probe_reports_the_pages_its_job_wrote_and_not_those_it_only_read():
+    assert _like_a_zygote(lambda: _learnt_the_written_pages(USERNS)) == 0
+
+
+def test_no_probe_is_forked_while_a_child_of_the_zygote_is_alive():
+    def check() -> bool:
+        read, write = os.pipe()
+        if (child := os.fork()) == 0:  # a worker, say: alive until the pipe closes
+            os.close(write)
+            os.read(read, 1)
+            os._exit(0)
+        os.close(read)
+        with_child = pages.learn(lambda: None, USERNS), pages.alone()
+        os.close(write)
+        os.waitpid(child, 0)
+        return with_child == ((), False) and pages.alone() and _learnt_the_written_pages(USERNS)
+
+    assert _like_a_zygote(check) == 0
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root opens its /proc files while not dumpable")
+def test_outside_a_user_namespace_of_its_own_a_probe_stays_undumpable_and_learns_nothing():
+    def check() -> bool:
+        layers.shield()  # a zygote where no user namespace could be made
+        return pages.learn(lambda: None) == () and not _learnt_the_written_pages(False)
+
+    assert _in_child(check) == 0
 
 
 def test_a_probe_whose_job_fails_reports_nothing():
     def job() -> None:
         raise RuntimeError("made-up failure")
 
-    assert pages.learn(job) == ()
+    def check() -> bool:
+        return pages.learn(job, USERNS) == () and _learnt_the_written_pages(USERNS)
+
+    assert _like_a_zygote(check) == 0
 
 
 def test_copied_pages_become_the_spares_own_and_keep_the_zygotes_bytes():
@@ -67,12 +120,12 @@ def test_copied_pages_become_the_spares_own_and_keep_the_zygotes_bytes():
     ranges = ((first, 32 * pages.PAGE),)
 
     def copied() -> bool:
-        before = _inside(pages.written(), first, first + 32 * pages.PAGE)
+        before = _inside(pages.written(pages.own_files(USERNS)), first, first + 32 * pages.PAGE)
         done = pages.copy_in(ranges)
-        after = _inside(pages.written(), first, first + 32 * pages.PAGE)
+        after = _inside(pages.written(pages.own_files(USERNS)), first, first + 32 * pages.PAGE)
         return before == 0 and done == 32 * pages.PAGE and after == 32 and shared == kept
 
-    assert _in_child(copied) == 0
+    assert _like_a_zygote(copied) == 0
     assert shared == kept
 
 
@@ -82,4 +135,9 @@ def test_pages_that_are_not_mapped_any_more_are_skipped():
 
 def test_a_probe_that_never_ends_is_killed_and_reports_nothing(monkeypatch):
     monkeypatch.setattr(pages, "PROBE_SECONDS", 0.1)
-    assert pages.learn(lambda: signal.pause()) == ()
+
+    def check() -> bool:
+        hung = pages.learn(lambda: signal.pause(), USERNS)
+        return hung == () and _learnt_the_written_pages(USERNS)
+
+    assert _like_a_zygote(check) == 0
