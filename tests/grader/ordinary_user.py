@@ -67,6 +67,7 @@ class Ordinary:
         os.chown(results, user.pw_uid, user.pw_gid)  # our own directory: the user writes there
         command = [*self.become, str(self.python), "-m", "pytest", "-q", "-p", "no:cacheprovider"]
         command += [f"--junitxml={results / 'results.xml'}", "-o", "junit_family=xunit1"]
+        command += ["-o", "junit_logging=all"]  # each test's captured output, for _failures
         done = subprocess.run(
             [*command, *suites], cwd=self.root, env={**self.env, **(env or {})},
             capture_output=True, text=True,
@@ -75,13 +76,15 @@ class Ordinary:
         # 0: all passed; 1: some failed (each caller checks its own files' outcomes)
         assert done.returncode in (0, 1) and (results / "results.xml").exists(), output
         outcomes = _outcomes(results / "results.xml")
+        failures = _failures(results / "results.xml")
         shutil.rmtree(results)
-        return Rerun(outcomes, output)
+        return Rerun(outcomes, failures + output)
 
 
 @dataclass(frozen=True)
 class Rerun:
-    """One pytest run as the ordinary user: each test's file and outcome, and the output's end."""
+    """One pytest run as the ordinary user: each test's file and outcome, and what it printed:
+    each failing test's report (whole, from the JUnit XML) then the output's end."""
 
     outcomes: tuple[tuple[str, str, str], ...]  # (file, test, passed / failed / error / skipped)
     output: str
@@ -107,6 +110,21 @@ def _outcomes(xml: Path) -> tuple[tuple[str, str, str], ...]:
         outcome = {"failure": "failed"}.get(outcome, outcome)
         found.append((case.get("file", ""), case.get("name", ""), outcome))
     return tuple(found)
+
+
+def _failures(xml: Path, each: int = 6000) -> str:
+    """Return the report of each test case that failed or erred (its traceback and captured
+    output, the last `each` characters), so that a failure seen once can be read afterwards."""
+    found = []
+    for case in ElementTree.parse(xml).getroot().iter("testcase"):
+        for child in case:
+            if child.tag in ("failure", "error"):
+                text = f"{child.get('message', '')}\n{child.text or ''}"
+                for part in ("system-out", "system-err"):
+                    text += "".join(f"\n--- {part}\n{p.text}" for p in case.iter(part) if p.text)
+                name = f"{case.get('file', '')}::{case.get('name', '')}"
+                found.append(f"=== {child.tag}: {name}\n{text[-each:]}\n")
+    return "".join(found)
 
 
 def suites_of(items) -> tuple[str, ...]:
