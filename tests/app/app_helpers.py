@@ -277,4 +277,4 @@ def nav_sections() -> dict:
 
         st.session_state["sections"] = nav.sections()
 
-    return AppTest.from_function(script).run().session_state["sections"]
+    return AppTest.from_function(script, default_timeout=TIMEOUT).run().session_state["sections"]
