@@ -34,7 +34,7 @@ def render() -> None:
     training = services.training_available(catalog)
     _continue(catalog, statuses, training)
     _errors(catalog.errors)
-    pending = len(services.proofs_pending())
+    pending = services.held_back()  # as the run's catalog saw them: proofs may end meanwhile
     if pending:  # no timer once every exercise is proven
         _checking(pending)
     st.header("Your map of the backward pass")

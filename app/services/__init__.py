@@ -124,20 +124,29 @@ def catalog() -> Catalog:
     proven yet is held back until it is. The proofs run in the background and are remembered
     by file content. Looked up once per page run (a page asks for it several times).
     """
-    return once_per_run("catalog", _served)
+    return once_per_run("catalog", _served)[0]
 
 
-def _served() -> Catalog:
-    """Return the catalog served now (`catalog`), from the background's state."""
+def held_back() -> int:
+    """Return how many exercises this run's catalog holds back until they are proven, counted
+    when it was taken: proofs that end later in the run are not in it, and a page that finds
+    fewer pending than this draws itself again (Home's timer)."""
+    return once_per_run("catalog", _served)[1]
+
+
+def _served() -> tuple[Catalog, int]:
+    """Return the catalog served now (`catalog`), from the background's state, and how many
+    exercises it holds back until they are proven."""
     full = ran_catalog()
     if full is None:
         declared = _declared(*_version())
-        return declared.withdraw((), scenarios=tuple(s.slug for s in declared.scenarios))
+        held = len(declared.exercises)
+        return declared.withdraw((), scenarios=tuple(s.slug for s in declared.scenarios)), held
     failed, pending = proofs_failed(), proofs_pending()
     if not failed and not pending:
-        return full
+        return full, 0
     found = tuple(grader_lib.SchemaError(f.where, f.problem) for fs in failed.values() for f in fs)
-    return full.withdraw(found, exercises=(*failed, *pending))
+    return full.withdraw(found, exercises=(*failed, *pending)), len(pending)
 
 
 def course_title() -> str:

@@ -277,4 +277,23 @@ def nav_sections() -> dict:
 
         st.session_state["sections"] = nav.sections()
 
-    return AppTest.from_function(script).run().session_state["sections"]
+    return AppTest.from_function(script, default_timeout=TIMEOUT).run().session_state["sections"]
+
+
+def counting_navigations(page: str, target: str) -> AppTest:
+    """Return an AppTest of a screen (`exercise` or `whole_pass`) on target that counts in the
+    session how often the page asks for the navigation to be sent again."""
+
+    def script(page: str, target: str) -> None:
+        import importlib
+
+        import streamlit as st
+
+        st.session_state.setdefault("navigations", 0)
+
+        def renavigate() -> None:
+            st.session_state["navigations"] += 1
+
+        importlib.import_module(f"app.screens.{page}").render(target, renavigate)
+
+    return AppTest.from_function(script, args=(page, target), default_timeout=TIMEOUT)

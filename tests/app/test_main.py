@@ -7,7 +7,7 @@ from streamlit.testing.v1 import AppTest
 from app import links, services
 from app.storage import Attempt
 
-from .app_helpers import BROWSER, SOLVED, main_test, nav_sections, submit, texts
+from .app_helpers import BROWSER, SOLVED, TIMEOUT, main_test, nav_sections, submit, texts
 
 
 def test_home_is_the_first_page_and_every_exercise_has_a_page(fake):
@@ -37,7 +37,7 @@ def test_the_navigation_names_exercises_by_their_titles(fake):
 
         st.session_state["titles"] = [p.title for v in nav.sections().values() for p in v]
 
-    titles = AppTest.from_function(script).run().session_state["titles"]
+    titles = AppTest.from_function(script, default_timeout=TIMEOUT).run().session_state["titles"]
     catalog = services.catalog()
     assert {e.title for e in catalog.exercises} <= set(titles)
     assert not {e.answer for e in catalog.exercises} & set(titles), "no bare variable names"
@@ -109,7 +109,7 @@ def _sections() -> dict:
             k: [p.url_path for p in v] for k, v in nav.sections().items()
         }
 
-    return AppTest.from_function(script).run().session_state["sections"]
+    return AppTest.from_function(script, default_timeout=TIMEOUT).run().session_state["sections"]
 
 
 def test_after_the_last_exercise_comes_its_whole_pass_or_home(fake):
@@ -130,7 +130,7 @@ def test_after_the_last_exercise_comes_its_whole_pass_or_home(fake):
             label, target = links.next_after(exercise_id, within)
             st.text(f"{exercise_id} -> {label} -> /{target.url_path}")
 
-    at = AppTest.from_function(script).run()
+    at = AppTest.from_function(script, default_timeout=TIMEOUT).run()
     assert not at.exception
     assert [t.value for t in at.text] == [
         "dlogprobs -> Next exercise: dprobs -> /dprobs",

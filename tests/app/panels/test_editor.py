@@ -7,6 +7,8 @@ from streamlit.testing.v1 import AppTest
 
 from app.panels.editor import ACE_PROPS, SUBMIT_LABEL, as_text
 
+from ..app_helpers import TIMEOUT
+
 
 def _script(kind: str) -> None:
     import streamlit as st
@@ -21,7 +23,7 @@ def _script(kind: str) -> None:
 
 
 def test_the_plain_editor_reports_a_change_then_a_submission():
-    at = AppTest.from_function(_script, args=("plain",)).run()
+    at = AppTest.from_function(_script, args=("plain",), default_timeout=TIMEOUT).run()
     assert at.text_area[0].value == "x = 1\n" and "events" not in at.session_state
     at.text_area[0].input("x = 2\n").run()
     at.button(key="ed:submit").click().run()
@@ -34,7 +36,7 @@ def test_the_plain_editor_reports_a_change_then_a_submission():
 
 
 def test_the_ace_editor_renders_its_component_without_completion_popups():
-    at = AppTest.from_function(_script, args=("ace",)).run()
+    at = AppTest.from_function(_script, args=("ace",), default_timeout=TIMEOUT).run()
     assert not at.exception
     assert at.get("iframe") or at.get("component_instance") or at.get("custom_component")
     assert ACE_PROPS["enableLiveAutocompletion"] is False

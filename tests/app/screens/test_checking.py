@@ -144,3 +144,22 @@ def test_the_waiting_page_says_it_checks_then_reports_a_withdrawn_exercise(fake,
     assert at.title[0].value == services.declared().get("db1").title
     assert checking.CHECKING in texts(at)
     assert [e.value for e in at.error] == [checking.WITHDRAWN]
+
+
+def test_home_taken_while_the_last_proof_ends_draws_itself_again(fake, monkeypatch):
+    """db1 is pending when the run's catalog is taken and proven by the time Home looks again
+    (the proofs run in a thread): Home must not stay drawn without it and with no timer (a
+    run of 2026-12-06 showed a course's Home with an empty map for 60 s); it draws itself
+    again, and the second run serves db1."""
+    _db1_being_proven(monkeypatch, rounds=1)
+    served = []
+    real = services._served
+    monkeypatch.setattr(services, "_served", lambda: served.append(1) or real())
+    at = page_test(page="home").run()
+    assert not at.exception
+    assert len(served) == 2, "the page ran again once it found fewer pending than held back"
+    assert "being checked" not in texts(at)
+    db1 = services.declared().get("db1")
+    group = db1.group or db1.scenario.title
+    members = [e for e in services.declared().exercises if (e.group or e.scenario.title) == group]
+    assert f"0 of {len(members)} solved" in [c.value for c in at.caption], "db1 is on the map"

@@ -6,7 +6,6 @@ import json
 
 import pytest
 import streamlit as st
-from streamlit.testing.v1 import AppTest
 
 from app import services
 from app.panels.workbench import Submission
@@ -18,8 +17,8 @@ from ..app_helpers import (
     RANDOM_ONLY,
     SHAPE,
     SOLVED,
-    TIMEOUT,
     VALUES,
+    counting_navigations,
     page_test,
     submit,
     texts,
@@ -297,7 +296,7 @@ def test_a_new_status_redraws_the_badge_and_the_navigation_with_no_rerun_of_the_
 ):
     reruns, real = [], st.rerun
     monkeypatch.setattr(st, "rerun", lambda **kwargs: reruns.append(kwargs) or real(**kwargs))
-    at = _page_counting_navigations("dprobs").run()
+    at = counting_navigations("exercise", "dprobs").run()
     assert _badge(at) == "Not attempted yet" and at.session_state["navigations"] == 0
     at = submit(at, f"{VALUES}\n")  # its heatmaps are drawn by the browser: no rerun of theirs
     assert _badge(at) == "Attempted, not solved yet", "drawn after the grading, in its run"
@@ -309,25 +308,6 @@ def test_a_new_status_redraws_the_badge_and_the_navigation_with_no_rerun_of_the_
     assert at.success[0].value.startswith("**Solved.**") and _badge(at) == "Solved"
     assert at.session_state["navigations"] == 2
     assert reruns == [], "the fragment that graded draws what the status changes"
-
-
-def _page_counting_navigations(exercise_id: str) -> AppTest:
-    """Return page_test's AppTest of an exercise, counting in the session how often the page
-    asks for the navigation to be sent again."""
-
-    def script(exercise_id: str) -> None:
-        import streamlit as st
-
-        from app.screens import exercise
-
-        st.session_state.setdefault("navigations", 0)
-
-        def renavigate() -> None:
-            st.session_state["navigations"] += 1
-
-        exercise.render(exercise_id, renavigate)
-
-    return AppTest.from_function(script, args=(exercise_id,), default_timeout=TIMEOUT)
 
 
 def _badge(at) -> str:

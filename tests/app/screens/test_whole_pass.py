@@ -7,7 +7,14 @@ import json
 from app import links, services
 from app.screens.whole_pass import starter
 
-from ..app_helpers import ROOT_DIAGNOSIS, SOLVED, TIMEOUT, page_test, submit, texts
+from ..app_helpers import (
+    ROOT_DIAGNOSIS,
+    SOLVED,
+    counting_navigations,
+    page_test,
+    submit,
+    texts,
+)
 
 
 def test_the_template_lists_every_gradient_in_backward_order(fake):
@@ -205,7 +212,7 @@ def test_a_pass_redraws_the_badge_and_the_navigation_with_no_rerun_of_the_page(f
 
     reruns, real = [], st.rerun
     monkeypatch.setattr(st, "rerun", lambda **kwargs: reruns.append(kwargs) or real(**kwargs))
-    at = _page_counting_navigations("01_mlp").run()
+    at = counting_navigations("whole_pass", "01_mlp").run()
     assert _badges(at) == [] and at.session_state["navigations"] == 0
     at = submit(at, "dlogprobs = 0\n")
     assert _badges(at) == ["Attempted, not solved yet"], "drawn after the grading, in its run"
@@ -215,26 +222,6 @@ def test_a_pass_redraws_the_badge_and_the_navigation_with_no_rerun_of_the_page(f
     at = submit(at, f"dlogprobs = torch.zeros_like(logprobs)\n{SOLVED}\n")
     assert _badges(at) == ["Solved"] and at.session_state["navigations"] == 2
     assert reruns == [], "the fragment that graded draws what the statuses change"
-
-
-def _page_counting_navigations(slug: str):
-    """Return an AppTest of a whole-pass page that counts in the session how often the page
-    asks for the navigation to be sent again."""
-    from streamlit.testing.v1 import AppTest
-
-    def script(slug: str) -> None:
-        import streamlit as st
-
-        from app.screens import whole_pass
-
-        st.session_state.setdefault("navigations", 0)
-
-        def renavigate() -> None:
-            st.session_state["navigations"] += 1
-
-        whole_pass.render(slug, renavigate)
-
-    return AppTest.from_function(script, args=(slug,), default_timeout=TIMEOUT)
 
 
 def _badges(at) -> list[str]:

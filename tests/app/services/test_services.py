@@ -6,6 +6,8 @@ from streamlit.testing.v1 import AppTest
 
 from app import services
 
+from ..app_helpers import TIMEOUT
+
 
 def test_a_new_exercise_file_appears_without_a_restart(app_env, broken_exercises):
     before = {e.id for e in services.catalog().exercises}
@@ -61,7 +63,7 @@ def test_a_value_is_kept_for_one_script_run_and_computed_again_in_the_next():
             services.once_per_run("count", lambda: calls.append(1) or len(calls))
         st.session_state["seen"] = services.once_per_run("count", lambda: -1)
 
-    at = AppTest.from_function(script).run()
+    at = AppTest.from_function(script, default_timeout=TIMEOUT).run()
     assert at.session_state["calls"] == [1] and at.session_state["seen"] == 1
     at.run()
     assert at.session_state["calls"] == [1, 1] and at.session_state["seen"] == 2
