@@ -132,7 +132,8 @@ def _left_behind(zygote_pid: int) -> list[str]:
     others = [pid for pid in children if pid not in spares]
     if len(children) > 2 or len(spares) > 1:
         problems.append(f"children {children}, idle spares {spares}")
-    problems += [f"child {pid} of uid {_uid(pid)}" for pid in others if _uid(pid) != os.geteuid()]
+    uids = {pid: _uid(pid) for pid in others}  # None: it ended while we looked (look again)
+    problems += [f"child {pid} of uid {uid}" for pid, uid in uids.items() if uid != os.geteuid()]
     return problems
 
 
@@ -163,10 +164,14 @@ def _children(pid: int) -> list[int]:
     return found
 
 
-def _uid(pid: int) -> int:
-    """Return the real uid of a process."""
-    with open(f"/proc/{pid}/status") as f:
-        return int(next(line for line in f if line.startswith("Uid:")).split()[1])
+def _uid(pid: int) -> int | None:
+    """Return the real uid of a process, or None if it has ended (a run's worker being reaped
+    may end between the listing of the zygote's children and this look)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            return int(next(line for line in f if line.startswith("Uid:")).split()[1])
+    except FileNotFoundError:
+        return None
 
 
 def _workers_but_the_spare(zygote_pid: int) -> list[int]:
