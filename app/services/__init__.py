@@ -81,9 +81,7 @@ def forget(key: str) -> None:
 def store() -> Store:
     """Return the progress store named by the configured database URL, for the served course
     (progress is keyed by course id: see grader's course.toml `id`); looked up once per run."""
-    return once_per_run(
-        "store", lambda: _store(config().database_url, _declared(*_version()).course.id)
-    )
+    return once_per_run("store", lambda: _store(config().database_url, declared().course.id))
 
 
 @st.cache_resource(show_spinner=False)
@@ -95,9 +93,7 @@ def _store(url: str, course: str) -> Store:
 def exercise_version(key: str) -> str:
     """Return the content version of the exercise with this id (or part id), "" for other keys
     (a whole pass, the training page)."""
-    found = once_per_run(
-        "versions", lambda: {e.id: e.version for e in _declared(*_version()).exercises}
-    )
+    found = once_per_run("versions", lambda: {e.id: e.version for e in declared().exercises})
     return found.get(key.split(":")[0], "")
 
 
@@ -139,9 +135,9 @@ def _served() -> tuple[Catalog, int]:
     exercises it holds back until they are proven."""
     full = ran_catalog()
     if full is None:
-        declared = _declared(*_version())
-        held = len(declared.exercises)
-        return declared.withdraw((), scenarios=tuple(s.slug for s in declared.scenarios)), held
+        files = declared()
+        held = len(files.exercises)
+        return files.withdraw((), scenarios=tuple(s.slug for s in files.scenarios)), held
     failed, pending = proofs_failed(), proofs_pending()
     if not failed and not pending:
         return full, 0
@@ -151,34 +147,40 @@ def _served() -> tuple[Catalog, int]:
 
 def course_title() -> str:
     """Return the course's title, read from the files without running anything."""
-    return _declared(*_version()).course.title
+    return declared().course.title
 
 
 def declared() -> Catalog:
     """Return every exercise the files declare (read, nothing run or proven)."""
-    return _declared(*_version())
+    return once_per_run("declared", lambda: _declared(*_version()))
 
 
 def ran_catalog(wait: bool = False) -> Catalog | None:
     """Return the catalog without the scenarios that fail to run, or None until they have run
     (unless told to wait for them)."""
-    runs = _runs(*_version())
+    runs = once_per_run("runs", lambda: _runs(*_version()))
     return runs.wait() if wait or runs.done.is_set() else None
 
 
 def proofs_failed() -> dict:
     """Return {exercise id: findings} of the exercises proven wrong so far (background)."""
-    return _proofs(*_version(), str(config().cache_dir)).failed()
+    return _proofs_now().failed()
 
 
 def proofs_pending() -> set[str]:
     """Return the ids of the exercises not proven yet (every one while the scenarios run)."""
-    if ran_catalog() is None:
-        return {e.id for e in _declared(*_version()).exercises}
-    proofs = _proofs(*_version(), str(config().cache_dir))
+    full = ran_catalog()
+    if full is None:
+        return {e.id for e in declared().exercises}
+    proofs = _proofs_now()
     if proofs.done.is_set():
         return set()
-    return {e.id for e in _catalog(*_version()).exercises} - proofs.proven()
+    return {e.id for e in full.exercises} - proofs.proven()
+
+
+def _proofs_now() -> proving.Proofs:
+    """Return the proofs of the files' version (`_proofs`), looked up once per script run."""
+    return once_per_run("proofs", lambda: _proofs(*_version(), str(config().cache_dir)))
 
 
 def training_available(served: Catalog) -> bool:
@@ -247,8 +249,9 @@ def _runs(root: str, signature: str) -> ScenarioRuns:
 
 
 def dataset(source: str) -> Dataset:
-    """Return the dataset for a source: "default", "names" or "upload:<path>"."""
-    return _dataset(source, str(config().cache_dir))
+    """Return the dataset for a source: "default", "names" or "upload:<path>" (looked up once
+    per script run: a cached function hashes its arguments at every call)."""
+    return once_per_run(f"dataset-of:{source}", lambda: _dataset(source, str(config().cache_dir)))
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
@@ -259,8 +262,13 @@ def _dataset(source: str, cache_dir: str) -> Dataset:
 
 
 def grader(source: str) -> Grader:
-    """Return the grader for a dataset source, shared by every session that uses it."""
-    chosen = dataset(source)
+    """Return the grader for a dataset source, shared by every session that uses it (looked up
+    once per script run)."""
+    return once_per_run(f"grader-of:{source}", lambda: _grader_of(dataset(source)))
+
+
+def _grader_of(chosen: Dataset) -> Grader:
+    """Return the shared grader of a dataset (`_grader`) for the files' version."""
     return _grader(chosen.fingerprint, *_version(), _dataset=chosen)
 
 
@@ -344,7 +352,7 @@ def start_warmup() -> None:
 def warming_up() -> bool:
     """Return whether the warm-up has started and not finished: a submission now waits for
     what it computes."""
-    warmup = _warmup(*_version())
+    warmup = once_per_run("warmup", lambda: _warmup(*_version()))
     return warmup.ident is not None and not warmup.done.is_set()
 
 
