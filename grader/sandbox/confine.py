@@ -91,19 +91,19 @@ def confine(plan: Plan, limits: dict, program: bytes | None = None) -> None:
 
 
 def _oom_first() -> None:
-    """Ask the kernel to pick this worker first if memory runs out.
+    """Ask the kernel to pick this worker first if memory runs out, where it may be asked.
 
-    A non-dumpable process's /proc files belong to root: become dumpable for the write only
-    (nothing else runs in this worker's namespaces yet).
+    As root the write is allowed. Without root a non-dumpable process's /proc files belong to
+    root, and the spare is not made dumpable to write it: while it was, another run's worker of
+    the same uid (no user namespace, or no second uid mapped) could open its /proc/<pid>/mem
+    and keep the handle, before this spare installs its syscall filter. So without root the
+    worker keeps the zygote's score; the kernel still picks by size, and its limits still hold.
     """
-    seccomp.prctl(PR_SET_DUMPABLE, 1)
     try:
         with open("/proc/self/oom_score_adj", "w") as f:
             f.write("1000")
     except OSError:
         pass
-    finally:
-        seccomp.prctl(PR_SET_DUMPABLE, 0)
 
 
 class _CapHeader(ctypes.Structure):

@@ -65,3 +65,25 @@ def test_the_worker_is_not_root_nor_the_servers_uid(facts, sandbox):
     if sandbox.layers()["uid"] != "on":
         pytest.skip("the uid layer needs root, or newuidmap and a range in /etc/subuid")
     assert facts["uid"] not in (0, os.getuid())
+
+
+def test_a_spare_never_becomes_dumpable_to_ask_for_oom_first():
+    """Without root, a dumpable spare could be reached by another run's worker of its uid
+    before its syscall filter is in (confine._oom_first). Run in a child of this test, so that
+    the test's own process keeps its OOM score."""
+    from grader.sandbox import confine
+
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # our own code only: the function under test, with prctl recorded
+        calls = []
+        confine.seccomp.prctl = lambda *args: calls.append(list(args))
+        confine._oom_first()
+        os.write(write, json.dumps(calls).encode())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as answer:
+        calls = json.loads(answer.read() or "null")
+    os.waitpid(pid, 0)
+    assert calls is not None, "the child that ran _oom_first did not answer"
+    assert [confine.PR_SET_DUMPABLE, 1] not in calls
