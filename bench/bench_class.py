@@ -481,6 +481,7 @@ async def ramp(url: str, args, cpu, browser_url: str) -> list[Step]:
             opening = time.monotonic()  # the new pages open first: the window is steady work
             while group.arrived < count and time.monotonic() - opening < 120:
                 await asyncio.sleep(0.1)
+            await asyncio.sleep(args.settle)  # the arrivals' opens and first answers pass
             start, used = time.monotonic(), cpu()
             mine, browsing = tree_cpu()
             busy, total = core_busy(args.generator_core)
@@ -786,6 +787,13 @@ def main() -> int:
     )
     parser.add_argument("--ramp", default="5,10,20,40,80")
     parser.add_argument("--seconds", type=float, default=25.0)
+    parser.add_argument(
+        "--settle",
+        type=float,
+        default=0.0,
+        help="seconds to wait after a step's new pages are open before its window: 0 measures "
+        "the arrival's wake (opens, first answers), 60 (the longest think) a steady class",
+    )
     parser.add_argument("--think", default="5,15", help="think time range, seconds")
     parser.add_argument("--browsers", type=int, default=2)
     parser.add_argument("--server-core", type=int, default=0)
@@ -806,7 +814,8 @@ def main() -> int:
         f"bench_class: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; "
         f"{os.cpu_count()} cores; server on core {args.server_core}, generator on core "
         f"{args.generator_core}; think {args.think[0]:g}-{args.think[1]:g} s; steps of "
-        f"{args.seconds:g} s; {args.browsers} chromium pages; server cpu.shares "
+        f"{args.seconds:g} s after {args.settle:g} s to settle; {args.browsers} chromium pages; "
+        "server cpu.shares "
         f"{args.weight or 'default'}; "
         f"load {', '.join(f'{x:.2f}' for x in os.getloadavg())}",
         flush=True,
