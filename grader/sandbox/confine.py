@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from . import seccomp
 from .isolation import WORKDIR_BYTES
+from .pages import Learnt
 
 RESULT_FD, PAYLOAD_FD = 3, 4
 EXIT_SETUP, EXIT_NO_RESULT, EXIT_MEMORY = 70, 86, 87
@@ -33,7 +34,7 @@ class Plan:
     own: bool = False  # each worker enters its own mount, IPC namespaces and /proc
     job: str = "grade"  # the job kind the zygote serves (zygote.JOBS)
     program: seccomp.Template | None = None  # the filter compiled once, when its layout allows
-    pages: tuple[tuple[int, int], ...] = ()  # what a run writes, copied in at once (pages.py)
+    pages: Learnt = Learnt()  # what a run writes and reads, brought in at once (pages.py)
 
 
 def detach(workdir: str) -> None:

@@ -1,4 +1,4 @@
-"""The pages a run writes, learnt once in the zygote and copied into each spare in one go.
+"""The pages a run writes and reads, learnt once in the zygote and brought into each spare at once.
 
 A worker forked from the zygote shares every page with it until it writes one; the first write
 to each page traps into the kernel, which copies it (copy-on-write). A run writes about two
@@ -8,8 +8,14 @@ running a made-up job (worker.warm_up), which costs three times as much CPU as t
 Instead the zygote learns once which pages that job writes: a probe forked from it runs the
 job and reads, in /proc/self/pagemap, which of its pages are now its own (present and mapped
 only there). Each spare then asks the kernel to copy exactly those pages at once
-(MADV_POPULATE_WRITE, Linux 5.14): no made-up job, no trap per page. Nothing is confined or
-refused differently: which pages are copied is a matter of speed only.
+(MADV_POPULATE_WRITE, Linux 5.14): no made-up job, no trap per page.
+
+A run also reads code: torch's kernels, the interpreter's. A fork does not copy the page-table
+entries of a mapping it can fill again from its file (the libraries' text and read-only data),
+so each worker would map every page of code it runs with a fault of its own, about three hundred
+faults per run. The probe reports those it mapped too (present in its read-only file mappings),
+and each spare maps them in at once (MADV_POPULATE_READ). Nothing is confined or refused
+differently: which pages are brought in is a matter of speed only.
 """
 
 from __future__ import annotations
@@ -21,34 +27,45 @@ import re
 import resource
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-MADV_POPULATE_WRITE = 23
+MADV_POPULATE_READ, MADV_POPULATE_WRITE = 22, 23
 PAGE = os.sysconf("SC_PAGE_SIZE")
 PRESENT, EXCLUSIVE = 1 << 63, 1 << 56  # /proc/<pid>/pagemap: page present, mapped only here
 ENTRY = 8  # bytes per page in /proc/<pid>/pagemap, in the machine's byte order
 TOP = ENTRY - 1 if sys.byteorder == "little" else 0  # where bits 56 to 63 sit in an entry
 BOTH = (PRESENT | EXCLUSIVE) >> 56
 OWN_BYTES = bytes(int(byte & BOTH == BOTH) for byte in range(256))
+PRESENT_BYTES = bytes(int(byte & PRESENT >> 56 != 0) for byte in range(256))
 RUN = re.compile(b"\x01+")
 MAX_RANGES = 1 << 16  # a probe's answer is read only up to this many ranges
 PROBE_SECONDS = 30.0
 PR_SET_DUMPABLE = 4
 Ranges = tuple[tuple[int, int], ...]  # (start address, length in bytes)
+Files = tuple[IO[str], IO[bytes]]  # this process's /proc/self/maps and pagemap (own_files)
 
 
-def learn(job: Callable[[], object], userns: bool = False) -> Ranges:
+@dataclass(frozen=True)
+class Learnt:
+    """The pages a probe's job wrote (to be copied) and the file pages it mapped to read."""
+
+    written: Ranges = ()
+    read: Ranges = ()
+
+
+def learn(job: Callable[[], object], userns: bool = False) -> Learnt:
     """Fork a probe that runs job() (our own made-up work, never learner code); return the
-    ranges of pages it wrote, or () if it could not tell.
+    pages it wrote and the file pages it read, or nothing (Learnt()) if it could not tell.
 
     Only while this process has no child but its PID namespace's init (`alone`): no worker of
     ours may be alive while a probe is (own_files); otherwise it learns nothing. `userns`:
     this process made a user namespace of its own (isolation.enter_userns).
     """
     if not alone():
-        return ()
+        return Learnt()
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:
@@ -56,14 +73,20 @@ def learn(job: Callable[[], object], userns: bool = False) -> Ranges:
         _probe(job, write, userns)
     os.close(write)
     try:
-        answer = _read_all(read, MAX_RANGES * 2 * ENTRY)
+        answer = _read_all(read, 2 * MAX_RANGES * 3 * ENTRY)
     finally:
         os.close(read)
     ended = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
-    if ended != 0 or len(answer) % (2 * ENTRY):
-        return ()
-    flat = array.array("Q", answer)
-    return tuple(zip(flat[::2], flat[1::2], strict=True))
+    if ended != 0 or len(answer) % (3 * ENTRY):
+        return Learnt()
+    flat = array.array("Q", answer)  # (start, length, advice) per range
+    ranges = list(zip(flat[::3], flat[1::3], flat[2::3], strict=True))
+    return Learnt(*(_of(ranges, advice) for advice in (MADV_POPULATE_WRITE, MADV_POPULATE_READ)))
+
+
+def _of(ranges: list[tuple[int, int, int]], advice: int) -> Ranges:
+    """Return the (start, length) of the ranges with this advice."""
+    return tuple((start, length) for start, length, kind in ranges if kind == advice)
 
 
 def alone() -> bool:
@@ -84,17 +107,20 @@ def _is_init(pid: str) -> bool:
 
 
 def _probe(job: Callable[[], object], out: int, userns: bool) -> None:
-    """In the probe: run the job, write the ranges of the pages it wrote to out, exit (killed
-    by SIGALRM if it has not within PROBE_SECONDS: the zygote waits for it)."""
+    """In the probe: run the job, write the ranges of the pages it wrote and read to out, exit
+    (killed by SIGALRM if it has not within PROBE_SECONDS: the zygote waits for it)."""
     code = 1
     try:
         signal.signal(signal.SIGALRM, signal.SIG_DFL)
         signal.setitimer(signal.ITIMER_REAL, PROBE_SECONDS)
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # dumpable for a moment: no core file
         files = own_files(userns)  # before the job, which takes native calls away
+        before = mapped(files)  # copied at the fork (every spare has them) or mapped by now
         job()
-        answer = array.array("Q", [n for pair in written(files) for n in pair])
-        answer = memoryview(answer).cast("B")
+        found = touched(files, before)
+        advised = ((found.written, MADV_POPULATE_WRITE), (found.read, MADV_POPULATE_READ))
+        flat = [n for ranges, advice in advised for pair in ranges for n in (*pair, advice)]
+        answer = memoryview(array.array("Q", flat)).cast("B")
         while answer := answer[os.write(out, answer) :]:
             pass
         code = 0
@@ -111,7 +137,7 @@ def _read_all(fd: int, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-def own_files(userns: bool = False) -> tuple[IO[str], IO[bytes]]:
+def own_files(userns: bool = False) -> Files:
     """Open this process's /proc/self/maps and pagemap, to be read later (`written`).
 
     Without root the zygote and its children are not dumpable, so their /proc files belong to
@@ -134,39 +160,89 @@ def own_files(userns: bool = False) -> tuple[IO[str], IO[bytes]]:
             _prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
 
 
-def written(files: tuple[IO[str], IO[bytes]] | None = None) -> list[tuple[int, int]]:
+def written(files: Files | None = None) -> Ranges:
     """Return the ranges of this process's writable pages that are present and its own only
     (read from `files`, from `own_files`, or opened now: as root, or while dumpable)."""
-    found: list[tuple[int, int]] = []
+    return touched(files).written
+
+
+def touched(files: Files | None = None, before: dict[int, bytes] | None = None) -> Learnt:
+    """Return this process's writable pages that are present and its own only, and the pages of
+    its read-only file mappings (code, constants) that are present and were not `before` (from
+    `mapped`); `files` as for `written`, closed after."""
+    found: dict[bytes, list[tuple[int, int]]] = {OWN_BYTES: [], PRESENT_BYTES: []}
     maps, pagemap = files or own_files()
     with maps, pagemap:
-        for line in maps:
-            span, perms = line.split()[:2]
-            if perms.startswith("rw"):
-                start, end = (int(x, 16) for x in span.split("-"))
-                pagemap.seek(start // PAGE * ENTRY)
-                found += _runs(start, pagemap.read((end - start) // PAGE * ENTRY))
-    return found[:MAX_RANGES]
+        for start, table, flags in _scan((maps, pagemap)):
+            if table is PRESENT_BYTES:
+                flags = _since(flags, (before or {}).get(start))
+            found[table] += _runs(start, flags)
+    return Learnt(*(tuple(found[kind][:MAX_RANGES]) for kind in (OWN_BYTES, PRESENT_BYTES)))
 
 
-def _runs(start: int, entries: bytes) -> list[tuple[int, int]]:
-    """Return the runs of consecutive pages, from start, whose entries are present and own.
+def mapped(files: Files) -> dict[int, bytes]:
+    """Return which pages of each read-only file mapping (by its start) are present now, one
+    byte a page (1 when present); `files` are left open."""
+    return {start: flags for start, table, flags in _scan(files) if table is PRESENT_BYTES}
 
-    Both bits sit in each 8-byte entry's most significant byte, so that byte of every entry is
-    taken at once and mapped to 1 (both set) or 0, and the runs of 1s found by a regex.
+
+def _scan(files: Files) -> Iterator[tuple[int, bytes, bytes]]:
+    """Yield, for each mapping whose pages are reported (`_wanted`), its start, its table and
+    one byte a page: 1 when the table marks the page's pagemap entry, else 0.
+
+    The bits sit in each 8-byte entry's most significant byte, so that byte of every entry is
+    taken at once and mapped through the table.
     """
-    flags = entries[TOP::ENTRY].translate(OWN_BYTES)
+    maps, pagemap = files
+    maps.seek(0)
+    for line in maps.readlines():
+        span, perms, *rest = line.split()
+        table = _wanted(perms, rest[3] if len(rest) > 3 else "")
+        if table is not None:
+            start, end = (int(x, 16) for x in span.split("-"))
+            pagemap.seek(start // PAGE * ENTRY)
+            yield (
+                start,
+                table,
+                pagemap.read((end - start) // PAGE * ENTRY)[TOP::ENTRY].translate(table),
+            )
+
+
+def _wanted(perms: str, name: str) -> bytes | None:
+    """Return which pages of a mapping to report (a table for `_scan`), None for none: the
+    writable ones written here, and a read-only file mapping's present ones (a fork does not
+    copy their page-table entries: each process maps them anew)."""
+    if perms.startswith("rw"):
+        return OWN_BYTES
+    if perms.startswith("r") and name.startswith("/"):
+        return PRESENT_BYTES
+    return None
+
+
+def _since(now: bytes, before: bytes | None) -> bytes:
+    """Return the pages marked now and not before (one byte a page, 0 or 1)."""
+    if before is None or len(before) != len(now):
+        return now
+    fresh = int.from_bytes(now, "big") & ~int.from_bytes(before, "big")
+    return fresh.to_bytes(len(now), "big")
+
+
+def _runs(start: int, flags: bytes) -> list[tuple[int, int]]:
+    """Return the runs of consecutive pages, from start, marked 1 in flags (found by a regex)."""
     return [(start + m.start() * PAGE, (m.end() - m.start()) * PAGE) for m in RUN.finditer(flags)]
 
 
-def copy_in(ranges: Ranges) -> int:
-    """Copy these pages into this process now (each range in one call); return the bytes
-    copied: 0 where the kernel cannot (then the run pays for them as it writes them)."""
-    copied = 0
-    for start, length in ranges:
-        if _madvise(start, length, MADV_POPULATE_WRITE) == 0:
-            copied += length
-    return copied
+def copy_in(learnt: Learnt) -> int:
+    """Copy the written pages into this process now and map the read ones (each range in one
+    call); return the bytes copied: 0 where the kernel cannot (then the run pays for them as it
+    writes them, and for the others as it reads them)."""
+    _advise(learnt.read, MADV_POPULATE_READ)
+    return _advise(learnt.written, MADV_POPULATE_WRITE)
+
+
+def _advise(ranges: Ranges, advice: int) -> int:
+    """Give each range this advice; return the bytes of the ranges that took it."""
+    return sum(length for start, length in ranges if _madvise(start, length, advice) == 0)
 
 
 _LIBC = ctypes.CDLL(None, use_errno=True)

@@ -1,10 +1,13 @@
-"""The pages a run writes (pages.py): learnt by a probe, copied into each spare at once, and
-nothing else about the spare changes (a copied page holds what the zygote's held). A probe is
+"""The pages a run writes and the file pages it reads (pages.py): learnt by a probe, brought
+into each spare at once, and nothing else about the spare changes (a copied page holds what the
+zygote's held, a mapped one its file's bytes). A probe is
 forked only while no worker is alive, and becomes dumpable only in the zygote's own user
 namespace (docs/sandbox.md, "The probe's two opens")."""
 
 from __future__ import annotations
 
+import ctypes
+import mmap
 import os
 import signal
 
@@ -14,6 +17,36 @@ from grader.sandbox import isolation, layers, pages
 
 SIZE = 64 * pages.PAGE
 USERNS = os.geteuid() != 0  # without root a zygote is in a user namespace of its own
+
+
+_LIBC = ctypes.CDLL(None, use_errno=True)
+_LIBC.mmap.restype = ctypes.c_void_p
+_LIBC.mmap.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                       ctypes.c_long)  # fmt: skip
+_LIBC.munmap.argtypes = (ctypes.c_void_p, ctypes.c_size_t)
+
+
+@pytest.fixture
+def file_pages(tmp_path):
+    """Return a function mapping a new file of SIZE random bytes read-only and private, as a
+    library's code is mapped; return its address and bytes (unmapped after the test)."""
+    made = []
+
+    def map_one() -> tuple[int, bytes]:
+        path = tmp_path / f"file{len(made)}"
+        path.write_bytes(os.urandom(SIZE))
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            address = _LIBC.mmap(None, SIZE, mmap.PROT_READ, mmap.MAP_PRIVATE, fd, 0)
+        finally:
+            os.close(fd)
+        assert address not in (None, ctypes.c_void_p(-1).value)
+        made.append(address)
+        return address, path.read_bytes()
+
+    yield map_one
+    for address in made:
+        _LIBC.munmap(address, SIZE)
 
 
 def _address(buffer: bytearray) -> int:
@@ -66,7 +99,7 @@ def _learnt_the_written_pages(userns: bool) -> bool:
         written[:: pages.PAGE] = b"w" * len(written[:: pages.PAGE])
         assert read.count(b"r") == SIZE
 
-    ranges = pages.learn(job, userns)
+    ranges = pages.learn(job, userns).written
     return (
         _inside(ranges, start_w, start_w + SIZE) >= 62  # the first and last may be cut
         and _inside(ranges, start_r, start_r + SIZE) == 0
@@ -76,6 +109,22 @@ def _learnt_the_written_pages(userns: bool) -> bool:
 
 def test_a_probe_reports_the_pages_its_job_wrote_and_not_those_it_only_read():
     assert _like_a_zygote(lambda: _learnt_the_written_pages(USERNS)) == 0
+
+
+def test_a_probe_reports_the_file_pages_its_job_read_and_not_the_others(file_pages):
+    (read, _), (other, _) = file_pages(), file_pages()
+
+    def job() -> None:
+        for page in range(0, SIZE, pages.PAGE):
+            ctypes.string_at(read + page, 1)
+
+    def check() -> bool:
+        learnt = pages.learn(job, USERNS)
+        return _inside(learnt.read, read, read + SIZE) == 64 and not _inside(
+            learnt.read, other, other + SIZE
+        )
+
+    assert _like_a_zygote(check) == 0
 
 
 def test_no_probe_is_forked_while_a_child_of_the_zygote_is_alive():
@@ -89,7 +138,11 @@ def test_no_probe_is_forked_while_a_child_of_the_zygote_is_alive():
         with_child = pages.learn(lambda: None, USERNS), pages.alone()
         os.close(write)
         os.waitpid(child, 0)
-        return with_child == ((), False) and pages.alone() and _learnt_the_written_pages(USERNS)
+        return (
+            with_child == (pages.Learnt(), False)
+            and pages.alone()
+            and _learnt_the_written_pages(USERNS)
+        )
 
     assert _like_a_zygote(check) == 0
 
@@ -98,7 +151,7 @@ def test_no_probe_is_forked_while_a_child_of_the_zygote_is_alive():
 def test_outside_a_user_namespace_of_its_own_a_probe_stays_undumpable_and_learns_nothing():
     def check() -> bool:
         layers.shield()  # a zygote where no user namespace could be made
-        return pages.learn(lambda: None) == () and not _learnt_the_written_pages(False)
+        return pages.learn(lambda: None) == pages.Learnt() and not _learnt_the_written_pages(False)
 
     assert _in_child(check) == 0
 
@@ -108,7 +161,7 @@ def test_a_probe_whose_job_fails_reports_nothing():
         raise RuntimeError("made-up failure")
 
     def check() -> bool:
-        return pages.learn(job, USERNS) == () and _learnt_the_written_pages(USERNS)
+        return pages.learn(job, USERNS) == pages.Learnt() and _learnt_the_written_pages(USERNS)
 
     assert _like_a_zygote(check) == 0
 
@@ -121,7 +174,7 @@ def test_copied_pages_become_the_spares_own_and_keep_the_zygotes_bytes():
 
     def copied() -> bool:
         before = _inside(pages.written(pages.own_files(USERNS)), first, first + 32 * pages.PAGE)
-        done = pages.copy_in(ranges)
+        done = pages.copy_in(pages.Learnt(written=ranges))
         after = _inside(pages.written(pages.own_files(USERNS)), first, first + 32 * pages.PAGE)
         return before == 0 and done == 32 * pages.PAGE and after == 32 and shared == kept
 
@@ -129,8 +182,21 @@ def test_copied_pages_become_the_spares_own_and_keep_the_zygotes_bytes():
     assert shared == kept
 
 
+def test_read_pages_are_mapped_into_a_spare_at_once_and_hold_the_files_bytes(file_pages):
+    address, kept = file_pages()
+    ctypes.string_at(address, SIZE)  # mapped here: a fork does not copy the entries
+
+    def mapped_in() -> bool:
+        before = _inside(pages.touched(pages.own_files(USERNS)).read, address, address + SIZE)
+        pages.copy_in(pages.Learnt(read=((address, SIZE),)))
+        after = _inside(pages.touched(pages.own_files(USERNS)).read, address, address + SIZE)
+        return before == 0 and after == 64 and ctypes.string_at(address, SIZE) == kept
+
+    assert _like_a_zygote(mapped_in) == 0
+
+
 def test_pages_that_are_not_mapped_any_more_are_skipped():
-    assert pages.copy_in(((0, pages.PAGE),)) == 0
+    assert pages.copy_in(pages.Learnt(((0, pages.PAGE),), ((0, pages.PAGE),))) == 0
 
 
 def test_a_probe_that_never_ends_is_killed_and_reports_nothing(monkeypatch):
@@ -138,6 +204,6 @@ def test_a_probe_that_never_ends_is_killed_and_reports_nothing(monkeypatch):
 
     def check() -> bool:
         hung = pages.learn(lambda: signal.pause(), USERNS)
-        return hung == () and _learnt_the_written_pages(USERNS)
+        return hung == pages.Learnt() and _learnt_the_written_pages(USERNS)
 
     assert _like_a_zygote(check) == 0
