@@ -41,6 +41,7 @@ BOTH = (PRESENT | EXCLUSIVE) >> 56
 OWN_BYTES = bytes(int(byte & BOTH == BOTH) for byte in range(256))
 PRESENT_BYTES = bytes(int(byte & PRESENT >> 56 != 0) for byte in range(256))
 RUN = re.compile(b"\x01+")
+SCAN_PAGES = 4096  # pagemap entries read at once (32 KiB: below malloc's mmap threshold)
 MAX_RANGES = 1 << 16  # a probe's answer is read only up to this many ranges
 PROBE_SECONDS = 30.0
 PR_SET_DUMPABLE = 4
@@ -166,50 +167,61 @@ def written(files: Files | None = None) -> Ranges:
     return touched(files).written
 
 
-def touched(files: Files | None = None, before: dict[int, bytes] | None = None) -> Learnt:
+def touched(files: Files | None = None, before: dict[int, Ranges] | None = None) -> Learnt:
     """Return this process's writable pages that are present and its own only, and the pages of
     its read-only file mappings (code, constants) that are present and were not `before` (from
     `mapped`); `files` as for `written`, closed after."""
     found: dict[bytes, list[tuple[int, int]]] = {OWN_BYTES: [], PRESENT_BYTES: []}
     maps, pagemap = files or own_files()
     with maps, pagemap:
-        for start, table, flags in _scan((maps, pagemap)):
+        for start, table, runs in _scan((maps, pagemap)):
             if table is PRESENT_BYTES:
-                flags = _since(flags, (before or {}).get(start))
-            found[table] += _runs(start, flags)
+                runs = _since(runs, (before or {}).get(start, ()))
+            found[table] += runs
     return Learnt(*(tuple(found[kind][:MAX_RANGES]) for kind in (OWN_BYTES, PRESENT_BYTES)))
 
 
-def mapped(files: Files) -> dict[int, bytes]:
-    """Return which pages of each read-only file mapping (by its start) are present now, one
-    byte a page (1 when present); `files` are left open."""
-    return {start: flags for start, table, flags in _scan(files) if table is PRESENT_BYTES}
+def mapped(files: Files) -> dict[int, Ranges]:
+    """Return the present pages of each read-only file mapping (by its start); `files` are
+    left open."""
+    return {start: tuple(runs) for start, table, runs in _scan(files) if table is PRESENT_BYTES}
 
 
-def _scan(files: Files) -> Iterator[tuple[int, bytes, bytes]]:
+def _scan(files: Files) -> Iterator[tuple[int, bytes, list[tuple[int, int]]]]:
     """Yield, for each mapping whose pages are reported (`_wanted`), its start, its table and
-    one byte a page: 1 when the table marks the page's pagemap entry, else 0.
-
-    The bits sit in each 8-byte entry's most significant byte, so that byte of every entry is
-    taken at once and mapped through the table.
-    """
+    the runs of its pages whose pagemap entries the table marks."""
     maps, pagemap = files
     maps.seek(0)
-    for line in maps.readlines():
+    for line in maps:
         span, perms, *rest = line.split()
         table = _wanted(perms, rest[3] if len(rest) > 3 else "")
         if table is not None:
             start, end = (int(x, 16) for x in span.split("-"))
-            pagemap.seek(start // PAGE * ENTRY)
-            yield (
-                start,
-                table,
-                pagemap.read((end - start) // PAGE * ENTRY)[TOP::ENTRY].translate(table),
-            )
+            yield start, table, _marked(pagemap, start, end, table)
+
+
+def _marked(pagemap: IO[bytes], start: int, end: int, table: bytes) -> list[tuple[int, int]]:
+    """Return the runs of consecutive pages in [start, end) whose pagemap entries the table
+    marks, read SCAN_PAGES entries at a time: the scan allocates little, so that it writes
+    few pages of its own (they would be learnt as written).
+
+    The bits sit in each 8-byte entry's most significant byte, so that byte of every entry is
+    taken at once and mapped to 1 (marked) or 0, and the runs of 1s found by a regex.
+    """
+    runs: list[tuple[int, int]] = []
+    for first in range(start, end, SCAN_PAGES * PAGE):
+        pagemap.seek(first // PAGE * ENTRY)
+        entries = pagemap.read(min(end - first, SCAN_PAGES * PAGE) // PAGE * ENTRY)
+        for m in RUN.finditer(entries[TOP::ENTRY].translate(table)):
+            at, length = first + m.start() * PAGE, (m.end() - m.start()) * PAGE
+            if runs and sum(runs[-1]) == at:  # a run that goes on across two reads
+                at, length = runs[-1][0], runs.pop()[1] + length
+            runs.append((at, length))
+    return runs
 
 
 def _wanted(perms: str, name: str) -> bytes | None:
-    """Return which pages of a mapping to report (a table for `_scan`), None for none: the
+    """Return which pages of a mapping to report (a table for `_marked`), None for none: the
     writable ones written here, and a read-only file mapping's present ones (a fork does not
     copy their page-table entries: each process maps them anew)."""
     if perms.startswith("rw"):
@@ -219,17 +231,22 @@ def _wanted(perms: str, name: str) -> bytes | None:
     return None
 
 
-def _since(now: bytes, before: bytes | None) -> bytes:
-    """Return the pages marked now and not before (one byte a page, 0 or 1)."""
-    if before is None or len(before) != len(now):
-        return now
-    fresh = int.from_bytes(now, "big") & ~int.from_bytes(before, "big")
-    return fresh.to_bytes(len(now), "big")
-
-
-def _runs(start: int, flags: bytes) -> list[tuple[int, int]]:
-    """Return the runs of consecutive pages, from start, marked 1 in flags (found by a regex)."""
-    return [(start + m.start() * PAGE, (m.end() - m.start()) * PAGE) for m in RUN.finditer(flags)]
+def _since(now: list[tuple[int, int]], before: Ranges) -> list[tuple[int, int]]:
+    """Return the parts of the runs `now` that lie outside every run `before` (both lists of
+    disjoint runs in address order, so one sweep does)."""
+    fresh, i = [], 0
+    for start, length in now:
+        at, end = start, start + length
+        while i < len(before) and sum(before[i]) <= at:
+            i += 1
+        j = i
+        while at < end and j < len(before) and before[j][0] < end:
+            if before[j][0] > at:
+                fresh.append((at, before[j][0] - at))
+            at, j = max(at, sum(before[j])), j + 1
+        if at < end:
+            fresh.append((at, end - at))
+    return fresh
 
 
 def copy_in(learnt: Learnt) -> int:
