@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import streamlit as st
@@ -118,16 +119,40 @@ class EditorEvent:
 
 
 def code_input(
-    key: str, initial: str, *, kind: str = "ace", lines: int = 8, label: str = SUBMIT_LABEL
+    key: str,
+    initial: str,
+    *,
+    kind: str = "ace",
+    lines: int = 8,
+    label: str = SUBMIT_LABEL,
+    on_event: Callable[[], object] | None = None,
 ) -> EditorEvent | None:
     """Show an editor holding initial; return the learner's latest change or submission (its
-    button says `label`: Submit, or Run for the scratchpad)."""
+    button says `label`: Submit, or Run for the scratchpad). on_event is the widget callback
+    of the editor's events (the Ace editor's every value, the plain editor's Submit button),
+    called before the run that reads them; `submits(key)` tells it whether one is a
+    submission."""
     if kind == "plain":
-        return _plain(key, initial, lines, label)
-    return _ace(key, initial, lines, label)
+        return _plain(key, initial, lines, label, on_event)
+    return _ace(key, initial, lines, label, on_event)
 
 
-def _ace(key: str, initial: str, lines: int, label: str = SUBMIT_LABEL) -> EditorEvent | None:
+def submits(key: str) -> bool:
+    """Return whether the editor key's latest event (read in its callback) is a submission
+    not taken yet: the plain editor's Submit button, or an Ace value with a new ticket."""
+    if st.session_state.get(f"{key}:submit"):
+        return True
+    response = st.session_state.get(key)
+    return isinstance(response, dict) and bool(response.get("id")) and _ticket(response) is not None
+
+
+def _ace(
+    key: str,
+    initial: str,
+    lines: int,
+    label: str = SUBMIT_LABEL,
+    on_event: Callable[[], object] | None = None,
+) -> EditorEvent | None:
     """Render the Ace editor; report each response once (the component repeats its last)."""
     st.html(STAMP_SCRIPT, unsafe_allow_javascript=True)
     response = _ace_component()(
@@ -153,6 +178,7 @@ def _ace(key: str, initial: str, lines: int, label: str = SUBMIT_LABEL) -> Edito
         response_mode=["debounce", "blur"],
         ghost_text="",
         default=EMPTY_RESPONSE,
+        on_change=on_event,
     )
     if not response or not response.get("id"):
         return None
@@ -218,10 +244,16 @@ def as_text(value: object) -> str:
     return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
-def _plain(key: str, initial: str, lines: int, label: str = SUBMIT_LABEL) -> EditorEvent | None:
+def _plain(
+    key: str,
+    initial: str,
+    lines: int,
+    label: str = SUBMIT_LABEL,
+    on_event: Callable[[], object] | None = None,
+) -> EditorEvent | None:
     """Render a text area and a Submit button (for AppTest and for browsers without JS)."""
     code = st.text_area("Your code", value=initial, key=key, height=24 * lines + 16)
-    submitted = st.button(label, key=f"{key}:submit", type="primary")
+    submitted = st.button(label, key=f"{key}:submit", type="primary", on_click=on_event)
     seen = f"{key}:seen"
     changed = st.session_state.get(seen, initial) != code
     st.session_state[seen] = code

@@ -34,8 +34,15 @@ class Submission:
     code: str
 
 
-def editor_event(key: str, starter: str, lines: int = 8) -> editor.EditorEvent | None:
-    """Show the editor for key, opened on the saved draft (else starter); save each change."""
+def editor_event(
+    key: str, starter: str, lines: int = 8, grading: str | None = None
+) -> editor.EditorEvent | None:
+    """Show the editor for key, opened on the saved draft (else starter); save each change.
+
+    grading: the key of the fragment that grades (`@st.fragment(key=...)`), when the editor
+    is drawn in a smaller fragment of its own inside it; a submission (or one left queued)
+    then reruns that fragment, and a mere change (the auto-save) only the editor's.
+    """
     if visits.arrived(key):  # a fresh editor on each visit, so it shows the latest draft
         st.session_state.pop(f"initial:{key}", None)
         st.session_state[f"version:{key}"] = st.session_state.get(f"version:{key}", 0) + 1
@@ -45,7 +52,10 @@ def editor_event(key: str, starter: str, lines: int = 8) -> editor.EditorEvent |
     notice = st.empty()  # above the editor, filled once the editor's event is known
     widget = f"editor:{key}:{st.session_state.get(f'version:{key}', 0)}"
     kind = services.config().editor
-    event = editor.code_input(widget, st.session_state[f"initial:{key}"], kind=kind, lines=lines)
+    on_event = None if grading is None else (lambda: _to_grading(key, widget, grading))
+    event = editor.code_input(
+        widget, st.session_state[f"initial:{key}"], kind=kind, lines=lines, on_event=on_event
+    )
     if event is not None and event.submitted is None:
         with notice.container():
             keep_draft(key, event.code)
@@ -53,6 +63,13 @@ def editor_event(key: str, starter: str, lines: int = 8) -> editor.EditorEvent |
         with notice.container():
             _not_graded(key)
     return event
+
+
+def _to_grading(key: str, widget: str, grading: str) -> None:
+    """The editor's callback: rerun the grading fragment, not only the editor's, when the
+    event is a submission or one is still queued (a run that was cut off before grading it)."""
+    if editor.submits(widget) or st.session_state.get(f"pending:{key}"):
+        st.rerun(scope=grading)
 
 
 def keep_draft(key: str, code: str) -> bool:
