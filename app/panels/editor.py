@@ -128,10 +128,10 @@ def code_input(
     on_event: Callable[[], object] | None = None,
 ) -> EditorEvent | None:
     """Show an editor holding initial; return the learner's latest change or submission (its
-    button says `label`: Submit, or Run for the scratchpad). on_event is the widget callback
-    of the editor's events (the Ace editor's every value, the plain editor's Submit button),
-    called before the run that reads them; `submits(key)` tells it whether one is a
-    submission."""
+    button says `label`: Submit, or Run for the scratchpad). on_event is the callback of the
+    editor's events (the Ace editor's every value, the plain editor's text), called before
+    the run that reads them; in it, `submits(key)` tells a submission, `changed(key)` takes a
+    change."""
     if kind == "plain":
         return _plain(key, initial, lines, label, on_event)
     return _ace(key, initial, lines, label, on_event)
@@ -144,6 +144,23 @@ def submits(key: str) -> bool:
         return True
     response = st.session_state.get(key)
     return isinstance(response, dict) and bool(response.get("id")) and _ticket(response) is not None
+
+
+def changed(key: str) -> str | None:
+    """Return the code of the editor key's latest event, read in its callback, if it is a
+    change not reported yet (then it never is: the run that follows is told it was seen)."""
+    response, seen = st.session_state.get(key), f"{key}:seen"
+    if isinstance(response, str):  # the plain editor's text
+        if st.session_state.get(seen) == response:
+            return None
+        st.session_state[seen] = response
+        return response
+    if not isinstance(response, dict) or not response.get("id"):
+        return None
+    if _ticket(response) is not None or st.session_state.get(seen) == response["id"]:
+        return None
+    st.session_state[seen] = response["id"]
+    return as_text(response.get("text"))
 
 
 def _ace(
@@ -255,11 +272,13 @@ def _plain(
     on_event: Callable[[], object] | None = None,
 ) -> EditorEvent | None:
     """Render a text area and a Submit button (for AppTest and for browsers without JS)."""
-    code = st.text_area("Your code", value=initial, key=key, height=24 * lines + 16)
-    submitted = st.button(label, key=f"{key}:submit", type="primary", on_click=on_event)
+    code = st.text_area(
+        "Your code", value=initial, key=key, height=24 * lines + 16, on_change=on_event
+    )
+    submitted = st.button(label, key=f"{key}:submit", type="primary")
     seen = f"{key}:seen"
-    changed = st.session_state.get(seen, initial) != code
+    differs = st.session_state.get(seen, initial) != code
     st.session_state[seen] = code
     if submitted:
         return EditorEvent(code, code, f"plain:{uuid.uuid4().hex}")
-    return EditorEvent(code) if changed else None
+    return EditorEvent(code) if differs else None

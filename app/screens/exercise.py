@@ -46,10 +46,7 @@ def render(exercise_id: str, renavigate: Callable[[], object] = lambda: None) ->
     _next(exercise_id)
 
 
-WORK = "exercise-work"  # the fragment that grades: a submission reruns it
-
-
-@st.fragment(key=WORK)
+@st.fragment
 def _work(
     exercise_id: str,
     view: ExerciseView,
@@ -61,15 +58,15 @@ def _work(
     the derivation, the hints and the reveal; and, in their places above, the status badge
     and the graph's colours.
 
-    A fragment, so that a submission reruns only this part and the feedback
-    is drawn by the run that graded it. What the status changes outside it (the badge, the
-    graph) is drawn by each of its runs into the containers the page keeps for them, after
-    the grading; a new status sends the navigation again for its icons. No run of the whole
-    page follows a submission. The editor is a smaller fragment inside this one: a submission
-    reruns this one (the editor's callback asks for it), a change (the auto-save) only the
-    editor's, and what this one drew stays as it was.
+    A fragment, so that a submission reruns only this part and the feedback is drawn by the
+    run that graded it; an auto-save does not rerun it (the editor's callback keeps the draft
+    and reruns only the small fragment of the editor's notices). What the status changes
+    outside it (the badge, the graph) is drawn by each of its runs into the containers the
+    page keeps for them, after the grading; a new status sends the navigation again for its
+    icons. No run of the whole page follows a submission.
     """
-    code = _editor(exercise_id, view.starter)
+    event = workbench.editor_event(exercise_id, view.starter, drafts=True)
+    code = workbench.submission(exercise_id, event)
     changed = code is not None and _grade(session.grader(), exercise_id, code)
     result = st.session_state.get(f"result:{exercise_id}")
     if result is not None:
@@ -91,14 +88,6 @@ def _work(
         _graph(session.grader(), exercise_id)
     if changed:
         renavigate()  # the navigation's icons show the new status
-
-
-@st.fragment
-def _editor(exercise_id: str, starter: str) -> str | None:
-    """Show the editor and keep its drafts; return the code to grade (a fragment's return is
-    read only in the run of `_work` that calls it: a submission reruns `_work`)."""
-    event = workbench.editor_event(exercise_id, starter, grading=WORK)
-    return workbench.submission(exercise_id, event)
 
 
 def _graph(grader: Grader, exercise_id: str) -> None:

@@ -8,8 +8,9 @@ import pytest
 import streamlit as st
 
 from app import services
+from app.panels import workbench
 from app.panels.workbench import Submission
-from app.screens.exercise import GRADED_AGAIN, WORK
+from app.screens.exercise import GRADED_AGAIN
 from app.storage import Profile
 
 from ..app_helpers import (
@@ -205,6 +206,24 @@ def test_typed_code_survives_a_new_session(fake):
     assert again.text_area[0].value == "dh = dlogits @ W2.T  # typed\n"
 
 
+def test_an_auto_save_reruns_only_the_notices_above_the_editor(fake, monkeypatch):
+    """The editor's callback keeps a change as the draft and reruns the notices alone (a draft
+    too long to keep is refused there), never the work area with the feedback and hints."""
+    runs, real = [], workbench.submission
+    monkeypatch.setattr(workbench, "submission", lambda *args: runs.append(args[0]) or real(*args))
+    at = page_test("dh").run()
+    at.text_area[0].input("x = '" + "a" * 66_000 + "'\n").run()
+    assert [w.value for w in at.warning if "longer than the 64 KiB" in w.value], "in the notices"
+    assert services.store().work.draft(_profile(), "dh") is None
+    at = page_test("dh").run()
+    at.text_area[0].input("dh = dlogits @ W2.T  # typed\n").run()
+    assert services.store().work.draft(_profile(), "dh") == "dh = dlogits @ W2.T  # typed\n"
+    assert at.text_area.len == 0 and not at.warning, "this run drew the notices alone: none"
+    assert runs == ["dh", "dh"], "only the pages' first runs ran the work area"
+    submit(page_test("dh").run(), "dh = dlogits @ W2.T\n")
+    assert runs == ["dh"] * 4, "a submission reruns it"
+
+
 def test_a_solved_exercise_stays_solved_in_a_new_session(fake):
     submit(page_test("dlogprobs").run(), f"{SOLVED}\n")
     again = page_test("dlogprobs").run()
@@ -307,9 +326,7 @@ def test_a_new_status_redraws_the_badge_and_the_navigation_with_no_rerun_of_the_
     at = submit(at, f"{SOLVED}\n")
     assert at.success[0].value.startswith("**Solved.**") and _badge(at) == "Solved"
     assert at.session_state["navigations"] == 2
-    # the page never reruns; each submission reruns the grading fragment (the editor's own
-    # smaller fragment, which an auto-save reruns alone, asks for it)
-    assert reruns == [{"scope": WORK}] * 3, "the fragment that graded draws what changes"
+    assert reruns == [], "the fragment that graded draws what the status changes"
 
 
 def _badge(at) -> str:
