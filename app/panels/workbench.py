@@ -14,6 +14,7 @@ import uuid
 from dataclasses import dataclass
 
 import streamlit as st
+from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
 from app import services, session
 from app.classroom import quotas
@@ -84,12 +85,22 @@ def _notice(key: str, event: editor.EditorEvent | None) -> None:
 def _draft_alone(key: str, widget: str) -> None:
     """The editor's callback: keep a mere change as the draft and rerun only the notices; a
     submission (or one still queued) reruns the editor's fragment, which grades it."""
-    if editor.submits(widget) or st.session_state.get(f"pending:{key}"):
+    if editor.submits(widget) or st.session_state.get(f"pending:{key}") or not one_fragment():
         return
     code = editor.changed(widget)
     if code is not None:
         _kept(key, _keep(key, code))
     st.rerun(scope=NOTICES)
+
+
+def one_fragment() -> bool:
+    """Return whether this interaction reruns one fragment (the editor's, whose event it is).
+
+    Else it runs the page (its first run, a link or another widget folded into the same
+    request, or AppTest, which runs the whole script for every event): that run takes the
+    change, and a rerun of the notices alone must not take its place."""
+    ctx = get_script_run_ctx(suppress_warning=True)
+    return ctx is not None and len(ctx.fragment_ids_this_run or ()) == 1
 
 
 def _kept(key: str, refusal: quotas.Refusal | None) -> None:
