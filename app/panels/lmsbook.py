@@ -66,6 +66,7 @@ def render(names: dict[int, str], catalog: Catalog, learners: list[Learner] = ()
         mime="text/csv",
         icon=":material/download:",
         key="gradebook_lms",
+        on_click="ignore",  # no rerun: its deferred file is not replaced while it is fetched
     )
 
 

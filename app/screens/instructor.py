@@ -262,6 +262,8 @@ def _gradebook(learners: list[Learner], view: ClassView, catalog: Catalog) -> No
         auditlog.gradebook_downloaded(who, f"gradebook.{suffix}", len(learners))
         return grading.gradebook_files(names, catalog, learners)[suffix]
 
+    # A click that reran the dashboard would register new files and drop the old, maybe before
+    # the browser's request for the old one is served: the download then fails. So no rerun.
     kinds = (("csv", "text/csv"), ("wide.csv", "text/csv"), ("json", "application/json"))
     for column, (suffix, mime) in zip(st.columns(len(kinds)), kinds, strict=True):
         with column:
@@ -272,6 +274,7 @@ def _gradebook(learners: list[Learner], view: ClassView, catalog: Catalog) -> No
                 mime=mime,
                 icon=":material/download:",
                 key=f"gradebook_{suffix}",
+                on_click="ignore",  # a rerun would replace the file being fetched
             )
     lmsbook.render(names, catalog, learners)  # the book an LMS imports as it is (issue 36)
     lmsgrades.render(catalog)  # the scores sent to the LMS, and those it refused

@@ -206,6 +206,8 @@ def test_the_gradebook_download_validates_against_the_schema(classroom):
         "Download gradebook.wide.csv",
         "Download gradebook.json",
     ]
+    # A click that reran the dashboard would drop the file the browser is fetching.
+    assert [b.proto.ignore_rerun for b in at.get("download_button")] == [True] * 3
     from app.classroom import classbook
     from app.classroom.answers import Answers
 
