@@ -14,14 +14,16 @@ or slower, under the app's rate limit. Last it opens sessions (Home or an exerci
 leaves them idle and prints the server's resident memory per session, and the resident memory
 of the server and of its whole process tree (the sandbox's zygote and workers included).
 It ends with the figures beside issue 12's goals, and the load average before and after (the
-machine's load moves them more than most changes do). `--baseline COMMIT` measures that commit
-first (checked out into a temporary git worktree, as bench_class.py does), then this checkout,
-and prints the ratios baseline / new.
+machine's load moves them more than most changes do). `--baseline COMMIT` also serves that commit
+(checked out into a temporary git worktree, as bench_class.py does) beside this checkout: each
+server's first page in turn, then their exercise pages take turns, one submission each (a change
+in the machine's load falls on both alike), then memory; it prints the ratios baseline / new.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import socket
@@ -65,24 +67,23 @@ def main() -> int:
     parser.add_argument(
         "--baseline",
         default="",
-        help="a commit (main) measured first, from a temporary git worktree, then this checkout;"
-        " the ratios baseline / new are printed",
+        help="a commit (main) served beside this checkout, from a temporary git worktree; their"
+        " submissions alternate; the ratios baseline / new are printed",
     )
     args = parser.parse_args()
     load = os.getloadavg()
-    measured = {}
     with (
         tempfile.TemporaryDirectory(prefix="ninja-bench-") as tmp,
         checkouts(args.baseline, Path(tmp)) as codes,
+        contextlib.ExitStack() as stack,
     ):
+        servers = {}
         for label, code in codes:
             print(f"== {label}", flush=True)
             process, url = start(Path(tmp) / label.split()[0], code)
-            try:
-                measured[label] = measure(url, process.pid, args.sessions, args.submissions)
-            finally:
-                os.killpg(process.pid, signal.SIGTERM)
-                process.wait(timeout=30)
+            stack.callback(stop, process)
+            servers[label] = (url, process.pid)
+        measured = measure(servers, args.sessions, args.submissions)
     for label, figures in measured.items():
         print(f"\n== {label}")
         summary(figures, load, os.getloadavg())
@@ -92,6 +93,12 @@ def main() -> int:
         for name in GOALS:
             print(f"  {name:<48} x{base[name] / new[name]:.2f}" if new[name] else f"  {name}: -")
     return 0
+
+
+def stop(process: subprocess.Popen) -> None:
+    """Stop a server started by start(), and its children."""
+    os.killpg(process.pid, signal.SIGTERM)
+    process.wait(timeout=30)
 
 
 def summary(figures: dict[str, float], before: tuple, after: tuple) -> None:
@@ -156,27 +163,39 @@ def start(tmp: Path, code: Path = ROOT) -> tuple[subprocess.Popen, str]:
     return process, url
 
 
-def measure(url: str, pid: int, sessions: int, submissions: int) -> dict[str, float]:
-    """Time the first page and the feedback, and measure memory per idle session."""
+def measure(servers: dict, sessions: int, submissions: int) -> dict[str, dict[str, float]]:
+    """Time each server's first page, then its feedback (the servers' submissions alternating,
+    so that a change in the machine's load falls on all of them alike), then measure memory per
+    idle session; return each server's figures."""
     from playwright.sync_api import sync_playwright
 
+    figures: dict[str, dict[str, float]] = {}
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_page()
-        start = time.perf_counter()
-        page.goto(url)
-        page.get_by_role("heading", name="Backprop Ninja").wait_for(timeout=WAIT_MS)
-        first = time.perf_counter() - start
-        page.get_by_text("words, vocabulary").wait_for(timeout=WAIT_MS)
-        complete = time.perf_counter() - start
-        print(f"first page (Home title) rendered in {first:.2f} s after the server was up")
-        print(f"Home complete (dataset figures shown) in {complete:.2f} s")
-        p50, p95 = feedback(browser, f"{url}/dprobs", submissions)
-        print(f"second session, Home title in {_open(browser, url):.2f} s")
-        per = idle_memory(browser, url, pid, sessions)
+        firsts = {label: first_page(browser, url) for label, (url, _) in servers.items()}
+        exercise = {label: f"{url}/dprobs" for label, (url, _) in servers.items()}
+        painted = feedback(browser, exercise, submissions)
+        for label, (url, pid) in servers.items():
+            print(f"== {label}: second session, Home title in {_open(browser, url):.2f} s")
+            per = idle_memory(browser, url, pid, sessions)
+            figures[label] = dict(zip(GOALS, (firsts[label], *painted[label], per), strict=True))
         browser.close()
-    names = list(GOALS)
-    return dict(zip(names, (first, p50, p95, per), strict=True))
+    return figures
+
+
+def first_page(browser, url: str) -> float:
+    """Open Home in a new page; print the time to its title and to its dataset figures."""
+    page = browser.new_page()
+    start = time.perf_counter()
+    page.goto(url)
+    page.get_by_role("heading", name="Backprop Ninja").wait_for(timeout=WAIT_MS)
+    first = time.perf_counter() - start
+    page.get_by_text("words, vocabulary").wait_for(timeout=WAIT_MS)
+    complete = time.perf_counter() - start
+    print(f"{url}: first page (Home title) rendered in {first:.2f} s after the server was up")
+    print(f"{url}: Home complete (dataset figures shown) in {complete:.2f} s")
+    page.close()
+    return first
 
 
 def paint_watch(lost_ms: int) -> str:
@@ -202,36 +221,48 @@ def paint_watch(lost_ms: int) -> str:
 WATCH = paint_watch(15000)
 
 
-def feedback(browser, url: str, submissions: int, warmup: int = 3) -> tuple[float, float]:
-    """Print and return p50 and p95 (ms) of Ctrl+Enter to the new feedback painted, warm page."""
+def feedback(browser, urls: dict, submissions: int, warmup: int = 3) -> dict:
+    """Print and return, per server, p50 and p95 (ms) of Ctrl+Enter to the new feedback
+    painted on a warm page; the servers' pages take turns, one submission each."""
+    pages = {label: _exercise_page(browser, url) for label, url in urls.items()}
+    times: dict[str, list[float]] = {label: [] for label in urls}
+    lost = dict.fromkeys(urls, 0)
+    for i in range(warmup + submissions):
+        for label, (page, content) in pages.items():
+            began = time.perf_counter()
+            content.click()
+            page.keyboard.press("Control+a")
+            page.keyboard.type(f"dprobs = torch.ones_like(probs) * {i + 2}.25")
+            page.wait_for_timeout(1000)  # the auto-save settles, as when a learner pauses
+            page.evaluate(WATCH)
+            page.keyboard.press("Control+Enter")
+            painted = page.evaluate("window.painted")
+            if i >= warmup and painted is None:
+                lost[label] += 1
+            elif i >= warmup:
+                times[label].append(painted)
+            time.sleep(max(0.0, 1.2 - (time.perf_counter() - began)))  # under the rate limit
+    figures = {}
+    for label, (page, _) in pages.items():
+        ms = sorted(times[label])
+        p50, p95 = ms[len(ms) // 2], ms[min(len(ms) - 1, round(0.95 * len(ms)) - 1)]
+        print(
+            f"{label}: submit (Ctrl+Enter) to feedback painted, warm page, {len(ms)} "
+            f"submissions: p50 {p50:.0f} ms, p95 {p95:.0f} ms, max {ms[-1]:.0f} ms; "
+            f"{lost[label]} without feedback within 15 s"
+        )
+        page.close()
+        figures[label] = (p50, p95)
+    return figures
+
+
+def _exercise_page(browser, url: str) -> tuple:
+    """Open an exercise page; return it and its editor's content, once drawn."""
     page = browser.new_page(viewport={"width": 1400, "height": 1800})
     page.goto(url)
     content = page.frame_locator(EDITOR).locator(".ace_content")
     content.wait_for(timeout=WAIT_MS)
-    times, lost = [], 0
-    for i in range(warmup + submissions):
-        began = time.perf_counter()
-        content.click()
-        page.keyboard.press("Control+a")
-        page.keyboard.type(f"dprobs = torch.ones_like(probs) * {i + 2}.25")
-        page.wait_for_timeout(1000)  # the auto-save settles, as when a learner pauses
-        page.evaluate(WATCH)
-        page.keyboard.press("Control+Enter")
-        painted = page.evaluate("window.painted")
-        if i >= warmup and painted is None:
-            lost += 1
-        elif i >= warmup:
-            times.append(painted)
-        time.sleep(max(0.0, 1.2 - (time.perf_counter() - began)))  # under the rate limit
-    times.sort()
-    p50, p95 = times[len(times) // 2], times[min(len(times) - 1, round(0.95 * len(times)) - 1)]
-    print(
-        f"submit (Ctrl+Enter) to feedback painted, warm page, {len(times)} submissions: "
-        f"p50 {p50:.0f} ms, p95 {p95:.0f} ms, max {times[-1]:.0f} ms; "
-        f"{lost} without feedback within 15 s"
-    )
-    page.close()
-    return p50, p95
+    return page, content
 
 
 def idle_memory(browser, url: str, pid: int, sessions: int) -> float:

@@ -88,6 +88,7 @@ class StreamlitSession:
         self.token = secrets.token_hex(6)  # the page's stamp (editor.STAMP_SCRIPT)
         self.seq, self.last_submit = 0, None
         self.runs_finished = 0
+        self.elements = 0  # elements the server has drawn (new_element deltas), every run's
         self._socket = None
         self._reader = self._ticker = None
         self._finished = asyncio.Event()
@@ -225,6 +226,7 @@ class StreamlitSession:
         elif kind == "navigation":  # st.navigation: the page being shown (new_session names
             self.page_hash = message.navigation.page_script_hash  # the main script)
         elif kind == "delta" and message.delta.WhichOneof("type") == "new_element":
+            self.elements += 1
             self._element(message.delta.new_element, message.delta.fragment_id)
         elif kind == "auto_rerun":
             self._registered[message.auto_rerun.fragment_id] = message.auto_rerun.interval

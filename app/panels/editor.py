@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import streamlit as st
@@ -118,16 +119,57 @@ class EditorEvent:
 
 
 def code_input(
-    key: str, initial: str, *, kind: str = "ace", lines: int = 8, label: str = SUBMIT_LABEL
+    key: str,
+    initial: str,
+    *,
+    kind: str = "ace",
+    lines: int = 8,
+    label: str = SUBMIT_LABEL,
+    on_event: Callable[[], object] | None = None,
 ) -> EditorEvent | None:
     """Show an editor holding initial; return the learner's latest change or submission (its
-    button says `label`: Submit, or Run for the scratchpad)."""
+    button says `label`: Submit, or Run for the scratchpad). on_event is the callback of the
+    editor's events (the Ace editor's every value, the plain editor's text), called before
+    the run that reads them; in it, `submits(key)` tells a submission, `changed(key)` takes a
+    change."""
     if kind == "plain":
-        return _plain(key, initial, lines, label)
-    return _ace(key, initial, lines, label)
+        return _plain(key, initial, lines, label, on_event)
+    return _ace(key, initial, lines, label, on_event)
 
 
-def _ace(key: str, initial: str, lines: int, label: str = SUBMIT_LABEL) -> EditorEvent | None:
+def submits(key: str) -> bool:
+    """Return whether the editor key's latest event (read in its callback) is a submission
+    not taken yet: the plain editor's Submit button, or an Ace value with a new ticket."""
+    if st.session_state.get(f"{key}:submit"):
+        return True
+    response = st.session_state.get(key)
+    return isinstance(response, dict) and bool(response.get("id")) and _ticket(response) is not None
+
+
+def changed(key: str) -> str | None:
+    """Return the code of the editor key's latest event, read in its callback, if it is a
+    change not reported yet (then it never is: the run that follows is told it was seen)."""
+    response, seen = st.session_state.get(key), f"{key}:seen"
+    if isinstance(response, str):  # the plain editor's text
+        if st.session_state.get(seen) == response:
+            return None
+        st.session_state[seen] = response
+        return response
+    if not isinstance(response, dict) or not response.get("id"):
+        return None
+    if _ticket(response) is not None or st.session_state.get(seen) == response["id"]:
+        return None
+    st.session_state[seen] = response["id"]
+    return as_text(response.get("text"))
+
+
+def _ace(
+    key: str,
+    initial: str,
+    lines: int,
+    label: str = SUBMIT_LABEL,
+    on_event: Callable[[], object] | None = None,
+) -> EditorEvent | None:
     """Render the Ace editor; report each response once (the component repeats its last)."""
     st.html(STAMP_SCRIPT, unsafe_allow_javascript=True)
     response = _ace_component()(
@@ -136,12 +178,15 @@ def _ace(key: str, initial: str, lines: int, label: str = SUBMIT_LABEL) -> Edito
         theme="default",
         shortcuts="vscode",
         key=key,
-        height=[lines, 2 * lines + 14],
+        # Tuples, not lists: each argument that is a list or a dict is checked for a data
+        # frame (1.5 ms for these five lists, each time the editor is drawn); a tuple is not,
+        # and reaches the browser as the same JSON array.
+        height=(lines, 2 * lines + 14),
         focus=False,
-        snippets=["", ""],
-        completions=[],
+        snippets=("", ""),
+        completions=(),
         keybindings={},
-        buttons=[SUBMIT_BUTTON | {"name": label}],
+        buttons=(SUBMIT_BUTTON | {"name": label},),
         options=ACE_OPTIONS,
         props=ACE_PROPS,
         editor_props={},
@@ -150,9 +195,10 @@ def _ace(key: str, initial: str, lines: int, label: str = SUBMIT_LABEL) -> Edito
         info={},
         allow_reset=False,
         replace_completer=False,
-        response_mode=["debounce", "blur"],
+        response_mode=("debounce", "blur"),
         ghost_text="",
         default=EMPTY_RESPONSE,
+        on_change=on_event,
     )
     if not response or not response.get("id"):
         return None
@@ -218,13 +264,21 @@ def as_text(value: object) -> str:
     return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
-def _plain(key: str, initial: str, lines: int, label: str = SUBMIT_LABEL) -> EditorEvent | None:
+def _plain(
+    key: str,
+    initial: str,
+    lines: int,
+    label: str = SUBMIT_LABEL,
+    on_event: Callable[[], object] | None = None,
+) -> EditorEvent | None:
     """Render a text area and a Submit button (for AppTest and for browsers without JS)."""
-    code = st.text_area("Your code", value=initial, key=key, height=24 * lines + 16)
+    code = st.text_area(
+        "Your code", value=initial, key=key, height=24 * lines + 16, on_change=on_event
+    )
     submitted = st.button(label, key=f"{key}:submit", type="primary")
     seen = f"{key}:seen"
-    changed = st.session_state.get(seen, initial) != code
+    differs = st.session_state.get(seen, initial) != code
     st.session_state[seen] = code
     if submitted:
         return EditorEvent(code, code, f"plain:{uuid.uuid4().hex}")
-    return EditorEvent(code) if changed else None
+    return EditorEvent(code) if differs else None

@@ -14,6 +14,7 @@ import uuid
 from dataclasses import dataclass
 
 import streamlit as st
+from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
 from app import services, session
 from app.classroom import quotas
@@ -34,8 +35,15 @@ class Submission:
     code: str
 
 
-def editor_event(key: str, starter: str, lines: int = 8) -> editor.EditorEvent | None:
-    """Show the editor for key, opened on the saved draft (else starter); save each change."""
+def editor_event(
+    key: str, starter: str, lines: int = 8, drafts: bool = False
+) -> editor.EditorEvent | None:
+    """Show the editor for key, opened on the saved draft (else starter); save each change.
+
+    drafts: the editor's callback keeps each change and reruns only the notices above the
+    editor (a fragment of their own, `_notices`) instead of the fragment that holds the
+    editor, which a submission still reruns. For one editor a run: its fragment's key is fixed.
+    """
     if visits.arrived(key):  # a fresh editor on each visit, so it shows the latest draft
         st.session_state.pop(f"initial:{key}", None)
         st.session_state[f"version:{key}"] = st.session_state.get(f"version:{key}", 0) + 1
@@ -45,24 +53,89 @@ def editor_event(key: str, starter: str, lines: int = 8) -> editor.EditorEvent |
     notice = st.empty()  # above the editor, filled once the editor's event is known
     widget = f"editor:{key}:{st.session_state.get(f'version:{key}', 0)}"
     kind = services.config().editor
-    event = editor.code_input(widget, st.session_state[f"initial:{key}"], kind=kind, lines=lines)
+    on_event = (lambda: _draft_alone(key, widget)) if drafts else None
+    event = editor.code_input(
+        widget, st.session_state[f"initial:{key}"], kind=kind, lines=lines, on_event=on_event
+    )
+    if not drafts:
+        with notice.container():
+            _notice(key, event)
+        return event
     if event is not None and event.submitted is None:
-        with notice.container():
-            keep_draft(key, event.code)
-    if event is None or event.submitted is None:  # a new submission takes the old one's place
-        with notice.container():
-            _not_graded(key)
+        _kept(key, _keep(key, event.code))
+    elif event is not None:  # a new submission takes the old one's place
+        st.session_state[f"{NOTICE}:{key}"] = (None, False)
+    with notice.container():
+        _notices(key)
     return event
+
+
+NOTICE = "editor:notice"  # session key: what the notices above an editor say (see `_kept`)
+NOTICES = "editor-notices"  # the key of their fragment, which an auto-save reruns alone
+
+
+def _notice(key: str, event: editor.EditorEvent | None) -> None:
+    """Keep a change as the draft, and say which submissions a stopped server never graded."""
+    if event is not None and event.submitted is None:
+        keep_draft(key, event.code)
+    if event is None or event.submitted is None:  # a new submission takes the old one's place
+        _not_graded(key)
+
+
+def _draft_alone(key: str, widget: str) -> None:
+    """The editor's callback: keep a mere change as the draft and rerun only the notices; a
+    submission (or one still queued) reruns the editor's fragment, which grades it."""
+    if editor.submits(widget) or st.session_state.get(f"pending:{key}") or not one_fragment():
+        return
+    code = editor.changed(widget)
+    if code is not None:
+        _kept(key, _keep(key, code))
+    st.rerun(scope=NOTICES)
+
+
+def one_fragment() -> bool:
+    """Return whether this interaction reruns one fragment (the editor's, whose event it is).
+
+    Else it runs the page (its first run, a link or another widget folded into the same
+    request, or AppTest, which runs the whole script for every event): that run takes the
+    change, and a rerun of the notices alone must not take its place."""
+    ctx = get_script_run_ctx(suppress_warning=True)
+    return ctx is not None and len(ctx.fragment_ids_this_run or ()) == 1
+
+
+def _kept(key: str, refusal: quotas.Refusal | None) -> None:
+    """Remember what the notices say after a change: its refusal, if any, and the stopped
+    server's submissions."""
+    st.session_state[f"{NOTICE}:{key}"] = (refusal, True)
+
+
+@st.fragment(key=NOTICES)
+def _notices(key: str) -> None:
+    """Show what the notices above the editor say (`_kept`); rerun alone by an auto-save."""
+    refusal, changed = st.session_state.get(f"{NOTICE}:{key}", (None, True))
+    if refusal is not None:
+        st.warning(refusal.message(), icon=":material/block:")
+    if changed:
+        _not_graded(key)
 
 
 def keep_draft(key: str, code: str) -> bool:
     """Keep code as key's draft unless it is longer than one learner may keep (say so)."""
-    refusal = quotas.draft_refusal(code, services.config().quota_draft_kib)
+    refusal = _keep(key, code)
     if refusal is not None:
-        refuse(refusal)
-        return False
-    services.store().work.save_draft(session.profile(), key, code)
-    return True
+        st.warning(refusal.message(), icon=":material/block:")
+    return refusal is None
+
+
+def _keep(key: str, code: str) -> quotas.Refusal | None:
+    """Keep code as key's draft unless it is too long; return that refusal (recorded for the
+    dashboard), else None."""
+    refusal = quotas.draft_refusal(code, services.config().quota_draft_kib)
+    if refusal is None:
+        services.store().work.save_draft(session.profile(), key, code)
+    else:
+        quotas.Quotas(services.store()).hit(session.profile().id, refusal.limit)
+    return refusal
 
 
 def refuse(refusal: quotas.Refusal) -> None:

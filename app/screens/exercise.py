@@ -58,13 +58,15 @@ def _work(
     the derivation, the hints and the reveal; and, in their places above, the status badge
     and the graph's colours.
 
-    A fragment, so that a submission (or an auto-save) reruns only this part and the feedback
-    is drawn by the run that graded it. What the status changes outside it (the badge, the
-    graph) is drawn by each of its runs into the containers the page keeps for them, after
-    the grading; a new status sends the navigation again for its icons. No run of the whole
-    page follows a submission.
+    A fragment, so that a submission reruns only this part and the feedback is drawn by the
+    run that graded it; an auto-save does not rerun it (the editor's callback keeps the draft
+    and reruns only the small fragment of the editor's notices). What the status changes
+    outside it (the badge, the graph) is drawn by each of its runs into the containers the
+    page keeps for them, after the grading; a new status sends the navigation again for its
+    icons. No run of the whole page follows a submission.
     """
-    code = workbench.submission(exercise_id, workbench.editor_event(exercise_id, view.starter))
+    event = workbench.editor_event(exercise_id, view.starter, drafts=True)
+    code = workbench.submission(exercise_id, event)
     changed = code is not None and _grade(session.grader(), exercise_id, code)
     result = st.session_state.get(f"result:{exercise_id}")
     if result is not None:

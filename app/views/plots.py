@@ -20,73 +20,91 @@ MAX_TICKS = 12
 PANEL_WIDTH, PANEL_HEIGHT = 200, 180
 
 
+# The three panels' grids: one column each of the one table the browser gets.
+GRIDS = ("yours", "autograd", "diff")
+# Drawn on a canvas, without a description string per cell for screen readers: a wrong (32, 27)
+# gradient's 2,592 cells took chromium 250 ms more drawn as SVG paths, each described (issue 39).
+# The chart as a whole keeps its title and the sentences above it.
+DRAWING = {"usermeta": {"embedOptions": {"renderer": "canvas"}}}
+
+
 def heatmap_chart(heatmap: Heatmap, name: str) -> tuple[pd.DataFrame, dict]:
     """Return the cells and a Vega-Lite spec of three panels, like the lecture's dlogits image:
     yours, autograd's, the difference. The browser draws them (the server sends numbers).
 
     Yours and autograd's share one colour scale so that they can be compared by eye; the
-    difference has its own scale, centred on zero.
+    difference has its own scale, centred on zero. One table holds a row per cell with the three
+    values side by side: each panel colours its cells by its own column.
     """
     low, high = _range([heatmap.learner, heatmap.reference])
     spread = max(abs(v) for row in heatmap.diff for v in row) or 1.0
     shared = {"scheme": "greys", "reverse": True, "domain": [low, high]}
     centred = {"scheme": "redblue", "reverse": True, "domain": [-spread, spread]}
-    both = [_panel(0, f"your {name}", heatmap, shared), _panel(1, "autograd", heatmap, shared)]
+    yours, autograd, diff = GRIDS
+    both = [
+        _panel(yours, f"your {name}", heatmap, shared),
+        _panel(autograd, "autograd", heatmap, shared),
+    ]
     spec = {
         "hconcat": [
             {"hconcat": both, "resolve": {"scale": {"color": "shared"}}},
-            _panel(2, "yours − autograd", heatmap, centred),
+            _panel(diff, "yours − autograd", heatmap, centred),
         ],
         "resolve": {"scale": {"color": "independent"}},
-        "config": {"legend": {"orient": "bottom", "gradientLength": PANEL_WIDTH}},
+        "config": {
+            "legend": {"orient": "bottom", "gradientLength": PANEL_WIDTH},
+            "mark": {"aria": False},
+        },
+        **DRAWING,
     }
     return _cells(heatmap), spec
 
 
-# The table goes to the browser as Arrow columns: in these types a (32, 27) gradient's three
-# grids take 23 kB, not the 83 kB of 64-bit columns, at each submission that shows them.
-COMPACT = {"panel": "int8", "row": "int32", "col": "int32", "value": "float32"}
+# The table goes to the browser as Arrow columns: in these types a (32, 27) gradient's cells take
+# 20 bytes each, the three values side by side (a row per panel's cell before: 13 bytes, 3 times).
+COMPACT = {"row": "int32", "col": "int32", **dict.fromkeys(GRIDS, "float32")}
 
 
 def _cells(heatmap: Heatmap) -> pd.DataFrame:
-    """Return the three grids as columns of one table: panel, row, col, value. The first three
-    depend only on the grids' shape and are built once per shape; the values are the learner's
-    (a (32, 64) gradient's table took 7-11 ms built cell by cell, under 1 ms so)."""
+    """Return the cells as columns of one table: row, col and the three grids' values. The first
+    two depend only on the grid's shape and are built once per shape; the values are the
+    learner's (a (32, 64) gradient's table took 7-11 ms built cell by cell, under 1 ms so)."""
     grids = (heatmap.learner, heatmap.reference, heatmap.diff)
-    cells = _places(tuple(tuple(len(values) for values in grid) for grid in grids)).copy()
-    cells["value"] = pd.Series(
-        [v for grid in grids for values in grid for v in values], dtype=COMPACT["value"]
-    )
+    cells = _places(tuple(len(values) for values in heatmap.learner)).copy()
+    for column, grid in zip(GRIDS, grids, strict=True):
+        cells[column] = pd.Series([v for values in grid for v in values], dtype=COMPACT[column])
     return cells
 
 
 @lru_cache(maxsize=64)
-def _places(shape: tuple[tuple[int, ...], ...]) -> pd.DataFrame:
-    """Return the panel, row and col of every cell of grids whose rows have these lengths, in
-    order (kept per shape: it does not depend on the values; the caller copies it)."""
-    table: dict[str, list] = {"panel": [], "row": [], "col": []}
-    for panel, lengths in enumerate(shape):
-        for row, length in enumerate(lengths):
-            table["panel"] += [panel] * length
-            table["row"] += [row] * length
-            table["col"] += range(length)
+def _places(lengths: tuple[int, ...]) -> pd.DataFrame:
+    """Return the row and col of every cell of a grid whose rows have these lengths, in order
+    (kept per shape: it does not depend on the values; the caller copies it)."""
+    table: dict[str, list] = {"row": [], "col": []}
+    for row, length in enumerate(lengths):
+        table["row"] += [row] * length
+        table["col"] += range(length)
     return pd.DataFrame(table).astype({k: COMPACT[k] for k in table})
 
 
-def _panel(index: int, title: str, heatmap: Heatmap, scale: dict) -> dict:
-    """Return one panel: its grid's cells as rectangles, the wrong rows and columns as ticks."""
+def _panel(grid: str, title: str, heatmap: Heatmap, scale: dict) -> dict:
+    """Return one panel: the cells as rectangles coloured by one grid's column, the wrong rows
+    and columns as ticks; the cell under the pointer tells its row, column and value."""
+    x, y = _axis("col", "column", heatmap.cols), _axis("row", "row", heatmap.rows)
+    color = {"field": grid, "type": "quantitative", "scale": scale, "title": None}
+    tooltip = [_tip(x), _tip(y), {"field": grid, "type": "quantitative", "title": "value"}]
     return {
         "title": {"text": title, "fontSize": 12, "fontWeight": "normal"},
-        "transform": [{"filter": f"datum.panel == {index}"}],
         "mark": "rect",
         "width": PANEL_WIDTH,
         "height": PANEL_HEIGHT,
-        "encoding": {
-            "x": _axis("col", "column", heatmap.cols),
-            "y": _axis("row", "row", heatmap.rows),
-            "color": {"field": "value", "type": "quantitative", "scale": scale, "title": None},
-        },
+        "encoding": {"x": x, "y": y, "color": color, "tooltip": tooltip},
     }
+
+
+def _tip(channel: dict) -> dict:
+    """Return a position channel's line in the tooltip: its field, under its title."""
+    return {"field": channel["field"], "type": "ordinal", "title": channel["title"]}
 
 
 def _axis(field: str, title: str, wrong: tuple[int, ...]) -> dict:

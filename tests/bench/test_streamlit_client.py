@@ -4,7 +4,7 @@ bench/bench_class.py drives simulated learners with this client; if the app's pa
 component's messages or Streamlit's protocol change, this test fails instead of the benchmark
 silently timing nothing. One session opens an exercise page over the websocket, submits a wrong
 answer and then the right one through the editor's messages, and gets each verdict back; the
-app recorded both attempts.
+app recorded both attempts. The auto-save before them redraws nothing of the page.
 """
 
 from __future__ import annotations
@@ -38,7 +38,9 @@ async def wrong_then_right(client, url: str, right: str):
     session = client.StreamlitSession(url, "dprobs")
     try:
         await session.open(timeout=120)
+        drawn = session.elements
         await session.change(WRONG)
+        session.auto_save_drew = session.elements - drawn
         wrong = await session.submit(WRONG, timeout=120)
         solved = await session.submit(right, timeout=120)
     finally:
@@ -62,6 +64,9 @@ def test_a_session_submits_through_the_editor_and_gets_verdicts(tmp_path):
         stop_server(server.process)
     assert session.editor_id.endswith("editor:dprobs:1"), session.editor_id
     assert session.fragment_id, "the editor is drawn in the work area's fragment"
+    # an auto-save reruns only the notices above the editor (none here), not the work area
+    # that holds the editor (whose run drew 9 elements: the editor, hints, badge, graph...)
+    assert session.auto_save_drew == 0, session.auto_save_drew
     assert (wrong.kind, solved.kind) == ("not yet", "solved"), (wrong.text, solved.text)
     with contextlib.closing(sqlite3.connect(data / "progress.sqlite3")) as db:
         rows = db.execute(

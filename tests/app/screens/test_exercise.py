@@ -8,6 +8,7 @@ import pytest
 import streamlit as st
 
 from app import services
+from app.panels import workbench
 from app.panels.workbench import Submission
 from app.screens.exercise import GRADED_AGAIN
 from app.storage import Profile
@@ -203,6 +204,32 @@ def test_typed_code_survives_a_new_session(fake):
     at.text_area[0].input("dh = dlogits @ W2.T  # typed\n").run()
     again = page_test("dh").run()
     assert again.text_area[0].value == "dh = dlogits @ W2.T  # typed\n"
+
+
+def test_an_auto_save_reruns_only_the_notices_above_the_editor(fake, monkeypatch):
+    """The editor's callback keeps a change as the draft and reruns the notices alone (a draft
+    too long to keep is refused there), never the work area with the feedback and hints.
+
+    A browser's event reruns the fragment that holds its widget; AppTest runs the whole script
+    for every event, as a page's run folded with the event would: the callback then leaves the
+    change to that run. So the browser's case is told to the callback here."""
+    runs, real = [], workbench.submission
+    monkeypatch.setattr(workbench, "submission", lambda *args: runs.append(args[0]) or real(*args))
+    at = page_test("dh").run()
+    at.text_area[0].input("dh = 1  # a run of the page takes it\n").run()
+    assert services.store().work.draft(_profile(), "dh") == "dh = 1  # a run of the page takes it\n"
+    assert at.text_area.len == 1 and runs == ["dh", "dh"], "the page's run, work area included"
+    monkeypatch.setattr(workbench, "one_fragment", lambda: True)  # the editor's fragment
+    at.text_area[0].input("x = '" + "a" * 66_000 + "'\n").run()
+    assert [w.value for w in at.warning if "longer than the 64 KiB" in w.value], "in the notices"
+    assert services.store().work.draft(_profile(), "dh") == "dh = 1  # a run of the page takes it\n"
+    at = page_test("dh").run()
+    at.text_area[0].input("dh = dlogits @ W2.T  # typed\n").run()
+    assert services.store().work.draft(_profile(), "dh") == "dh = dlogits @ W2.T  # typed\n"
+    assert at.text_area.len == 0 and not at.warning, "this run drew the notices alone: none"
+    assert runs == ["dh"] * 3, "only the pages' runs ran the work area"
+    submit(page_test("dh").run(), "dh = dlogits @ W2.T\n")
+    assert runs == ["dh"] * 5, "a submission reruns it"
 
 
 def test_a_solved_exercise_stays_solved_in_a_new_session(fake):

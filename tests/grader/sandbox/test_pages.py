@@ -200,10 +200,12 @@ def test_pages_that_are_not_mapped_any_more_are_skipped():
 
 
 def test_a_probe_that_never_ends_is_killed_and_reports_nothing(monkeypatch):
+    usual = pages.PROBE_SECONDS
     monkeypatch.setattr(pages, "PROBE_SECONDS", 0.1)
 
     def check() -> bool:
         hung = pages.learn(lambda: signal.pause(), USERNS)
+        pages.PROBE_SECONDS = usual  # the next probe has its usual time (0.1 s is short at load 13)
         return hung == pages.Learnt() and _learnt_the_written_pages(USERNS)
 
     assert _like_a_zygote(check) == 0
