@@ -24,13 +24,11 @@ import json
 import os
 import resource
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-from bench_sandbox_cpu import checkouts
+from bench_sandbox_cpu import checkouts, run_in
 
 import data
 from grader import Grader
@@ -133,15 +131,6 @@ def lines(found: dict, key: str) -> str:
     )
 
 
-def _in(checkout: Path, args) -> dict:
-    """Run this benchmark on a checkout's grader (first on the path); return its figures."""
-    env = {**os.environ, "PYTHONPATH": str(checkout)}
-    argv = [sys.executable, str(Path(__file__).resolve()), "--json"]
-    argv += ["--rounds", str(args.rounds), "--pace", str(args.pace)]
-    done = subprocess.run(argv, cwd=checkout, env=env, check=True, capture_output=True, text=True)
-    return json.loads(done.stdout.splitlines()[-1])
-
-
 def side_by_side(args) -> None:
     """Alternate fresh runs of the baseline's grader and this checkout's; print the medians of
     each figure and the ratios baseline / new."""
@@ -149,7 +138,7 @@ def side_by_side(args) -> None:
     with tempfile.TemporaryDirectory() as tmp, checkouts(args.baseline, Path(tmp)) as trees:
         for i in range(args.pairs):
             for label, tree in trees:
-                found.setdefault(label, []).append(run_of := _in(tree, args))
+                found.setdefault(label, []).append(run_of := run_in(tree, args, __file__))
                 print(
                     f"pair {i + 1}, {label}: first {run_of['first'] * 1000:.0f} ms, one at a "
                     f"time p50 {run_of['paced']['p50'] * 1000:.1f} ms, load {run_of['load']:.1f}",

@@ -162,10 +162,11 @@ def checkouts(baseline: str, folder: Path) -> Iterator[list[tuple[str, Path]]]:
         subprocess.run([*git, "worktree", "remove", "--force", str(path)], check=False)
 
 
-def _in(checkout: Path, args) -> dict:
-    """Run this benchmark on a checkout's grader (first on the path); return its figures."""
+def run_in(checkout: Path, args, script: str = __file__) -> dict:
+    """Run a benchmark script (this one unless told) on a checkout's grader (first on the
+    path) with --json; return its figures."""
     env = {**os.environ, "PYTHONPATH": str(checkout)}
-    argv = [sys.executable, str(Path(__file__).resolve()), "--json"]
+    argv = [sys.executable, str(Path(script).resolve()), "--json"]
     argv += ["--rounds", str(args.rounds), "--pace", str(args.pace)]
     done = subprocess.run(argv, cwd=checkout, env=env, check=True, capture_output=True, text=True)
     return json.loads(done.stdout.splitlines()[-1])
@@ -178,7 +179,7 @@ def side_by_side(args) -> None:
     with tempfile.TemporaryDirectory() as tmp, checkouts(args.baseline, Path(tmp)) as trees:
         for i in range(args.pairs):
             for label, tree in trees:
-                found.setdefault(label, []).append(_in(tree, args))
+                found.setdefault(label, []).append(run_in(tree, args))
                 print(f"pair {i + 1}, {label:16s}: {line(found[label][-1])}", flush=True)
     medians = {k: {f: statistics.median(r[f] for r in v) for f in v[0]} for k, v in found.items()}
     (old, a), (new, b) = medians.items()
