@@ -599,6 +599,7 @@ async def one_learner_alone(side: Side, exercise: str, right: str, wrongs, spent
     used = side.cpu()
     await session.open()
     spent["open"].append(side.cpu() - used)
+    await asyncio.sleep(1.0)  # the learner reads the page before typing
     for kind, code in (("auto-save", wrongs[0]), ("right", right), ("wrong", wrongs[1])):
         used = side.cpu()
         if kind == "auto-save":

@@ -43,6 +43,8 @@ def editor_event(
     drafts: the editor's callback keeps each change and reruns only the notices above the
     editor (a fragment of their own, `_notices`) instead of the fragment that holds the
     editor, which a submission still reruns. For one editor a run: its fragment's key is fixed.
+    The fragment that holds the editor calls `drawn(key)` at its end; until it has, and for
+    SETTLED seconds after, a change reruns that fragment too (see `_draft_alone`).
     """
     if visits.arrived(key):  # a fresh editor on each visit, so it shows the latest draft
         st.session_state.pop(f"initial:{key}", None)
@@ -57,6 +59,8 @@ def editor_event(
     event = editor.code_input(
         widget, st.session_state[f"initial:{key}"], kind=kind, lines=lines, on_event=on_event
     )
+    if drafts:
+        st.session_state[f"{DRAWN}:{key}"] = (time.monotonic(), None)
     if not drafts:
         with notice.container():
             _notice(key, event)
@@ -72,6 +76,26 @@ def editor_event(
 
 NOTICE = "editor:notice"  # session key: what the notices above an editor say (see `_kept`)
 NOTICES = "editor-notices"  # the key of their fragment, which an auto-save reruns alone
+DRAWN = "editor:drawn"  # session key: when the editor's fragment last started and ended a run
+# Seconds after the end of a run of the editor's fragment during which a change still reruns
+# it. Streamlit sends a run's elements to the browser a moment after they are drawn, and a new
+# run of a fragment drops the elements of the fragment not sent yet: a change that arrives
+# while a submission is graded (the editor's debounced auto-save) starts a run of the editor's
+# fragment as the grading run ends, which would drop the verdict before the browser saw it.
+SETTLED = 0.5
+
+
+def drawn(key: str) -> None:
+    """Say that the fragment holding key's editor (drafts=True) ran to its end."""
+    started, _ = st.session_state.get(f"{DRAWN}:{key}", (None, None))
+    st.session_state[f"{DRAWN}:{key}"] = (started, time.monotonic())
+
+
+def settled(key: str) -> bool:
+    """Return whether the last run of key's editor's fragment ended, SETTLED seconds ago: its
+    elements have reached the browser, and a run of the notices alone cannot drop them."""
+    _, ended = st.session_state.get(f"{DRAWN}:{key}", (None, None))
+    return ended is not None and time.monotonic() - ended >= SETTLED
 
 
 def _notice(key: str, event: editor.EditorEvent | None) -> None:
@@ -84,8 +108,12 @@ def _notice(key: str, event: editor.EditorEvent | None) -> None:
 
 def _draft_alone(key: str, widget: str) -> None:
     """The editor's callback: keep a mere change as the draft and rerun only the notices; a
-    submission (or one still queued) reruns the editor's fragment, which grades it."""
+    submission (or one still queued) reruns the editor's fragment, which grades it, and so
+    does a change while that fragment's last run may not have reached the browser (`settled`).
+    """
     if editor.submits(widget) or st.session_state.get(f"pending:{key}") or not one_fragment():
+        return
+    if not settled(key):
         return
     code = editor.changed(widget)
     if code is not None:

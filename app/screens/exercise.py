@@ -86,6 +86,7 @@ def _work(
         _badge(view.id)
     with graph:
         _graph(session.grader(), exercise_id)
+    workbench.drawn(exercise_id)  # an auto-save may now rerun the notices alone
     if changed:
         renavigate()  # the navigation's icons show the new status
 

@@ -18,6 +18,8 @@ import sys
 
 import pytest
 
+from app.panels.workbench import SETTLED
+
 from ..e2e.e2e_helpers import ROOT, start_server, stop_server
 
 WRONG = "dprobs = 1 / 0"
@@ -38,6 +40,7 @@ async def wrong_then_right(client, url: str, right: str):
     session = client.StreamlitSession(url, "dprobs")
     try:
         await session.open(timeout=120)
+        await asyncio.sleep(SETTLED + 0.1)  # a learner reads before typing
         drawn = session.elements
         await session.change(WRONG)
         session.auto_save_drew = session.elements - drawn

@@ -220,6 +220,7 @@ def test_an_auto_save_reruns_only_the_notices_above_the_editor(fake, monkeypatch
     assert services.store().work.draft(_profile(), "dh") == "dh = 1  # a run of the page takes it\n"
     assert at.text_area.len == 1 and runs == ["dh", "dh"], "the page's run, work area included"
     monkeypatch.setattr(workbench, "one_fragment", lambda: True)  # the editor's fragment
+    monkeypatch.setattr(workbench, "SETTLED", 0.0)  # its last run reached the browser
     at.text_area[0].input("x = '" + "a" * 66_000 + "'\n").run()
     assert [w.value for w in at.warning if "longer than the 64 KiB" in w.value], "in the notices"
     assert services.store().work.draft(_profile(), "dh") == "dh = 1  # a run of the page takes it\n"
@@ -230,6 +231,25 @@ def test_an_auto_save_reruns_only_the_notices_above_the_editor(fake, monkeypatch
     assert runs == ["dh"] * 3, "only the pages' runs ran the work area"
     submit(page_test("dh").run(), "dh = dlogits @ W2.T\n")
     assert runs == ["dh"] * 5, "a submission reruns it"
+
+
+def test_a_change_soon_after_the_work_areas_run_reruns_it(fake, monkeypatch):
+    """A change that comes as the work area's run ends (the editor's debounced auto-save while
+    a submission is graded) reruns the work area: a run of the notices alone would leave the
+    elements of its run that Streamlit had not sent yet (the verdict) dropped."""
+    runs, real = [], workbench.submission
+    monkeypatch.setattr(workbench, "submission", lambda *args: runs.append(args[0]) or real(*args))
+    monkeypatch.setattr(workbench, "one_fragment", lambda: True)  # the editor's fragment
+    monkeypatch.setattr(workbench, "SETTLED", 60.0)
+    at = submit(page_test("dlogprobs").run(), f"{SOLVED}\n")
+    assert runs == ["dlogprobs"] * 2 and at.success
+    at.text_area[0].input(f"{SOLVED}\n# typed on\n").run()
+    assert runs == ["dlogprobs"] * 3 and at.success, "the work area and its verdict drawn again"
+    assert services.store().work.draft(_profile(), "dlogprobs") == f"{SOLVED}\n# typed on\n"
+    monkeypatch.setattr(workbench, "SETTLED", 0.0)
+    at.text_area[0].input(f"{SOLVED}\n# and on\n").run()
+    assert runs == ["dlogprobs"] * 3, "settled: the notices alone"
+    assert services.store().work.draft(_profile(), "dlogprobs") == f"{SOLVED}\n# and on\n"
 
 
 def test_a_solved_exercise_stays_solved_in_a_new_session(fake):
