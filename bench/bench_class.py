@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/bench_class.py [--setup one|pair|both|none] [--ramp 5,10,20,40,80]
         [--seconds 25] [--think 5,15] [--browsers 2] [--weight 16384] [--baseline main]
-        [--rounds 4]
+        [--rounds 4] [--arrive 0,20] [--as-user]
 
 Each simulated learner opens a real session over the websocket (bench/streamlit_client.py:
 Streamlit's own protobuf messages), opens an exercise page, then, again and again: thinks
@@ -39,6 +39,12 @@ submission's own time: the first submission after start); then,
 both replicas up, the CPU per action alternates between them round by round (--rounds) and the
 ratios baseline / new are printed; then each setup's ramp runs for the baseline, then for this
 checkout. `--setup none` stops after the side-by-side figures.
+
+`--as-user` (run as root; not with --baseline) puts the same side-by-side figures to this checkout
+run as root and as an ordinary user: tests/grader/ordinary_user.py's user (made if missing), from
+the world-readable copy of the checkout and venv that the tests build for it (its `build`, in a
+new temporary directory, removed at the end), started through its setpriv prefix with its own
+environment and a data directory it owns under that directory.
 """
 
 from __future__ import annotations
@@ -46,7 +52,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
+import importlib.util
 import os
+import pwd
 import random
 import shutil
 import signal
@@ -60,9 +69,13 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bench_app import paint_watch
 from streamlit_client import ClientError, StreamlitSession
+
+if TYPE_CHECKING:
+    from tests.grader.ordinary_user import Ordinary
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = ROOT / "solutions" / "01_mlp"
@@ -156,6 +169,36 @@ def make_cgroup(name: str, cores: float | None, weight: int = 0) -> tuple[Cgroup
         return None, f"no cgroup ({err.strerror}: {err.filename}); taskset alone"
 
 
+@functools.cache
+def ordinary_user():
+    """Import tests/grader/ordinary_user.py (--as-user): the tests' ordinary user and the
+    readable copy of the checkout it runs (bench/ is a folder of scripts, tests/ no package)."""
+    spec = importlib.util.spec_from_file_location(
+        "ordinary_user", ROOT / "tests" / "grader" / "ordinary_user.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+@contextlib.contextmanager
+def as_ordinary_user() -> Iterator[Ordinary]:
+    """Yield how to run this checkout as the tests' ordinary user (made if missing): its copy
+    and venv in a new temporary directory (ordinary_user.build), removed at the end. The copy's
+    own modules are compiled first, by root into the copy (the user cannot write there), as
+    this checkout's are once it has run: the replica starts from bytecode on both sides."""
+    module = ordinary_user()
+    top = module.temporary_top()
+    try:
+        user = module.build(ROOT, top)
+        compile_all = [str(user.python), "-m", "compileall", "-q", str(user.root)]
+        subprocess.run(compile_all, check=True, stdout=subprocess.DEVNULL)
+        yield user
+    finally:
+        shutil.rmtree(top)
+
+
 # The server side ------------------------------------------------------------------------------
 
 
@@ -184,31 +227,25 @@ def prove(folder: Path) -> Path:
 
 
 def start_replica(
-    folder: Path, proofs: Path, core: int, cgroup: Cgroup | None, code: Path = ROOT
+    folder: Path,
+    proofs: Path,
+    core: int,
+    cgroup: Cgroup | None,
+    code: Path = ROOT,
+    user: Ordinary | None = None,
 ) -> Part:
     """Start `streamlit run app/main.py` of the checkout at code (this one, or the baseline's
-    worktree) pinned to core, inside cgroup; wait for its health."""
+    worktree) pinned to core, inside cgroup; wait for its health. With user (--as-user), the
+    replica runs as the ordinary user, from its readable copy (code is that copy), and folder
+    (the data directory's parent, under the copy's temporary directory) becomes the user's."""
     (folder / "var" / "cache").mkdir(parents=True)
     shutil.copy(proofs, folder / "var" / "cache" / "proofs.json")
+    if user is not None:
+        owner = pwd.getpwnam(ordinary_user().USER)
+        for path in [folder, *folder.rglob("*")]:  # the data directory and its proofs
+            os.chown(path, owner.pw_uid, owner.pw_gid)
     port = free_port()
-    command = [
-        "taskset",
-        "-c",
-        str(core),
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        "app/server.py",
-        "--server.port",
-        str(port),
-        "--server.address",
-        "127.0.0.1",
-        "--server.headless",
-        "true",
-    ]
-    # PYTHONPATH: the checkout's own app/, grader/ and data/ before the venv's installed ones
-    env = {**os.environ, "NINJA_DATA_DIR": str(folder / "var"), "PYTHONPATH": str(code)}
+    command, env = replica_command(code, folder / "var", port, core, user)
     with (folder / "replica.log").open("w") as log:
         process = subprocess.Popen(
             command,
@@ -222,6 +259,34 @@ def start_replica(
     part = Part(folder.name, process, f"http://127.0.0.1:{port}", cgroup)
     wait_healthy(part)
     return part
+
+
+def replica_command(
+    code: Path, data: Path, port: int, core: int, user: Ordinary | None = None
+) -> tuple[list[str], dict[str, str]]:
+    """Return the command that starts a replica of the checkout at code with its data in data,
+    and its environment: root's (this process's), or the ordinary user's through its setpriv
+    prefix, its Python and its environment alone (nothing of root's)."""
+    python = [*user.become, str(user.python)] if user is not None else [sys.executable]
+    command = [
+        "taskset",
+        "-c",
+        str(core),
+        *python,
+        "-m",
+        "streamlit",
+        "run",
+        "app/server.py",
+        "--server.port",
+        str(port),
+        "--server.address",
+        "127.0.0.1",
+        "--server.headless",
+        "true",
+    ]
+    # PYTHONPATH: the checkout's own app/, grader/ and data/ before the venv's installed ones
+    base = dict(os.environ) if user is None else dict(user.env)
+    return command, {**base, "NINJA_DATA_DIR": str(data), "PYTHONPATH": str(code)}
 
 
 def start_proxy(folder: Path, replicas: list[Part], core: int) -> Part:
@@ -634,39 +699,24 @@ async def first_submission(url: str, healthy: float) -> tuple[float, float, int]
             await session.close()
 
 
-def compare(codes: list[tuple[str, Path]], folder: Path, proofs: Path, args) -> None:
+def compare(
+    codes: list[tuple[str, Path, Ordinary | None]], folder: Path, proofs: Path, args
+) -> None:
     """For each arrival time, start each checkout's replica in turn and time a first learner
     who arrives that many seconds after the health check (0: at once, while the server still
     starts its background work; later: once it is idle), from the health check to the verdict;
-    then, one replica of each running, each action's server CPU, rounds alternating."""
-    print("\n== side by side: " + ", ".join(label for label, _ in codes), flush=True)
-    for arrive in args.arrive:
-        for number, (label, code) in enumerate(codes):
-            group, _ = make_cgroup(f"first{number}", None, args.weight)
-            where = folder / f"first{arrive:g}-{number}"
-            part = start_replica(where, proofs, args.server_core, group, code)
-            healthy = time.monotonic()
-            try:
-                time.sleep(arrive)
-                total, own, tries = asyncio.run(first_submission(part.url, healthy))
-            except ClientError as err:
-                log = (where / "replica.log").read_text()[-2000:]
-                print(f"  {label}: no first verdict ({err}); its log ends:\n{log}", flush=True)
-                continue
-            finally:
-                cpu = f", server CPU {group.cpu_seconds():.1f} s since its start" if group else ""
-                stop([part])
-            print(
-                f"  {label}: first submission, the learner arriving {arrive:g} s after the health"
-                f" check: verdict {total:.2f} s after it ({tries} opens tried), the submission"
-                f" itself {own:.2f} s{cpu}; load {os.getloadavg()[0]:.1f}",
-                flush=True,
-            )
+    then, one replica of each running, each action's server CPU, rounds alternating. A code's
+    user (--as-user) runs its replica as the ordinary user, its data beside the user's copy."""
+    print("\n== side by side: " + ", ".join(label for label, _, _ in codes), flush=True)
+    for turn, arrive in enumerate(args.arrive):  # an arrival named twice (0,20,0,20) repeats
+        for number, (label, code, user) in enumerate(codes):
+            first(label, code, user, arrive, f"{turn}-{number}", folder, proofs, args)
     parts, sides = [], []
     try:
-        for number, (label, code) in enumerate(codes):
+        for number, (label, code, user) in enumerate(codes):
             group, why = make_cgroup(f"side{number}", None, args.weight)
-            part = start_replica(folder / f"side{number}", proofs, args.server_core, group, code)
+            where = (user.root.parent if user else folder) / f"side{number}"
+            part = start_replica(where, proofs, args.server_core, group, code, user)
             parts.append(part)
             if group is None:
                 print(f"  {label}: {why}: no CPU figures")
@@ -676,6 +726,32 @@ def compare(codes: list[tuple[str, Path]], folder: Path, proofs: Path, args) -> 
         asyncio.run(costs(sides, args.rounds))
     finally:
         stop(parts)
+
+
+def first(label, code, user, arrive: float, name: str, folder: Path, proofs: Path, args) -> None:
+    """Start the replica of code (as user, if any) and time a learner arriving arrive seconds
+    after its health check, to the first verdict; print it, with the load."""
+    group, _ = make_cgroup(f"first{name}", None, args.weight)
+    where = (user.root.parent if user else folder) / f"first{arrive:g}-{name}"
+    part = start_replica(where, proofs, args.server_core, group, code, user)
+    healthy = time.monotonic()
+    try:
+        time.sleep(arrive)
+        total, own, tries = asyncio.run(first_submission(part.url, healthy))
+    except ClientError as err:
+        log = (where / "replica.log").read_text()[-2000:]
+        print(f"  {label}: no first verdict ({err}); its log ends:\n{log}", flush=True)
+        return
+    finally:
+        cpu = f", server CPU {group.cpu_seconds():.1f} s since its start" if group else ""
+        stop([part])
+    print(
+        f"  {label}: first submission, the learner arriving {arrive:g} s after the health"
+        f" check: verdict {total:.2f} s after it ({total - arrive:.2f} s after the arrival;"
+        f" {tries} opens tried), the submission itself {own:.2f} s{cpu};"
+        f" load {os.getloadavg()[0]:.1f}",
+        flush=True,
+    )
 
 
 def run_setup(
@@ -784,7 +860,16 @@ def main() -> int:
     parser.add_argument(
         "--arrive",
         default="0,20",
-        help="with --baseline: the first learner arrives this many seconds after the health check",
+        help="with --baseline or --as-user: the first learner arrives this many seconds after"
+        " the health check (each in turn; one named twice, 0,20,0,20, is timed twice)",
+    )
+    parser.add_argument(
+        "--as-user",
+        action="store_true",
+        help="run as root: the side-by-side figures (first submission, CPU per action) compare"
+        " this checkout's replica run as root with one run as the tests' ordinary user"
+        " (tests/grader/ordinary_user.py: ninjatest, made if missing; its readable copy and venv"
+        " in a new temporary directory, its data directory there too)",
     )
     parser.add_argument("--ramp", default="5,10,20,40,80")
     parser.add_argument("--seconds", type=float, default=25.0)
@@ -807,6 +892,8 @@ def main() -> int:
         " on a busy machine, so that the replica gets its core",
     )
     args = parser.parse_args()
+    if args.as_user and (args.baseline or os.geteuid() != 0):
+        parser.error("--as-user runs as root, and without --baseline (root against the user)")
     args.ramp = [int(n) for n in args.ramp.split(",")]
     args.think = tuple(float(s) for s in args.think.split(","))
     args.arrive = [float(s) for s in args.arrive.split(",")]
@@ -830,10 +917,15 @@ def main() -> int:
         with (
             tempfile.TemporaryDirectory(prefix="ninja-bench-class-") as tmp,
             checkouts(args.baseline, Path(tmp)) as codes,
+            contextlib.ExitStack() as stack,
         ):
             proofs = prove(Path(tmp))
             if args.baseline:
-                compare(codes, Path(tmp) / "compare", proofs, args)
+                compare([(*c, None) for c in codes], Path(tmp) / "compare", proofs, args)
+            if args.as_user:
+                user = stack.enter_context(as_ordinary_user())
+                sides = [("root", ROOT, None), (ordinary_user().USER, user.root, user)]
+                compare(sides, Path(tmp) / "compare", proofs, args)
             for name in setups:
                 for label, code in codes:
                     folder = Path(tmp) / f"{name}-{label.split()[0]}"

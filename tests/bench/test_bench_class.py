@@ -1,0 +1,68 @@
+"""bench/bench_class.py's replica command: root's as before, and the ordinary user's (--as-user).
+
+The user's replica must run as the user (its setpriv prefix, its Python, from its readable copy)
+and with the user's environment alone, nothing of root's; root's replica keeps this process's
+Python and environment. --as-user is refused beside --baseline.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.grader.ordinary_user import Ordinary
+
+from ..e2e.e2e_helpers import ROOT
+
+
+@pytest.fixture
+def bench_class(monkeypatch):
+    """Import bench/bench_class.py (a script beside the modules it imports by name)."""
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))
+    spec = importlib.util.spec_from_file_location("bench_class", ROOT / "bench" / "bench_class.py")
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, module)  # its dataclasses look it up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_users_replica_runs_as_the_user_with_its_environment_alone(bench_class, monkeypatch):
+    monkeypatch.setenv("ROOTS_OWN", "not for the user")
+    become = ["setpriv", "--reuid=ninjatest", "--regid=ninjatest", "--clear-groups", "--"]
+    top = Path("/tmp/bpn-ordinary-x")
+    env = {"PATH": os.defpath, "HOME": "/home/ninjatest"}
+    user = Ordinary(become, top / "venv" / "bin" / "python", top / "checkout", env)
+    command, env = bench_class.replica_command(top / "checkout", top / "d" / "var", 8600, 0, user)
+    python = 3 + len(become)
+    assert command[:python] == ["taskset", "-c", "0", *become], command
+    assert command[python : python + 5] == [
+        str(top / "venv" / "bin" / "python"), "-m", "streamlit", "run", "app/server.py",
+    ]  # fmt: skip
+    assert "ROOTS_OWN" not in env and env["HOME"] == "/home/ninjatest", env
+    assert env["NINJA_DATA_DIR"] == str(top / "d" / "var")
+    assert env["PYTHONPATH"] == str(top / "checkout")
+
+
+def test_roots_replica_keeps_this_python_and_environment(bench_class, monkeypatch):
+    monkeypatch.setenv("ROOTS_OWN", "kept")
+    command, env = bench_class.replica_command(ROOT, Path("/tmp/d/var"), 8600, 1)
+    assert command[:6] == ["taskset", "-c", "1", sys.executable, "-m", "streamlit"], command
+    assert "setpriv" not in command
+    assert env["ROOTS_OWN"] == "kept" and env["PYTHONPATH"] == str(ROOT)
+
+
+def test_as_user_is_refused_beside_a_baseline(bench_class, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "argv", ["bench_class.py", "--as-user", "--baseline", "main"])
+
+    def started(*_):  # main's first step after its arguments: nothing may run past it here
+        raise AssertionError("the bench started")
+
+    monkeypatch.setattr(os, "sched_setaffinity", started)
+    with pytest.raises(SystemExit) as exit_:
+        bench_class.main()
+    assert exit_.value.code == 2
+    assert "--as-user" in capsys.readouterr().err
