@@ -3,7 +3,8 @@ each handed its screen's render function; addresses and titles come from app/lin
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import copy
+from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING
 
 import streamlit as st
@@ -17,6 +18,10 @@ if TYPE_CHECKING:
     from streamlit.navigation.page import StreamlitPage
 
     from grader import Catalog
+
+# The pages built so far, by what they show (`_kept`); the same for every session.
+_PAGES: dict[Hashable, StreamlitPage] = {}
+MAX_KEPT = 2000
 
 
 def show() -> StreamlitPage:
@@ -49,9 +54,13 @@ def sections() -> dict[str, list]:
     for exercise in catalog.exercises:
         icon = links.ICONS.get(statuses.get(exercise.id), links.UNTOUCHED_ICON)
         group = exercise.group or exercise.scenario.title
-        page = _page(exercise_screen.render, exercise.id, renavigate=show)
         found.setdefault(group, []).append(
-            links.exercise_page(exercise.id, exercise.title, icon, render=page)
+            _kept(
+                ("exercise", exercise.id, exercise.title, icon),
+                lambda e=exercise, i=icon: links.exercise_page(
+                    e.id, e.title, i, render=_page(exercise_screen.render, e.id, renavigate=show)
+                ),
+            )
         )
     _add_checking(found, address, catalog, pending)
     for scenario in catalog.scenarios:
@@ -78,7 +87,10 @@ def _dashboard():
     """Return the instructor's dashboard: listed for an instructor, served unlisted to anyone
     else (its address then refuses them, rather than being "Page not found")."""
     shown = "visible" if classroom.is_instructor() else "hidden"
-    return links.page(INSTRUCTOR, render=_page(instructor.render), visibility=shown)
+    return _kept(
+        ("fixed", INSTRUCTOR, shown),
+        lambda: links.page(INSTRUCTOR, render=_page(instructor.render), visibility=shown),
+    )
 
 
 def _add_checking(
@@ -99,7 +111,20 @@ def _add_checking(
 
 def _fixed(name: str, render: Callable[[], None], title: str | None = None):
     """Return a fixed page (home, progress, training, problems) with its screen."""
-    return links.page(name, title, render=_page(render))
+    return _kept(("fixed", name, title), lambda: links.page(name, title, render=_page(render)))
+
+
+def _kept(key: Hashable, build: Callable[[], StreamlitPage]) -> StreamlitPage:
+    """Return a copy of the page build() returns, built once per key: everything the page
+    shows (address, title, icon, visibility). st.Page checks its arguments at some cost and an
+    open builds ~55; the copy is this run's own (st.navigation marks the page it returns as
+    runnable once, and another session's run may be at it)."""
+    kept = _PAGES.get(key)  # one look-up: another session's run may clear them meanwhile
+    if kept is None:
+        if len(_PAGES) > MAX_KEPT:  # titles edited many times over: start afresh
+            _PAGES.clear()
+        kept = _PAGES[key] = build()
+    return copy.copy(kept)
 
 
 def _page(render: Callable[..., None], *args: str, **kwargs: object) -> Callable[[], None]:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import ast
+
 from streamlit.testing.v1 import AppTest
 
 from app import links, services
 from app.storage import Attempt
 
-from .app_helpers import BROWSER, SOLVED, TIMEOUT, main_test, nav_sections, submit, texts
+from .app_helpers import BROWSER, MAIN, SOLVED, TIMEOUT, main_test, nav_sections, submit, texts
 
 
 def test_home_is_the_first_page_and_every_exercise_has_a_page(fake):
@@ -157,3 +159,12 @@ def test_the_whole_pass_icon_shows_its_status_not_a_fixed_tick(fake):
         store.learners.profiles()[0], Attempt(whole, "x", True, "", 0, 0, "default")
     )
     assert icon() == links.ICONS["solved"]
+
+
+def test_the_frame_draws_nothing_by_magic():
+    # .streamlit/config.toml turns magic off (a lone visit compiled main.py again with it): a
+    # bare expression here other than a call or the docstring would then silently show nothing
+    tree = ast.parse(MAIN.read_text())
+    exprs = [n for n in ast.walk(tree) if isinstance(n, ast.Expr)][1:]  # after the docstring
+    assert exprs and all(isinstance(n.value, ast.Call) for n in exprs)
+    assert "magicEnabled = false" in (MAIN.parents[1] / ".streamlit" / "config.toml").read_text()
