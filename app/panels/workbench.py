@@ -59,12 +59,11 @@ def editor_event(
     event = editor.code_input(
         widget, st.session_state[f"initial:{key}"], kind=kind, lines=lines, on_event=on_event
     )
-    if drafts:
-        st.session_state[f"{DRAWN}:{key}"] = (time.monotonic(), None)
     if not drafts:
         with notice.container():
             _notice(key, event)
         return event
+    st.session_state.pop(f"{DRAWN}:{key}", None)  # this run has not ended: see `drawn`
     if event is not None and event.submitted is None:
         _kept(key, _keep(key, event.code))
     elif event is not None:  # a new submission takes the old one's place
@@ -76,7 +75,7 @@ def editor_event(
 
 NOTICE = "editor:notice"  # session key: what the notices above an editor say (see `_kept`)
 NOTICES = "editor-notices"  # the key of their fragment, which an auto-save reruns alone
-DRAWN = "editor:drawn"  # session key: when the editor's fragment last started and ended a run
+DRAWN = "editor:drawn"  # session key: when the editor's fragment last ended a run, if it has
 # Seconds after the end of a run of the editor's fragment during which a change still reruns
 # it. Streamlit sends a run's elements to the browser a moment after they are drawn, and a new
 # run of a fragment drops the elements of the fragment not sent yet: a change that arrives
@@ -87,14 +86,13 @@ SETTLED = 0.5
 
 def drawn(key: str) -> None:
     """Say that the fragment holding key's editor (drafts=True) ran to its end."""
-    started, _ = st.session_state.get(f"{DRAWN}:{key}", (None, None))
-    st.session_state[f"{DRAWN}:{key}"] = (started, time.monotonic())
+    st.session_state[f"{DRAWN}:{key}"] = time.monotonic()
 
 
 def settled(key: str) -> bool:
     """Return whether the last run of key's editor's fragment ended, SETTLED seconds ago: its
     elements have reached the browser, and a run of the notices alone cannot drop them."""
-    _, ended = st.session_state.get(f"{DRAWN}:{key}", (None, None))
+    ended = st.session_state.get(f"{DRAWN}:{key}")
     return ended is not None and time.monotonic() - ended >= SETTLED
 
 
