@@ -81,6 +81,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = ROOT / "solutions" / "01_mlp"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
+READY = "ready"  # --arrive's word for: when /ready first says 200
 GOAL = 1.0  # seconds: the ramp stops once p95 passes it
 # bench_load.py's wrong answers, each on an exercise that has a solution to be right with.
 WRONG = {
@@ -322,6 +323,19 @@ def wait_healthy(part: Part, seconds: float = 120.0) -> None:
         except OSError:
             time.sleep(0.1)
     raise RuntimeError(f"{part.name} did not answer within {seconds:g} s")
+
+
+def wait_ready(part: Part, seconds: float = 300.0) -> float:
+    """Wait until the replica's /ready says 200, asking every 0.1 s; return the seconds waited
+    (HAProxy sends a replica no learner before: deploy/haproxy.cfg)."""
+    began = time.monotonic()
+    while time.monotonic() - began < seconds:
+        try:
+            with urllib.request.urlopen(f"{part.url}/ready", timeout=5):
+                return time.monotonic() - began
+        except OSError:  # 503 (urllib's HTTPError is one) or not answering
+            time.sleep(0.1)
+    raise RuntimeError(f"{part.name}'s /ready did not say 200 within {seconds:g} s")
 
 
 def stop(parts: list[Part]) -> None:
@@ -728,15 +742,23 @@ def compare(
         stop(parts)
 
 
-def first(label, code, user, arrive: float, name: str, folder: Path, proofs: Path, args) -> None:
+def first(
+    label, code, user, arrive: float | str, name: str, folder: Path, proofs: Path, args
+) -> None:
     """Start the replica of code (as user, if any) and time a learner arriving arrive seconds
-    after its health check, to the first verdict; print it, with the load."""
+    after its health check (or, arrive "ready", as soon as /ready says 200: the first learner
+    HAProxy would send), to the first verdict; print it, with the load."""
     group, _ = make_cgroup(f"first{name}", None, args.weight)
-    where = (user.root.parent if user else folder) / f"first{arrive:g}-{name}"
+    where = (user.root.parent if user else folder) / f"first{arrive}-{name}"
     part = start_replica(where, proofs, args.server_core, group, code, user)
     healthy = time.monotonic()
+    door = "the health check"
     try:
-        time.sleep(arrive)
+        if arrive == READY:
+            arrive = wait_ready(part)
+            door = "the health check, as /ready first said 200"
+        else:
+            time.sleep(arrive)
         total, own, tries = asyncio.run(first_submission(part.url, healthy))
     except ClientError as err:
         log = (where / "replica.log").read_text()[-2000:]
@@ -746,8 +768,8 @@ def first(label, code, user, arrive: float, name: str, folder: Path, proofs: Pat
         cpu = f", server CPU {group.cpu_seconds():.1f} s since its start" if group else ""
         stop([part])
     print(
-        f"  {label}: first submission, the learner arriving {arrive:g} s after the health"
-        f" check: verdict {total:.2f} s after it ({total - arrive:.2f} s after the arrival;"
+        f"  {label}: first submission, the learner arriving {arrive:.2f} s after {door}:"
+        f" verdict {total:.2f} s after it ({total - arrive:.2f} s after the arrival;"
         f" {tries} opens tried), the submission itself {own:.2f} s{cpu};"
         f" load {os.getloadavg()[0]:.1f}",
         flush=True,
@@ -861,7 +883,8 @@ def main() -> int:
         "--arrive",
         default="0,20",
         help="with --baseline or --as-user: the first learner arrives this many seconds after"
-        " the health check (each in turn; one named twice, 0,20,0,20, is timed twice)",
+        " the health check (each in turn; one named twice, 0,20,0,20, is timed twice), or"
+        " `ready`: as soon as the replica's /ready says 200, as HAProxy would send one",
     )
     parser.add_argument(
         "--as-user",
@@ -896,7 +919,7 @@ def main() -> int:
         parser.error("--as-user runs as root, and without --baseline (root against the user)")
     args.ramp = [int(n) for n in args.ramp.split(",")]
     args.think = tuple(float(s) for s in args.think.split(","))
-    args.arrive = [float(s) for s in args.arrive.split(",")]
+    args.arrive = [s if s == READY else float(s) for s in args.arrive.split(",")]
     os.sched_setaffinity(0, {args.generator_core})  # chromium and the learners inherit it
     print(
         f"bench_class: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; "

@@ -356,6 +356,13 @@ def warming_up() -> bool:
     return warmup.ident is not None and not warmup.done.is_set()
 
 
+def warmed_up() -> float | None:
+    """Return the seconds the warm-up took once it has finished (failed or not), else None
+    (readiness: a replica gets learners once their first submissions need not wait)."""
+    warmup = _warmup(*_version())
+    return warmup.seconds if warmup.done.is_set() else None
+
+
 @st.cache_resource(max_entries=2, show_spinner=False)
 def _warmup(root: str, signature: str) -> Warmup:
     """Return the thread that warms the default dataset's grader once per version of the files."""

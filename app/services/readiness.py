@@ -1,13 +1,16 @@
 """Whether this server can serve a class now (`/ready`, app/server.py; HAProxy's health check).
 
-Four parts, each checked at every call, each named with what it found:
+Five parts, each checked at every call, each named with what it found:
 
 - `database`: the progress database answers;
 - `schema`: its schema is the code's (`python -m app.storage upgrade`, docs/classroom.md);
 - `sandbox`: the sandbox has started and a zygote's process runs (one that died between runs
   is started again here, since no run would come to do it while the server is out);
 - `exercises`: the scenarios have run and every exercise is proven (or withdrawn with its
-  problem), so that the pages serve the course.
+  problem), so that the pages serve the course;
+- `references`: the warm-up has computed every exercise's reference gradients on the default
+  dataset, so that the first learner the proxy sends is graded at once (a warm-up that failed
+  counts as done: a submission then computes what it needs itself, as before).
 
     >>> found = readiness.check()
     >>> found.ready, found.failing          # (False, ("database", "schema"))
@@ -24,6 +27,7 @@ from app import services
 from app.storage import SchemaBehind, StorageUnavailable, schema
 
 DATABASE, SCHEMA, SANDBOX, EXERCISES = "database", "schema", "sandbox", "exercises"
+REFERENCES = "references"
 NOT_READ = "not read: the database did not answer"
 
 
@@ -60,7 +64,7 @@ class Readiness:
 def check() -> Readiness:
     """Check every part now."""
     services.start_background()  # what a first page would start, if none has
-    return Readiness((*database(), sandbox(), exercises()))
+    return Readiness((*database(), sandbox(), exercises(), references()))
 
 
 def database() -> tuple[Part, Part]:
@@ -107,3 +111,11 @@ def exercises() -> Part:
     if not served:
         return Part(EXERCISES, False, "no exercise is served (the Problems page says why)")
     return Part(EXERCISES, True, f"{served} exercise(s) served")
+
+
+def references() -> Part:
+    """Return whether the warm-up has computed the references a first submission needs."""
+    seconds = services.warmed_up()
+    if seconds is None:
+        return Part(REFERENCES, False, "computing every exercise's reference gradients")
+    return Part(REFERENCES, True, f"computed in {seconds:.1f} s")

@@ -66,3 +66,30 @@ def test_as_user_is_refused_beside_a_baseline(bench_class, monkeypatch, capsys):
         bench_class.main()
     assert exit_.value.code == 2
     assert "--as-user" in capsys.readouterr().err
+
+
+def test_arriving_at_ready_waits_for_the_first_200_of_ready(bench_class):
+    """--arrive ready: the first learner comes when /ready first says 200, not before."""
+    import http.server
+    import threading
+
+    asked = []
+
+    class Replica(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            asked.append(self.path)
+            self.send_response(200 if len(asked) >= 3 else 503)  # ready at the third check
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Replica)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        waited = bench_class.wait_ready(bench_class.Part("replica", None, url))
+    finally:
+        server.shutdown()
+    assert asked == ["/ready"] * 3
+    assert waited >= 0.2, "two 503s, each followed by a pause of 0.1 s"

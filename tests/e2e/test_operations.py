@@ -79,7 +79,8 @@ def moved(before: dict[str, float], after: dict[str, float], prefix: str) -> dic
 
 def test_ready_names_every_part_and_the_metrics_count_two_gradings(server, page):
     parts = ready_within(server.url)["parts"]
-    assert list(parts) == ["database", "schema", "sandbox", "exercises"]
+    assert list(parts) == ["database", "schema", "sandbox", "exercises", "references"]
+    assert parts["references"]["detail"].startswith("computed in "), parts
     assert parts["sandbox"]["detail"].startswith("2 of 2 zygotes running"), parts
     before = scrape(server.url)
     open_page(page, f"{server.url}/dlogprobs")

@@ -5,11 +5,13 @@ a real server, and HAProxy's use of them: tests/e2e/test_operations.py, test_sta
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from app import services
 from app.services import readiness
-from app.services.background import LayerProbe
+from app.services.background import LayerProbe, Warmup
 from app.storage import schema
 from grader.sandbox import MissingLayers, default_sandbox
 
@@ -21,10 +23,12 @@ def test_a_fresh_local_server_is_ready_in_every_part(app_env, monkeypatch):
     probe.sandbox = default_sandbox()  # as the probe's thread leaves it once started
     monkeypatch.setattr(services, "sandbox_probe", lambda: probe)
     monkeypatch.setattr(services, "start_background", lambda: None)
+    monkeypatch.setattr(services, "warmed_up", lambda: 2.54)
     found = readiness.check()
     assert found.ready and found.failing == ()
     parts = found.as_json()["parts"]
-    assert list(parts) == ["database", "schema", "sandbox", "exercises"]
+    assert list(parts) == ["database", "schema", "sandbox", "exercises", "references"]
+    assert parts["references"] == {"ready": True, "detail": "computed in 2.5 s"}
     assert parts["sandbox"]["detail"].startswith("2 of 2 zygotes running")
     count = len(services.catalog().exercises)
     assert parts["exercises"] == {"ready": True, "detail": f"{count} exercise(s) served"}
@@ -77,3 +81,26 @@ def test_exercises_are_ready_once_run_and_proven(app_env, monkeypatch, state, de
     for name, value in state.items():
         monkeypatch.setattr(services, name, value)
     assert readiness.exercises() == readiness.Part("exercises", False, detail)
+
+
+@pytest.mark.parametrize("fails", [False, True])
+def test_the_references_are_ready_once_the_warm_up_has_ended_failed_or_not(
+    app_env, monkeypatch, fails
+):
+    go = threading.Event()
+
+    def work():
+        go.wait(30)
+        if fails:
+            raise RuntimeError("a dataset that cannot be read")
+
+    warmup = Warmup(work)
+    monkeypatch.setattr(services, "_warmup", lambda root, signature: warmup)
+    waiting = readiness.Part("references", False, "computing every exercise's reference gradients")
+    assert readiness.references() == waiting, "not started yet"
+    warmup.begin()
+    assert readiness.references() == waiting, "started, not ended"
+    go.set()
+    warmup.join(30)
+    part = readiness.references()
+    assert part.ready and part.detail.startswith("computed in "), part
