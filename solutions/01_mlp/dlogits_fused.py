@@ -1,3 +1,2 @@
-dlogits = F.softmax(logits, 1)
-dlogits[range(n), Yb] -= 1
+dlogits = F.softmax(logits, 1) - F.one_hot(Yb, vocab_size)
 dlogits /= n

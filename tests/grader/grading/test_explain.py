@@ -65,6 +65,7 @@ FORMS = [
         "dC.index_put_((Xb.view(-1),), demb.view(-1, n_embd), accumulate=True)",
     ),
     ("dlogits_fused", "dlogits = (F.softmax(logits, 1) - F.one_hot(Yb, vocab_size)) / n"),
+    ("dlogits_fused", "dlogits = F.softmax(logits, 1)\ndlogits[range(n), Yb] -= 1\ndlogits /= n"),
     (
         "dhprebn_fused",
         "dhprebn = bngain * bnvar_inv * (dhpreact - dhpreact.mean(0)"

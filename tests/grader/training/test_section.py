@@ -84,3 +84,26 @@ def test_ellipsis_lines_are_unfinished():
 )
 def test_a_python_loop_into_dc_is_found(code, line):
     assert loop_into(ast.parse(code), "dC") == line
+
+
+LECTURE_DLOGITS = "dlogits = F.softmax(logits, 1)\ndlogits[range(n), Yb] -= 1\ndlogits /= n\n"
+
+
+def test_the_reference_section_trains_as_the_lectures_bit_for_bit(
+    lecture, default_data, catalog, reference_section
+):
+    """The reference answers may be written for speed, never to other numbers: the lecture's
+    200,000-step run (bench/bench_training.py --full) is reproduced only so."""
+    solved = {exercise_id: catalog.get(exercise_id).solution() for exercise_id, _ in PARTS}
+    lectures = compose(solved, {**solved, "dlogits_fused": LECTURE_DLOGITS})
+    assert "range(n)" in lectures and "range(n)" not in reference_section
+    wire = TrainSettings(steps=30, decay_step=15).wire(default_data.vocab_size, 3)
+    trained = []
+    for section in (reference_section, lectures):
+        ns = prepare(lecture, wire, default_data.Xtr, default_data.Ytr)
+        with torch.inference_mode():
+            backward = section_backward(compile_section(section))
+            train(lecture, ns, wire, backward, lambda *_: None)
+        trained.append([ns[name] for name in lecture.params])
+    for mine, lectures_own in zip(*trained, strict=True):
+        assert torch.equal(mine, lectures_own)
