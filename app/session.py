@@ -9,7 +9,7 @@ import streamlit as st
 from app import classroom, services
 from app.config import identity
 from app.services import metrics
-from app.storage import Profile
+from app.storage import Attempt, Profile
 
 if TYPE_CHECKING:
     from grader import Grader
@@ -17,6 +17,11 @@ if TYPE_CHECKING:
 
 PROFILE_KEY = "profile"
 FIRST_PROFILE = "learner"
+PROFILES = "profiles"  # the once_per_run key of the identity's profiles
+# The once_per_run key that says a profile was made in this run and nothing was written for it
+# since: its statuses, setting, attempts and events are then known to be none (a new browser's
+# first page would read each).
+NEW = "new"
 DATASET_SETTING = "dataset"
 
 
@@ -29,12 +34,11 @@ def profile() -> Profile:
     chosen = st.session_state.get(PROFILE_KEY)
     if chosen is None or (classroom.enabled() and chosen.owner != _identity()):
         store, owner = services.store(), _identity()
-        chosen = (
-            store.learners.last_profile(owner)
-            or next(iter(store.learners.profiles(owner)), None)
-            or (None if classroom.enabled() else store.learners.adopt_unowned(owner))
-            or store.learners.add_profile(FIRST_PROFILE, owner)
+        chosen, owned, made = store.learners.open_profile(
+            owner, FIRST_PROFILE, adopt=not classroom.enabled()
         )
+        services.once_per_run(f"{PROFILES}:{owner}", lambda: owned)  # the sidebar's list
+        services.once_per_run(f"{NEW}:{chosen.id}", lambda: made)
         st.session_state[PROFILE_KEY] = chosen
         if classroom.enabled():  # the dashboard names the person and knows their groups
             who = classroom.current()
@@ -45,8 +49,12 @@ def profile() -> Profile:
 
 
 def profiles() -> list[Profile]:
-    """Return the profiles of this browser's identity, oldest first."""
-    return services.store().learners.profiles(_identity())
+    """Return the profiles of this browser's identity, oldest first (read once per script run;
+    a new profile reads them again)."""
+    owner = _identity()
+    return services.once_per_run(
+        f"{PROFILES}:{owner}", lambda: services.store().learners.profiles(owner)
+    )
 
 
 def switch_profile(chosen: Profile) -> None:
@@ -57,7 +65,10 @@ def switch_profile(chosen: Profile) -> None:
 
 def new_profile(name: str) -> Profile:
     """Return this browser's profile called name, creating it if new."""
-    return services.store().learners.add_profile(name, _identity())
+    owner = _identity()
+    made = services.store().learners.add_profile(name, owner)
+    services.forget(f"{PROFILES}:{owner}")
+    return made
 
 
 def dataset_source() -> str:
@@ -66,7 +77,11 @@ def dataset_source() -> str:
     chosen = profile()
     return services.once_per_run(
         f"dataset:{chosen.id}",
-        lambda: services.store().learners.setting(chosen, DATASET_SETTING, services.DEFAULT_SOURCE),
+        lambda: (
+            services.DEFAULT_SOURCE
+            if _new(chosen)
+            else services.store().learners.setting(chosen, DATASET_SETTING, services.DEFAULT_SOURCE)
+        ),
     )
 
 
@@ -74,6 +89,7 @@ def use_dataset(source: str) -> None:
     """Make source the profile's dataset."""
     services.store().learners.set_setting(profile(), DATASET_SETTING, source)
     services.forget(f"dataset:{profile().id}")
+    services.forget(f"{NEW}:{profile().id}")
 
 
 def statuses() -> dict[str, str]:
@@ -82,13 +98,53 @@ def statuses() -> dict[str, str]:
     again (`forget_statuses`). Read it, do not change it."""
     chosen = profile()
     return services.once_per_run(
-        f"statuses:{chosen.id}", lambda: services.store().work.statuses(chosen)
+        f"statuses:{chosen.id}",
+        lambda: {} if _new(chosen) else services.store().work.statuses(chosen),
     )
 
 
 def forget_statuses() -> None:
-    """Read the statuses again at their next call in this run (an attempt was recorded)."""
-    services.forget(f"statuses:{profile().id}")
+    """Read the statuses and the attempts again at their next call in this run (an attempt
+    was recorded)."""
+    chosen = profile()
+    for key in ("statuses", "attempts", NEW):
+        services.forget(f"{key}:{chosen.id}")
+
+
+def attempts(exercise_id: str) -> list[Attempt]:
+    """Return the profile's attempts at an exercise, oldest first, read once per script run
+    (an exercise page asked twice); recording an attempt reads them again (`forget_statuses`).
+    Read the list, do not change it."""
+    chosen = profile()
+    found = services.once_per_run(f"attempts:{chosen.id}", dict)
+    if exercise_id not in found:
+        found[exercise_id] = (
+            [] if _new(chosen) else services.store().work.attempts(chosen, exercise_id)
+        )
+    return found[exercise_id]
+
+
+def events(exercise_id: str) -> dict[str, int]:
+    """Return how many hints and reveals ("hint", "reveal") the profile has had for an
+    exercise, read once per script run (an exercise page asked twice)."""
+    chosen = profile()
+    return services.once_per_run(
+        f"events:{chosen.id}:{exercise_id}",
+        lambda: {} if _new(chosen) else services.store().work.event_counts(chosen, exercise_id),
+    )
+
+
+def record_event(exercise_id: str, kind: str) -> None:
+    """Record a hint shown or a solution revealed; the run's next `events` reads them again."""
+    chosen = profile()
+    services.store().work.record_event(chosen, exercise_id, kind)
+    services.forget(f"events:{chosen.id}:{exercise_id}")
+    services.forget(f"{NEW}:{chosen.id}")
+
+
+def _new(chosen: Profile) -> bool:
+    """Return whether chosen was made in this run with nothing written for it since."""
+    return services.once_per_run(f"{NEW}:{chosen.id}", lambda: False)
 
 
 def grader() -> Grader:

@@ -170,7 +170,7 @@ def _grade(grader: Grader, exercise_id: str, code: str) -> bool:
 
 def _last_attempt(exercise_id: str) -> None:
     """Remind the learner of their last recorded attempt (after a reload or a restart)."""
-    attempts = services.store().work.attempts(session.profile(), exercise_id)
+    attempts = session.attempts(exercise_id)
     if attempts:
         last = attempts[-1]
         verdict = "solved" if last.solved else "not solved yet"
@@ -193,8 +193,7 @@ def _regraded(was: bool, now: bool) -> str:
 
 def _hints(exercise_id: str, hints: tuple[str, ...]) -> None:
     """Show the hints revealed so far, and a button for the next one."""
-    store, profile = services.store(), session.profile()
-    shown = min(store.work.count_events(profile, exercise_id, "hint"), len(hints))
+    shown = min(session.events(exercise_id).get("hint", 0), len(hints))
     for i, hint in enumerate(hints[:shown], start=1):
         st.info(f"**Hint {i}.** {hint}", icon=":material/lightbulb:")
     if shown < len(hints) and st.button(
@@ -202,21 +201,20 @@ def _hints(exercise_id: str, hints: tuple[str, ...]) -> None:
         icon=":material/lightbulb:",
         key=f"hint:{exercise_id}",
     ):
-        store.work.record_event(profile, exercise_id, "hint")
+        session.record_event(exercise_id, "hint")
         st.rerun()
 
 
 def _reveal(exercise_id: str, starter: str) -> None:
     """Offer the reference solution after enough real attempts, and show it once confirmed."""
-    store, profile = services.store(), session.profile()
     needed = services.config().reveal_after
-    if store.work.count_events(profile, exercise_id, "reveal"):
+    if session.events(exercise_id).get("reveal", 0):
         _show_solution(exercise_id)
     elif session.statuses().get(exercise_id) == SOLVED:
         return  # solved: nothing left to reveal
     elif needed == 0:
         st.caption("Revealing the solution is switched off here.")
-    elif (real := real_attempts(store.work.attempts(profile, exercise_id), starter)) < needed:
+    elif (real := real_attempts(session.attempts(exercise_id), starter)) < needed:
         st.caption(
             f"The solution can be revealed after {_attempts(needed)} of your own that ran "
             f"(changed from the starter): {real} so far."
@@ -236,7 +234,7 @@ def _confirm_reveal(exercise_id: str) -> None:
     st.warning("Show the reference solution? It is recorded as revealed in your progress.")
     yes, no = st.columns(2)
     if yes.button("Yes, show the solution", type="primary", key=f"reveal_yes:{exercise_id}"):
-        services.store().work.record_event(session.profile(), exercise_id, "reveal")
+        session.record_event(exercise_id, "reveal")
         st.session_state[key] = False
         st.rerun()
     if no.button("Cancel", key=f"reveal_no:{exercise_id}"):

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from app.config import StorageError
-from app.storage.engine import Part
+from app.storage.engine import Db, Part
 
-__all__ = ["Learners", "Profile", "StorageError"]
+__all__ = ["Learners", "OpenedProfile", "Profile", "StorageError"]
 COLUMNS = "id, name, owner"
 MAX_NAME = 40
 
@@ -28,6 +29,15 @@ class Profile:
     id: int
     name: str
     owner: str = ""  # the browser identity it belongs to; "" for one made before identities
+
+
+class OpenedProfile(NamedTuple):
+    """What `Learners.open_profile` returns: the profile, the identity's profiles, and whether
+    the profile was made just now (then it has no work, no settings yet)."""
+
+    profile: Profile
+    profiles: list[Profile]
+    made: bool
 
 
 class Learners(Part):
@@ -68,6 +78,43 @@ class Learners(Part):
                 {"o": owner},
             ).fetchone()
         return Profile(*row) if row else None
+
+    def open_profile(self, owner: str, first: str, adopt: bool) -> OpenedProfile:
+        """Return owner's profile to open, all of owner's profiles, and whether the profile was
+        made by this call, in one transaction: the profile used last, else the oldest, else (if
+        adopt) the profiles made before identities (adopt_unowned), else a new one called first
+        (add_profile). A new browser's first page made six calls for this, and the sidebar a
+        seventh for the list."""
+        made = False
+        with self._db() as db:
+            owned, last = self._owned(db, owner)
+            taken = "UPDATE profiles SET owner = :o WHERE owner = ''"  # made before identities
+            if not owned and adopt and db.execute(taken, {"o": owner}).rowcount:
+                meta = db.execute("SELECT value FROM meta WHERE key = 'last_profile'").fetchone()
+                owned, _ = self._owned(db, owner)
+                last = next((p for p in owned if meta and str(p.id) == meta[0]), None)
+            if not owned:
+                made = (
+                    db.execute(
+                        "INSERT INTO profiles (name, created_at, owner) VALUES (:n, :t, :o)"
+                        " ON CONFLICT (owner, name) DO NOTHING",
+                        {"n": first, "t": time.time(), "o": owner},
+                    ).rowcount
+                    == 1
+                )  # not if another page of this identity made it meanwhile
+                owned, _ = self._owned(db, owner)
+        return OpenedProfile(last or owned[0], owned, made)
+
+    @staticmethod
+    def _owned(db: Db, owner: str) -> tuple[list[Profile], Profile | None]:
+        """Return owner's profiles, oldest first, and the one it used last (if any)."""
+        rows = db.execute(
+            f"SELECT {COLUMNS}, id = (SELECT last_profile FROM learners WHERE owner = :o)"
+            " FROM profiles WHERE owner = :o ORDER BY id",
+            {"o": owner},
+        ).fetchall()
+        owned = [Profile(*row[:3]) for row in rows]
+        return owned, next((p for p, row in zip(owned, rows, strict=True) if row[3]), None)
 
     def use_profile(self, profile: Profile) -> None:
         """Remember profile as the one its identity opens next time."""

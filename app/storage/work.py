@@ -133,6 +133,17 @@ class Work(Part):
             )
             return row.fetchone()[0]
 
+    def event_counts(self, profile: Profile, exercise_id: str) -> dict[str, int]:
+        """Return how many of each kind of event (hint, reveal) the profile has had for an
+        exercise, in one query: an exercise page asks for both."""
+        with self._db() as db:
+            rows = db.execute(
+                "SELECT kind, COUNT(*) FROM events WHERE profile_id = :p AND course_id = :c"
+                " AND exercise_id = :e GROUP BY kind",
+                {"p": profile.id, "c": self.course, "e": exercise_id},
+            ).fetchall()
+        return {kind: count for kind, count in rows}
+
     def progress(self, profile: Profile) -> list[ExerciseProgress]:
         """Return per-exercise totals for every exercise the profile has touched."""
         with self._db() as db:
