@@ -85,3 +85,33 @@ def test_profiles_keep_their_rows_in_other_tables_across_the_upgrade(tmp_path):
     ada = store.learners.add_profile("learner", "ada")
     store.work.record_attempt(ada, Attempt("dh", "dh = 2", False, "no", 0.1, 1.0, "default"))
     assert len(store.work.attempts(ada)) == 1 and len(store.learners.profiles()) == 3
+
+
+def test_open_profile_makes_one_then_finds_the_last_used(store):
+    first = store.learners.open_profile("ada", "learner", adopt=True)
+    assert first.made and first.profile.name == "learner" and first.profiles == [first.profile]
+    again = store.learners.open_profile("ada", "learner", adopt=True)
+    assert not again.made and again.profile == first.profile
+    grace = store.learners.add_profile("grace", "ada")
+    assert store.learners.open_profile("ada", "learner", adopt=True).profile == first.profile
+    store.learners.use_profile(grace)
+    opened = store.learners.open_profile("ada", "learner", adopt=True)
+    assert opened == (grace, [first.profile, grace], False)
+    assert store.learners.open_profile("bob", "learner", adopt=True).profiles != opened.profiles
+
+
+def test_open_profile_adopts_the_profiles_before_identities_only_if_asked(store):
+    old = store.learners.add_profile("old")
+    assert store.learners.open_profile("ada", "learner", adopt=False).profile.name == "learner"
+    adopted = store.learners.open_profile("bob", "learner", adopt=True)
+    assert adopted.profile.id == old.id and not adopted.made
+    assert [p.owner for p in store.learners.profiles()] == ["bob", "ada"]
+
+
+def test_open_profile_adopts_the_last_profile_of_a_version_one_database(tmp_path):
+    path = tmp_path / "progress.sqlite3"
+    with closing(sqlite3.connect(path)) as db:
+        db.executescript(V1)
+    opened = open_store(f"sqlite:///{path}").learners.open_profile("ada", "learner", adopt=True)
+    assert (opened.profile.id, opened.profile.name, opened.made) == (7, "grace", False)
+    assert [p.id for p in opened.profiles] == [3, 7]
