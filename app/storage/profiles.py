@@ -83,8 +83,8 @@ class Learners(Part):
         """Return owner's profile to open, all of owner's profiles, and whether the profile was
         made by this call, in one transaction: the profile used last, else the oldest, else (if
         adopt) the profiles made before identities (adopt_unowned), else a new one called first
-        (add_profile). A new browser's first page made six calls for this, and the sidebar a
-        seventh for the list."""
+        (add_profile). A new browser's first page took five transactions for this, and the
+        sidebar a sixth for the list."""
         made = False
         with self._db() as db:
             owned, last = self._owned(db, owner)

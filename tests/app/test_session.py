@@ -77,7 +77,7 @@ def opened(fake):
 
 
 def test_a_new_browser_opens_an_exercise_with_one_transaction_for_its_profile(opened):
-    """It found or made its profile in six transactions, and read the statuses, the dataset,
+    """It found or made its profile in five transactions, and read the statuses, the dataset,
     the attempts (twice) and the hint and reveal counts of a profile it had just made."""
     with counting() as first:
         at = page_test("dlogprobs").run()
