@@ -82,9 +82,10 @@ class Learners(Part):
     def open_profile(self, owner: str, first: str, adopt: bool) -> OpenedProfile:
         """Return owner's profile to open, all of owner's profiles, and whether the profile was
         made by this call, in one transaction: the profile used last, else the oldest, else (if
-        adopt) the profiles made before identities (adopt_unowned), else a new one called first
-        (add_profile). A new browser's first page took five transactions for this, and the
-        sidebar a sixth for the list."""
+        adopt: upgrading a one-person installation keeps that person's progress in their
+        browser) the profiles made before identities, else a new one called first. A new
+        browser's first page took five transactions for this, and the sidebar a sixth for the
+        list."""
         made = False
         with self._db() as db:
             owned, last = self._owned(db, owner)
@@ -124,21 +125,6 @@ class Learners(Part):
                 " ON CONFLICT (owner) DO UPDATE SET last_profile = excluded.last_profile",
                 {"o": profile.owner, "p": profile.id},
             )
-
-    def adopt_unowned(self, owner: str) -> Profile | None:
-        """Give the profiles made before identities to owner if it has none; return the last used.
-
-        Upgrading a one-person installation keeps that person's progress in their browser.
-        """
-        with self._db() as db:
-            if db.execute("SELECT 1 FROM profiles WHERE owner = :o", {"o": owner}).fetchone():
-                return None
-            db.execute("UPDATE profiles SET owner = :o WHERE owner = ''", {"o": owner})
-            last = db.execute("SELECT value FROM meta WHERE key = 'last_profile'").fetchone()
-        adopted = self.profiles(owner)
-        return next((p for p in adopted if last and str(p.id) == last[0]), None) or next(
-            iter(adopted), None
-        )
 
     def profile(self, profile_id: int) -> Profile | None:
         """Return the profile with this id, None if there is none."""

@@ -123,16 +123,6 @@ class Work(Part):
                 {"p": profile.id, "c": self.course, "e": exercise_id, "k": kind, "t": time.time()},
             )
 
-    def count_events(self, profile: Profile, exercise_id: str, kind: str) -> int:
-        """Return how many hints (or reveals) the profile has had for an exercise."""
-        with self._db() as db:
-            row = db.execute(
-                "SELECT COUNT(*) FROM events WHERE profile_id = :p AND course_id = :c"
-                " AND exercise_id = :e AND kind = :k",
-                {"p": profile.id, "c": self.course, "e": exercise_id, "k": kind},
-            )
-            return row.fetchone()[0]
-
     def event_counts(self, profile: Profile, exercise_id: str) -> dict[str, int]:
         """Return how many of each kind of event (hint, reveal) the profile has had for an
         exercise, in one query: an exercise page asks for both."""

@@ -202,7 +202,7 @@ def test_a_schema_six_file_reaches_the_head_with_every_row(tmp_path):
     )
     assert store.runs.training_runs(ada)[0].val_loss == 2.2
     other = open_store(f"sqlite:///{path}")  # the default course
-    assert other.work.count_events(bob, "dh", "hint") == 1
+    assert other.work.event_counts(bob, "dh") == {"hint": 1}
     assert [p.ticket for p in other.submissions.pending(bob, "dW2")] == ["p:2"]
     assert not store.submissions.begin_submission(ada, "dh", "p:1", "x", "x", "s"), (
         "its ticket still counts"

@@ -63,16 +63,18 @@ def test_a_version_one_database_is_upgraded_and_adopted_by_the_first_browser(tmp
         (3, "learner", ""),
         (7, "grace", ""),
     ]
-    grace = store.learners.adopt_unowned("ada")
-    assert grace is not None and (grace.id, grace.name, grace.owner) == (7, "grace", "ada")
+    grace, _, made = store.learners.open_profile("ada", "learner", adopt=True)
+    assert not made and (grace.id, grace.name, grace.owner) == (7, "grace", "ada")
     assert [a.solved for a in store.work.attempts(grace, "dh")] == [True], "the attempts came along"
-    assert store.learners.adopt_unowned("bob") is None and store.learners.profiles("bob") == []
+    bob = store.learners.open_profile("bob", "learner", adopt=True)
+    assert bob.made and [p.owner for p in bob.profiles] == ["bob"], "nothing left to adopt"
 
 
 def test_an_identity_with_profiles_adopts_nothing(store):
     store.learners.add_profile("old")
     store.learners.add_profile("learner", "ada")
-    assert store.learners.adopt_unowned("ada") is None
+    opened = store.learners.open_profile("ada", "learner", adopt=True)
+    assert opened.profile.name == "learner" and not opened.made
     assert [p.owner for p in store.learners.profiles()] == ["", "ada"]
 
 
