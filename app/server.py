@@ -8,9 +8,8 @@
 
 A route is one line of ROUTES: `Route("/lti/launch", lti.launch, methods=["POST"])`. The
 lifespan checks the configuration before any page is served (`python -m app.config`'s checks:
-the server does not start on a bad one) and, in the classroom mode, starts the scenarios' first
-run and the sandbox, so that a replica gets ready with no page opened (HAProxy sends it none
-before). The local mode starts them with the first page, as before.
+the server does not start on a bad one) and starts the scenarios' first run, the sandbox and
+the warm-up, so that a replica gets ready with no page opened (HAProxy sends it none before).
 
 `kill -USR1 <pid>` writes every thread's stack to the server's log (standard error) and the
 server goes on: what a page that does not open is waiting for (docs/operations.md).

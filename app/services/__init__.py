@@ -257,7 +257,8 @@ def dataset(source: str) -> Dataset:
 @st.cache_resource(max_entries=4, show_spinner=False)
 def _dataset(source: str, cache_dir: str) -> Dataset:
     """Build a dataset once per source."""
-    uploads, kept = config().uploads_dir, store().word_lists
+    uploads = config().uploads_dir
+    kept = store().word_lists if source.startswith(wordlists.PREFIX) else None  # uploads only
     return wordlists.load_dataset(source, Path(cache_dir), uploads, kept)
 
 
@@ -356,11 +357,10 @@ def warming_up() -> bool:
     return warmup.ident is not None and not warmup.done.is_set()
 
 
-def warmed_up() -> float | None:
-    """Return the seconds the warm-up took once it has finished (failed or not), else None
+def warmed_up() -> Warmup | None:
+    """Return the first of this process's warm-ups to end (failed or not), None before one has
     (readiness: a replica gets learners once their first submissions need not wait)."""
-    warmup = _warmup(*_version())
-    return warmup.seconds if warmup.done.is_set() else None
+    return Warmup.first
 
 
 @st.cache_resource(max_entries=2, show_spinner=False)

@@ -9,7 +9,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from app.services import metrics
 from grader import proving, sandbox
@@ -91,21 +91,30 @@ class LayerProbe(Once):
 class Warmup(Once):
     """Do, once, what a first submission would otherwise wait for (`work`: build the default
     dataset's grader and its references); `done` once finished, failed or not (a page then does
-    what is left itself, as before), and how long it took (`seconds`, None until then)."""
+    what is left itself, as before), how long it took (`seconds`, None until then) and what it
+    raised (`error`). `Warmup.first` is the first of the process's warm-ups to end: the
+    readiness waits for it alone, so a later version of the exercise files warms up while the
+    replica serves."""
+
+    first: ClassVar[Warmup | None] = None
 
     def __init__(self, work: Callable[[], None]):
         super().__init__("warm-up")
         self.work = work
         self.done = threading.Event()
         self.seconds: float | None = None
+        self.error: Exception | None = None
 
     def run(self) -> None:
         began = time.perf_counter()
         try:
             self.work()
-        except Exception:  # the page that needs it computes it again, and says what failed
+        except Exception as e:  # the page that needs it computes it again, and says what failed
+            self.error = e
             log.exception("warming up failed")
         finally:
             self.seconds = time.perf_counter() - began
             log.info("warmed up in %.2f s", self.seconds)
+            if Warmup.first is None:
+                Warmup.first = self
             self.done.set()

@@ -8,9 +8,10 @@ Five parts, each checked at every call, each named with what it found:
   is started again here, since no run would come to do it while the server is out);
 - `exercises`: the scenarios have run and every exercise is proven (or withdrawn with its
   problem), so that the pages serve the course;
-- `references`: the warm-up has computed every exercise's reference gradients on the default
-  dataset, so that the first learner the proxy sends is graded at once (a warm-up that failed
-  counts as done: a submission then computes what it needs itself, as before).
+- `references`: the server's first warm-up has computed every exercise's reference gradients
+  on the default dataset, so that the first learner the proxy sends is graded at once (a
+  warm-up that failed counts as done, and says so: a submission then computes what it needs
+  itself, as before; a later version of the exercise files warms up while the replica serves).
 
     >>> found = readiness.check()
     >>> found.ready, found.failing          # (False, ("database", "schema"))
@@ -114,8 +115,12 @@ def exercises() -> Part:
 
 
 def references() -> Part:
-    """Return whether the warm-up has computed the references a first submission needs."""
-    seconds = services.warmed_up()
-    if seconds is None:
+    """Return whether the first warm-up has ended: the references a first submission needs."""
+    ended = services.warmed_up()
+    if ended is None:
         return Part(REFERENCES, False, "computing every exercise's reference gradients")
-    return Part(REFERENCES, True, f"computed in {seconds:.1f} s")
+    if ended.error is not None:
+        why = type(ended.error).__name__
+        failed = f"the warm-up failed after {ended.seconds:.1f} s ({why}; the log says why)"
+        return Part(REFERENCES, True, f"{failed}: first submissions compute them")
+    return Part(REFERENCES, True, f"computed in {ended.seconds:.1f} s")
