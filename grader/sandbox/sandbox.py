@@ -119,12 +119,14 @@ class Sandbox:
         return RunOutcome(status, text, tuple(stream.cases), elapsed, log, autograd)
 
     def load(self) -> Load:
-        """Return how busy the sandbox is now (no wait, no side effect). A zygote still held
-        or starting counts in the slots, not as busy, and as alive once released."""
+        """Return how busy the sandbox is now (no wait, no side effect). A zygote held until
+        the one before it is ready counts in the slots and as alive (its process runs), not
+        as busy, and in `held`."""
         with self._counting:
             busy = self._pooled - self._free.qsize()
         alive = sum(zygote.alive for zygote in self._zygotes)
-        return Load(len(self._zygotes), busy, self._waiting, alive)
+        held = sum(zygote.held for zygote in self._zygotes)
+        return Load(len(self._zygotes), busy, self._waiting, alive, held)
 
     def watch(self, on_wait: Callable[[float], None]) -> None:
         """Call on_wait(seconds) with each admitted run's wait for a free slot, from its thread."""
@@ -135,9 +137,7 @@ class Sandbox:
         it would do so first); return how many were started."""
         started = 0
         for zygote in self._zygotes:
-            if self._closed or zygote.alive or zygote.held:  # a held one has not started yet
-                continue
-            if not zygote.lock.acquire(blocking=False):
+            if self._closed or zygote.alive or not zygote.lock.acquire(blocking=False):
                 continue
             try:
                 zygote.restart()
