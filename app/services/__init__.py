@@ -340,8 +340,8 @@ def start_background() -> None:
     calls after the first do nothing): no page waits for this work, and the first submission
     finds it done.
     """
-    start_sandbox()  # first: its first zygote starts before this process imports torch
     _runs(*_version()).begin()
+    start_sandbox()
     start_warmup()
 
 

@@ -77,7 +77,6 @@ class LayerProbe(Once):
         self.sandbox: Sandbox | None = None
 
     def run(self) -> None:
-        sandbox.start_early()  # its zygote imports torch beside ours, not after (no torch here)
         limits = sandbox.Limits(cpu_seconds=self.time_limit, wall_seconds=2 * self.time_limit)
         try:
             started = sandbox.default_sandbox(self.require_all, limits)

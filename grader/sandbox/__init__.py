@@ -23,7 +23,6 @@ _HOMES = {
     "RunOutcome": "grader.sandbox.records",
     "Sandbox": "grader.sandbox.sandbox",
     "default_sandbox": "grader.sandbox.sandbox",
-    "start_early": "grader.sandbox.boot",
 }
 __all__ = sorted(_HOMES)
 

@@ -6,23 +6,69 @@ import contextlib
 import fcntl
 import logging
 import os
+import socket
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
+from pathlib import Path
 
-from .boot import ROOT as ROOT  # where the sandbox's files are (the tests read it here)
-from .boot import spawn, take_early
 from .codec import read_stream
 from .protocol import receive_control, receive_with_fds, send_packet, write_frame
 from .records import Case, Limits
 
 logger = logging.getLogger("grader.sandbox")
 
+ROOT = Path(__file__).resolve().parents[2]
 START_TIMEOUT = 120.0  # seconds for a zygote to import torch and report ready
 PIPE_DEFAULT, PIPE_BYTES = 64 * 1024, 1024**2  # a pipe's buffer: Linux's default, our most
 GRACE = 3.0  # seconds past the wall limit before the zygote itself is presumed stuck
+ENV = {"PATH": os.defpath, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+# Run by a fresh interpreter: load libseccomp, apply the isolation layers while single-threaded,
+# then import the zygote through a stub `grader` package so that grader/__init__.py (which may
+# load exercises and solutions) never runs in a process whose memory every worker inherits.
+# A held zygote first waits for the parent's GO (or the socket's end: then it exits).
+BOOT = """\
+import importlib.util, os, sys, types
+root, sock, kind, operations = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+if sys.argv[5] == "held" and os.read(sock, 16) != b"go":
+    sys.exit(0)
+try:  # it finds libseccomp with /sbin/ldconfig, which the new root leaves out
+    import pyseccomp
+except (ImportError, RuntimeError):
+    pass  # seccomp.py says why the filter is unavailable
+spec = importlib.util.spec_from_file_location(
+    "_sandbox_isolation", root + "/grader/sandbox/isolation.py")
+isolation = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(isolation)
+layers = isolation.isolate(root)
+grader = types.ModuleType("grader")
+grader.__path__ = [root + "/grader"]
+sys.modules["grader"] = grader
+from grader.sandbox.zygote import main
+main(sock, layers, kind, operations.split())
+"""
+
+
+def spawn(kind: str, held: bool = False) -> tuple[subprocess.Popen, socket.socket]:
+    """Start a zygote of this job kind ("grade" or "train"); return it and our control socket.
+    It is handed the operations its workers' dispatch audit lets through (read here: the
+    zygote imports only the sandbox). A held one waits, before anything, for GO."""
+    from grader.language import OPERATIONS
+
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    with theirs:
+        argv = [sys.executable, "-E", "-s", "-B", "-P", "-c", BOOT, str(ROOT)]
+        argv += [str(theirs.fileno()), kind, " ".join(sorted(OPERATIONS))]
+        argv += ["held" if held else "now"]
+        proc = subprocess.Popen(
+            argv, pass_fds=[theirs.fileno()], env=ENV, cwd="/",
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, start_new_session=True,
+        )  # fmt: skip
+    return proc, ours
 
 
 class ZygoteFailure(Exception):
@@ -43,8 +89,7 @@ class ZygoteClient:
 
     def _start(self, held: bool = False) -> None:
         """Start the zygote process with one end of a fresh socket pair."""
-        early = None if held else take_early()  # the server's first, started before torch
-        self.proc, self.sock = early or spawn("grade", held)
+        self.proc, self.sock = spawn("grade", held)
         self.held, self.layers, self.runs = held, None, 0
         self.pending: tuple[int, float] | None = None  # (run id, deadline) of a deferred report
 

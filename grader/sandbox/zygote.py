@@ -13,7 +13,7 @@ payload pipe. A run hands the parent the pipes' other ends, so the worker reads 
 from the parent and streams frames straight back: no learner's code, inputs or results pass
 through the zygote's memory, which later workers inherit. A spare is confined with the limits of
 the run before it (the defaults at first); a run that asks for others gets a spare made anew.
-boot.BOOT starts the zygote, isolated before this module is imported, with a job kind:
+client.BOOT starts the zygote, isolated before this module is imported, with a job kind:
 "grade" serves runs of worker.serve until the parent goes away; "train" (stream.py) serves one
 run of training/loop.py's serve and exits. Both fork, confine and watch their workers the same way.
 """

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -15,7 +13,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from grader.sandbox import Case, Limits, Load, Sandbox, boot
+from grader.sandbox import Case, Limits, Load, Sandbox
 from grader.sandbox.client import ZygoteClient, ZygoteFailure
 from grader.sandbox.protocol import send_packet
 from grader.sandbox.warmup import UID_BASE
@@ -283,21 +281,3 @@ def test_the_second_zygote_starts_once_the_first_is_ready_and_runs_wait_for_the_
     finally:
         go.set()
         box.close()
-
-
-def test_a_zygote_started_early_without_torch_is_the_next_sandboxs_first():
-    # The server starts it before it imports torch itself (app/services/background.py).
-    script = "import sys\nfrom grader.sandbox import boot\nboot.start_early()\n"
-    script += "print('torch' in sys.modules)"
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
-    assert done.stdout == "False\n", done.stderr
-    boot.start_early()
-    boot.start_early()  # one waits at most
-    ((early, _),) = boot._early
-    box = Sandbox(LIMITS, slots=2)
-    try:
-        assert box._zygotes[0].proc is early and boot.take_early() is None
-        assert box.run("y = 1", ONE).status == "ok"
-    finally:
-        box.close()
-    assert early.poll() is not None
