@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/bench_class.py [--setup one|pair|both|none] [--ramp 5,10,20,40,80]
         [--seconds 25] [--think 5,15] [--browsers 2] [--weight 16384] [--baseline main]
-        [--rounds 4] [--arrive 0,20] [--as-user]
+        [--rounds 4] [--arrive 0,20] [--as-user | --each-as-user]
 
 Each simulated learner opens a real session over the websocket (bench/streamlit_client.py:
 Streamlit's own protobuf messages), opens an exercise page, then, again and again: thinks
@@ -41,7 +41,8 @@ ratios baseline / new are printed; then each setup's ramp runs for the baseline,
 checkout. `--setup none` stops after the side-by-side figures.
 
 `--as-user` (run as root; not with --baseline) puts the same side-by-side figures to this checkout
-run as root and as an ordinary user: tests/grader/ordinary_user.py's user (made if missing), from
+run as root and as an ordinary user (`--each-as-user`, with --baseline: each checkout, both ways):
+tests/grader/ordinary_user.py's user (made if missing), from
 the world-readable copy of the checkout and venv that the tests build for it (its `build`, in a
 new temporary directory, removed at the end), started through its setpriv prefix with its own
 environment and a data directory it owns under that directory.
@@ -185,15 +186,16 @@ def ordinary_user():
 
 
 @contextlib.contextmanager
-def as_ordinary_user() -> Iterator[Ordinary]:
-    """Yield how to run this checkout as the tests' ordinary user (made if missing): its copy
-    and venv in a new temporary directory (ordinary_user.build), removed at the end. The copy's
-    own modules are compiled first, by root into the copy (the user cannot write there), as
-    this checkout's are once it has run: the replica starts from bytecode on both sides."""
+def as_ordinary_user(code: Path = ROOT) -> Iterator[Ordinary]:
+    """Yield how to run the checkout at code (this one, or the baseline's worktree) as the
+    tests' ordinary user (made if missing): its copy and venv in a new temporary directory
+    (ordinary_user.build), removed at the end. The copy's own modules are compiled first, by
+    root into the copy (the user cannot write there), as this checkout's are once it has run:
+    the replica starts from bytecode on both sides."""
     module = ordinary_user()
     top = module.temporary_top()
     try:
-        user = module.build(ROOT, top)
+        user = module.build(code, top)
         compile_all = [str(user.python), "-m", "compileall", "-q", str(user.root)]
         subprocess.run(compile_all, check=True, stdout=subprocess.DEVNULL)
         yield user
@@ -870,6 +872,18 @@ def checkouts(baseline: str, folder: Path) -> Iterator[list[tuple[str, Path]]]:
         subprocess.run([*git, "worktree", "remove", "--force", str(path)], check=False)
 
 
+def both_users(codes: list[tuple[str, Path]], stack: contextlib.ExitStack, args) -> list:
+    """Return the sides of --as-user and --each-as-user: each checkout run as root and as the
+    ordinary user (with --baseline, the baseline's two and this checkout's two, labelled)."""
+    sides = []
+    for label, code in codes:
+        user = stack.enter_context(as_ordinary_user(code))
+        prefix = f"{label}, " if args.baseline else ""
+        name = ordinary_user().USER
+        sides += [(f"{prefix}root", code, None), (f"{prefix}{name}", user.root, user)]
+    return sides
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--setup", choices=("one", "pair", "both", "none"), default="both")
@@ -895,6 +909,12 @@ def main() -> int:
         " (tests/grader/ordinary_user.py: ninjatest, made if missing; its readable copy and venv"
         " in a new temporary directory, its data directory there too)",
     )
+    parser.add_argument(
+        "--each-as-user",
+        action="store_true",
+        help="run as root, with --baseline: the side-by-side figures for each checkout run as"
+        " root and as the ordinary user (four replicas in turn, as --as-user makes its)",
+    )
     parser.add_argument("--ramp", default="5,10,20,40,80")
     parser.add_argument("--seconds", type=float, default=25.0)
     parser.add_argument(
@@ -918,6 +938,8 @@ def main() -> int:
     args = parser.parse_args()
     if args.as_user and (args.baseline or os.geteuid() != 0):
         parser.error("--as-user runs as root, and without --baseline (root against the user)")
+    if args.each_as_user and (not args.baseline or os.geteuid() != 0):
+        parser.error("--each-as-user runs as root, with --baseline")
     args.ramp = [int(n) for n in args.ramp.split(",")]
     args.think = tuple(float(s) for s in args.think.split(","))
     args.arrive = [s if s == READY else float(s) for s in args.arrive.split(",")]
@@ -944,12 +966,10 @@ def main() -> int:
             contextlib.ExitStack() as stack,
         ):
             proofs = prove(Path(tmp))
-            if args.baseline:
+            if args.baseline and not args.each_as_user:
                 compare([(*c, None) for c in codes], Path(tmp) / "compare", proofs, args)
-            if args.as_user:
-                user = stack.enter_context(as_ordinary_user())
-                sides = [("root", ROOT, None), (ordinary_user().USER, user.root, user)]
-                compare(sides, Path(tmp) / "compare", proofs, args)
+            if args.as_user or args.each_as_user:
+                compare(both_users(codes, stack, args), Path(tmp) / "compare", proofs, args)
             for name in setups:
                 for label, code in codes:
                     folder = Path(tmp) / f"{name}-{label.split()[0]}"

@@ -30,9 +30,12 @@ ENV = {"PATH": os.defpath, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 # Run by a fresh interpreter: load libseccomp, apply the isolation layers while single-threaded,
 # then import the zygote through a stub `grader` package so that grader/__init__.py (which may
 # load exercises and solutions) never runs in a process whose memory every worker inherits.
+# A held zygote first waits for the parent's GO (or the socket's end: then it exits).
 BOOT = """\
-import importlib.util, sys, types
+import importlib.util, os, sys, types
 root, sock, kind, operations = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+if sys.argv[5] == "held" and os.read(sock, 16) != b"go":
+    sys.exit(0)
 try:  # it finds libseccomp with /sbin/ldconfig, which the new root leaves out
     import pyseccomp
 except (ImportError, RuntimeError):
@@ -50,16 +53,17 @@ main(sock, layers, kind, operations.split())
 """
 
 
-def spawn(kind: str) -> tuple[subprocess.Popen, socket.socket]:
+def spawn(kind: str, held: bool = False) -> tuple[subprocess.Popen, socket.socket]:
     """Start a zygote of this job kind ("grade" or "train"); return it and our control socket.
     It is handed the operations its workers' dispatch audit lets through (read here: the
-    zygote imports only the sandbox)."""
+    zygote imports only the sandbox). A held one waits, before anything, for GO."""
     from grader.language import OPERATIONS
 
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     with theirs:
         argv = [sys.executable, "-E", "-s", "-B", "-P", "-c", BOOT, str(ROOT)]
         argv += [str(theirs.fileno()), kind, " ".join(sorted(OPERATIONS))]
+        argv += ["held" if held else "now"]
         proc = subprocess.Popen(
             argv, pass_fds=[theirs.fileno()], env=ENV, cwd="/",
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, start_new_session=True,
@@ -72,28 +76,42 @@ class ZygoteFailure(Exception):
 
 
 class ZygoteClient:
-    """One zygote process, the control socket to it, and the layers it reported."""
+    """One zygote process, the control socket to it, and the layers it reported.
 
-    def __init__(self):
+    A held one (`held=True`) is a process that waits, before it imports anything, until
+    `release()` (or its first `ready()`) lets it start.
+    """
+
+    def __init__(self, held: bool = False):
         self.lock = threading.Lock()
         self.closed = False
-        self._start()
+        self._start(held)
 
-    def _start(self) -> None:
+    def _start(self, held: bool = False) -> None:
         """Start the zygote process with one end of a fresh socket pair."""
-        self.proc, self.sock = spawn("grade")
-        self.layers, self.runs = None, 0
+        self.proc, self.sock = spawn("grade", held)
+        self.held, self.layers, self.runs = held, None, 0
         self.pending: tuple[int, float] | None = None  # (run id, deadline) of a deferred report
 
     @property
     def alive(self) -> bool:
-        """Return whether the zygote's process is running (started, not closed, not dead)."""
+        """Return whether the zygote's process is running (started, held or not, not closed,
+        not dead)."""
         return not self.closed and self.proc.poll() is None
 
+    def release(self) -> None:
+        """Let a held zygote start: import torch, warm up, report ready (nothing if not held)."""
+        if not self.held:
+            return
+        self.held = False
+        with contextlib.suppress(OSError):  # closed or dead: its ready() says so
+            self.sock.send(b"go")
+
     def ready(self) -> dict[str, str]:
-        """Wait for the zygote's start-up report; return its layers."""
+        """Wait for the zygote's start-up report (releasing it if held); return its layers."""
         if self.closed:
             raise ZygoteFailure("the sandbox is closed")
+        self.release()
         if self.proc.poll() is not None and self.layers is not None:
             logger.warning("sandbox zygote %d had died; restarting it", self.proc.pid)
             self.restart()

@@ -40,13 +40,15 @@ class Limits:
 @dataclass(frozen=True)
 class Load:
     """How busy a sandbox is now: its slots, the runs holding one, the runs admitted and
-    waiting for one, and its zygotes whose process is running (a dead one is started again
-    before the next run on it)."""
+    waiting for one, its zygotes whose process is running (a dead one is started again
+    before the next run on it), and those of them held, not started yet (each waits until
+    the one before it is ready)."""
 
     slots: int
     busy: int
     waiting: int
     alive: int
+    held: int = 0
 
 
 @dataclass(frozen=True)

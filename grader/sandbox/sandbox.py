@@ -24,7 +24,9 @@ class Sandbox:
 
     Thread-safe; `slots` runs proceed at once and up to `queue` more wait, after which `run`
     answers "busy" at once. `load()` says how busy it is now, and `watch(on_wait)` hears how
-    long each admitted run waited for a slot (the app's metrics).
+    long each admitted run waited for a slot (the app's metrics). The zygotes start one after
+    another, each once the one before has said ready, and each takes runs once it is ready:
+    on a server's one busy core the first run waits for one start-up, not for all at once.
 
         >>> sandbox = Sandbox(Limits(cpu_seconds=2))
         >>> outcome = sandbox.run("y = x * 2", [Case("lecture", {"x": x}, {}, ("y",))])
@@ -43,12 +45,12 @@ class Sandbox:
             raise ValueError("need at least one slot and a non-negative queue")
         shield()
         self.limits = limits
-        self._zygotes = [ZygoteClient() for _ in range(slots)]
+        self._zygotes = [ZygoteClient(held=n > 0) for n in range(slots)]
         self._free: queue_module.Queue[ZygoteClient] = queue_module.Queue()
-        for zygote in self._zygotes:
-            self._free.put(zygote)
+        self._free.put(self._zygotes[0])
         self._admission = threading.Semaphore(slots + queue)
         self._counting, self._waiting = threading.Lock(), 0  # runs admitted, waiting for a slot
+        self._pooled = 1  # zygotes that take runs: the first, then each other once ready
         self._watchers: list[Callable[[float], None]] = []
         self._layers: dict[str, str] = {}
         self._announced = threading.Event()
@@ -117,10 +119,14 @@ class Sandbox:
         return RunOutcome(status, text, tuple(stream.cases), elapsed, log, autograd)
 
     def load(self) -> Load:
-        """Return how busy the sandbox is now (no wait, no side effect)."""
-        busy = len(self._zygotes) - self._free.qsize()
+        """Return how busy the sandbox is now (no wait, no side effect). A zygote held until
+        the one before it is ready counts in the slots and as alive (its process runs), not
+        as busy, and in `held`."""
+        with self._counting:
+            busy = self._pooled - self._free.qsize()
         alive = sum(zygote.alive for zygote in self._zygotes)
-        return Load(len(self._zygotes), busy, self._waiting, alive)
+        held = sum(zygote.held for zygote in self._zygotes)
+        return Load(len(self._zygotes), busy, self._waiting, alive, held)
 
     def watch(self, on_wait: Callable[[float], None]) -> None:
         """Call on_wait(seconds) with each admitted run's wait for a free slot, from its thread."""
@@ -164,6 +170,24 @@ class Sandbox:
             log("sandbox layer %s: %s", name, state)
         self._layers = layers
         self._announced.set()
+        self._start_the_rest()
+
+    def _start_the_rest(self) -> None:
+        """Start each held zygote once the one before it is ready, and let it take runs once
+        it is ready too (one that fails to start is restarted by its first run, as any)."""
+        for zygote in self._zygotes[1:]:
+            with zygote.lock:
+                if self._closed:
+                    return
+                try:
+                    zygote.ready()
+                except ZygoteFailure as e:
+                    if self._closed:
+                        return
+                    logger.error("sandbox: zygote %d did not start: %s", zygote.proc.pid, e)
+            with self._counting:
+                self._free.put(zygote)
+                self._pooled += 1
 
     def close(self) -> None:
         """Stop every zygote (and any worker still running)."""

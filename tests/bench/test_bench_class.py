@@ -7,9 +7,11 @@ Python and environment. --as-user is refused beside --baseline.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -66,6 +68,44 @@ def test_as_user_is_refused_beside_a_baseline(bench_class, monkeypatch, capsys):
         bench_class.main()
     assert exit_.value.code == 2
     assert "--as-user" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv", [["--each-as-user"], ["--each-as-user", "--setup", "none"]], ids=["alone", "no-setup"]
+)
+def test_each_as_user_needs_a_baseline(bench_class, monkeypatch, capsys, argv):
+    monkeypatch.setattr(sys, "argv", ["bench_class.py", *argv])
+
+    def started(*_):  # main's first step after its arguments: nothing may run past it here
+        raise AssertionError("the bench started")
+
+    monkeypatch.setattr(os, "sched_setaffinity", started)
+    with pytest.raises(SystemExit) as exit_:
+        bench_class.main()
+    assert exit_.value.code == 2
+    assert "--each-as-user" in capsys.readouterr().err
+
+
+def test_each_as_user_runs_each_checkout_as_root_and_as_the_user(bench_class, monkeypatch):
+    built = []
+
+    @contextlib.contextmanager
+    def as_user(code):
+        built.append(code)
+        yield types.SimpleNamespace(root=code / "copy")
+
+    monkeypatch.setattr(bench_class, "as_ordinary_user", as_user)
+    codes = [("baseline abc1234", Path("/b")), ("new", Path("/n"))]
+    with contextlib.ExitStack() as stack:
+        sides = bench_class.both_users(codes, stack, types.SimpleNamespace(baseline="main"))
+    assert built == [Path("/b"), Path("/n")]
+    assert [(label, code) for label, code, _ in sides] == [
+        ("baseline abc1234, root", Path("/b")),
+        ("baseline abc1234, ninjatest", Path("/b/copy")),
+        ("new, root", Path("/n")),
+        ("new, ninjatest", Path("/n/copy")),
+    ]
+    assert [user is None for _, _, user in sides] == [True, False, True, False]
 
 
 def ask_ready(bench_class, answer) -> tuple[list[str], float]:

@@ -13,7 +13,7 @@ from app import services
 from app.services import readiness
 from app.services.background import LayerProbe, Warmup
 from app.storage import schema
-from grader.sandbox import MissingLayers, default_sandbox
+from grader.sandbox import Load, MissingLayers, default_sandbox
 
 from ...postgres import PORT
 
@@ -69,6 +69,25 @@ def test_the_sandbox_is_starting_then_refused_for_lacking_layers(app_env, monkey
     part = readiness.sandbox()
     assert not part.ready and part.detail.startswith("it could not start:")
     assert "seccomp" in part.detail
+
+
+@pytest.mark.parametrize(
+    "load, detail",
+    [
+        (Load(2, 0, 0, 2), "2 of 2 zygotes running, 0 busy, 0 waiting"),
+        (
+            Load(2, 1, 0, 2, held=1),
+            "2 of 2 zygotes running (1 to start once the one before is ready), 1 busy, 0 waiting",
+        ),
+    ],
+)
+def test_a_zygote_held_until_the_one_before_is_ready_is_named_so(
+    app_env, monkeypatch, load, detail
+):
+    probe = LayerProbe(False, 5.0)
+    probe.sandbox = type("Started", (), {"load": lambda self: load})()
+    monkeypatch.setattr(services, "sandbox_probe", lambda: probe)
+    assert (readiness.sandbox().ready, readiness.sandbox().detail) == (True, detail)
 
 
 @pytest.mark.parametrize(

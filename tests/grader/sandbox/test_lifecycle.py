@@ -8,6 +8,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 import torch
@@ -237,3 +238,46 @@ def test_a_worker_that_lingers_after_its_result_is_stopped_at_once(lonely):
     report = zygote._report(run_id, deadline)  # without the stop: after 30 s of CPU
     assert report["killed"] == "stop"
     assert lonely.run("y = 1", ONE).status == "ok"
+
+
+def test_the_second_zygote_starts_once_the_first_is_ready_and_runs_wait_for_the_first(monkeypatch):
+    # On a server's one busy core both zygotes importing torch at once delay the first run
+    # (bench/README.md, 2026-12-07): the second waits, held, until the first has said ready.
+    asked, go, seen = threading.Event(), threading.Event(), []
+    release = ZygoteClient.release
+
+    def gated(zygote):
+        if zygote.held:
+            seen.append(box._zygotes[0].layers is not None)  # the first had said ready
+            asked.set()
+            go.wait(120)  # a safety net, never a bound: the test sets it
+        release(zygote)
+
+    monkeypatch.setattr(ZygoteClient, "release", gated)
+    box = Sandbox(ROOMY, slots=2)
+    try:
+        first, second = box._zygotes
+        assert asked.wait(120) and seen == [True]
+        maps = Path(f"/proc/{second.proc.pid}/maps").read_text()
+        assert "libtorch" not in maps  # the held one has not started: no torch, no CPU
+        assert box.load() == Load(slots=2, busy=0, waiting=0, alive=2, held=1)
+        with slot_held(first, lambda: box.run("y = 1", ONE)):
+            waiter = threading.Thread(target=box.run, args=("y = 2", ONE))
+            waiter.start()
+            deadline = time.monotonic() + 60  # a wait, not a bound
+            while box.load().waiting == 0 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert box.load() == Load(slots=2, busy=1, waiting=1, alive=2, held=1)
+        waiter.join()
+        assert (first.runs, second.runs) == (2, 0), "runs before the second is up go to the first"
+        go.set()
+        deadline = time.monotonic() + 120  # its start-up: a wait, not a bound
+        while box.load() != Load(slots=2, busy=0, waiting=0, alive=2) or box._free.qsize() < 2:
+            assert time.monotonic() < deadline, box.load()
+            time.sleep(0.01)
+        with slot_held(first, lambda: box.run("y = 3", ONE)):
+            assert box.run("y = 4", ONE).status == "ok"  # both slots run at once
+        assert (first.runs, second.runs) == (3, 1)
+    finally:
+        go.set()
+        box.close()
