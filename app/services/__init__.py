@@ -78,6 +78,15 @@ def forget(key: str) -> None:
         memo[1].pop(key, None)
 
 
+def revise(key: str, change: Callable[[T], T]) -> None:
+    """Replace the value once_per_run keeps under key in this run by change(value), if it keeps
+    one: a write whose effect on it is known, so the run need not read it again."""
+    ctx = get_script_run_ctx(suppress_warning=True)
+    memo = getattr(ctx, RUN_MEMO, None) if ctx is not None else None
+    if memo is not None and memo[0] is ctx.cursors and key in memo[1]:
+        memo[1][key] = change(memo[1][key])
+
+
 def store() -> Store:
     """Return the progress store named by the configured database URL, for the served course
     (progress is keyed by course id: see grader's course.toml `id`); looked up once per run."""
