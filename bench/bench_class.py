@@ -53,6 +53,7 @@ import argparse
 import asyncio
 import contextlib
 import functools
+import http.client
 import importlib.util
 import os
 import pwd
@@ -333,8 +334,8 @@ def wait_ready(part: Part, seconds: float = 300.0) -> float:
         try:
             with urllib.request.urlopen(f"{part.url}/ready", timeout=5):
                 return time.monotonic() - began
-        except OSError:  # 503 (urllib's HTTPError is one) or not answering
-            time.sleep(0.1)
+        except (OSError, http.client.HTTPException):  # 503 (an OSError), not answering, or
+            time.sleep(0.1)  # a reply that is not HTTP yet (a replica half started)
     raise RuntimeError(f"{part.name}'s /ready did not say 200 within {seconds:g} s")
 
 

@@ -68,8 +68,9 @@ def test_as_user_is_refused_beside_a_baseline(bench_class, monkeypatch, capsys):
     assert "--as-user" in capsys.readouterr().err
 
 
-def test_arriving_at_ready_waits_for_the_first_200_of_ready(bench_class):
-    """--arrive ready: the first learner comes when /ready first says 200, not before."""
+def ask_ready(bench_class, answer) -> tuple[list[str], float]:
+    """Run bench_class.wait_ready against a local HTTP server whose replies answer(handler,
+    asked) makes; return the paths asked and the seconds waited."""
     import http.server
     import threading
 
@@ -78,8 +79,7 @@ def test_arriving_at_ready_waits_for_the_first_200_of_ready(bench_class):
     class Replica(http.server.BaseHTTPRequestHandler):
         def do_GET(self):
             asked.append(self.path)
-            self.send_response(200 if len(asked) >= 3 else 503)  # ready at the third check
-            self.end_headers()
+            answer(self, len(asked))
 
         def log_message(self, *args):
             pass
@@ -88,8 +88,33 @@ def test_arriving_at_ready_waits_for_the_first_200_of_ready(bench_class):
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         url = f"http://127.0.0.1:{server.server_address[1]}"
-        waited = bench_class.wait_ready(bench_class.Part("replica", None, url))
+        return asked, bench_class.wait_ready(bench_class.Part("replica", None, url))
     finally:
         server.shutdown()
+
+
+def test_arriving_at_ready_waits_for_the_first_200_of_ready(bench_class):
+    """--arrive ready: the first learner comes when /ready first says 200, not before."""
+
+    def answer(handler, count):
+        handler.send_response(200 if count >= 3 else 503)  # ready at the third check
+        handler.end_headers()
+
+    asked, waited = ask_ready(bench_class, answer)
     assert asked == ["/ready"] * 3
     assert waited >= 0.2, "two 503s, each followed by a pause of 0.1 s"
+
+
+def test_waiting_for_ready_outlasts_a_reply_that_is_not_http(bench_class):
+    """A replica half started may answer with something that is not HTTP: ask again."""
+
+    def answer(handler, count):
+        if count == 1:
+            handler.wfile.write(b"not a status line\r\n\r\n")  # http.client: BadStatusLine
+            handler.close_connection = True
+            return
+        handler.send_response(200)
+        handler.end_headers()
+
+    asked, _ = ask_ready(bench_class, answer)
+    assert asked == ["/ready"] * 2

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from app.views.plots import heatmap_chart
 from grader import Heatmap
 
@@ -28,7 +30,8 @@ def test_each_panel_draws_its_own_grid_cell_by_cell():
     cells, spec = heatmap_chart(heat, "dprobs")
     for panel, grid in zip(panels(spec), (heat.learner, heat.reference, heat.diff), strict=True):
         picked = panel["encoding"]["color"]["field"]
-        shown = list(zip(cells["row"], cells["col"], cells[picked], strict=True))
+        columns = cells.to_pydict()
+        shown = list(zip(columns["row"], columns["col"], columns[picked], strict=True))
         assert shown == [(r, c, v) for r, row in enumerate(grid) for c, v in enumerate(row)]
         assert panel["encoding"]["x"]["field"] == "col" and panel["encoding"]["y"]["field"] == "row"
 
@@ -114,3 +117,26 @@ def test_one_curve_needs_no_legend_and_an_empty_one_is_skipped():
 
     ax = loss_curves_figure({"yours": (0.5,), "autograd": ()}, 1).axes[0]
     assert len(ax.get_lines()) == 1
+
+
+def test_the_table_sent_holds_every_cell_in_compact_types():
+    """Issue 39: the cells are an Arrow table that Streamlit sends as it is (no pandas frame
+    built and converted); the browser gets the same columns, types and values, cell by cell."""
+    import pyarrow as pa
+    from streamlit import dataframe_util
+
+    learner = [[0.1, -2.0, 3.5], [1e-3, 0.0, -7.25]]
+    reference = [[0.1, -2.5, 3.5], [1e-3, 0.5, -7.25]]
+    diff = [
+        [a - b for a, b in zip(x, y, strict=True)] for x, y in zip(learner, reference, strict=True)
+    ]
+    cells, _ = heatmap_chart(Heatmap(learner, reference, diff, (0, 1), (1,)), "dprobs")
+    sent = pa.ipc.open_stream(dataframe_util.convert_anything_to_arrow_bytes(cells)).read_all()
+    assert sent.schema.names == ["row", "col", "yours", "autograd", "diff"]
+    assert [str(t) for t in sent.schema.types] == ["int32", "int32", "float", "float", "float"]
+    assert sent.column("row").to_pylist() == [0, 0, 0, 1, 1, 1]
+    assert sent.column("col").to_pylist() == [0, 1, 2, 0, 1, 2]
+    for column, grid in zip(("yours", "autograd", "diff"), (learner, reference, diff), strict=True):
+        flat = [v for row in grid for v in row]
+        assert sent.column(column).to_pylist() == pa.array(flat, pa.float32()).to_pylist()
+        assert sent.column(column).to_pylist() == pytest.approx(flat, rel=1e-6)
