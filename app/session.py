@@ -9,7 +9,7 @@ import streamlit as st
 from app import classroom, services
 from app.config import identity
 from app.services import metrics
-from app.storage import Attempt, Profile
+from app.storage import ATTEMPTED, SOLVED, Attempt, Profile
 
 if TYPE_CHECKING:
     from grader import Grader
@@ -94,8 +94,8 @@ def use_dataset(source: str) -> None:
 
 def statuses() -> dict[str, str]:
     """Return "solved" or "attempted" per exercise the profile has submitted, read once per
-    script run (a page asked for them up to six times a run); recording an attempt reads them
-    again (`forget_statuses`). Read it, do not change it."""
+    script run (a page asked for them up to six times a run); an attempt recorded in the run
+    brings them up to date (`recorded`). Read it, do not change it."""
     chosen = profile()
     return services.once_per_run(
         f"statuses:{chosen.id}",
@@ -109,6 +109,22 @@ def forget_statuses() -> None:
     chosen = profile()
     for key in ("statuses", "attempts", NEW):
         services.forget(f"{key}:{chosen.id}")
+
+
+def recorded(exercise_id: str, solved: bool) -> None:
+    """Note that an attempt at exercise_id was recorded: the statuses this run read are
+    brought up to date without reading them again (the attempt makes it "attempted", or
+    "solved" if it or an earlier one passed); the attempts are read again at their next call."""
+    chosen = profile()
+    services.revise(f"statuses:{chosen.id}", lambda known: _after(known, exercise_id, solved))
+    for key in ("attempts", NEW):
+        services.forget(f"{key}:{chosen.id}")
+
+
+def _after(known: dict[str, str], exercise_id: str, solved: bool) -> dict[str, str]:
+    """Return the statuses known, with one more attempt at exercise_id (a new dict)."""
+    was_solved = solved or known.get(exercise_id) == SOLVED
+    return {**known, exercise_id: SOLVED if was_solved else ATTEMPTED}
 
 
 def attempts(exercise_id: str) -> list[Attempt]:

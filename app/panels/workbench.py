@@ -278,9 +278,11 @@ def record(
         queue.pop(0)
     elif attempt is not None:
         store.work.record_attempt(profile, attempt)
-    if attempt is not None:
-        later.after_attempts(store, profile.owner, [key])  # to their LMS, if they came from one
-    session.forget_statuses()
+    if attempt is None:
+        session.forget_statuses()
+        return
+    later.after_attempts(store, profile.owner, [key])  # to their LMS, if they came from one
+    session.recorded(key, solved)  # the statuses known without reading them again
 
 
 def _outcome(solved: bool, busy: bool, facts: Facts | None) -> str:

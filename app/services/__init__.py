@@ -1,5 +1,5 @@
-"""The shared services: the app's one door to grader/, data/ and storage, as cached objects
-per server process.
+"""The shared services: the app's one door to grader/, data/ and storage, as objects kept per
+server process (memo.py: keyed by what changes them, such as the exercise files' signature).
 
 Pages call these functions and never build a Grader, a Dataset or a Store themselves, so tests
 can patch one function here (this face is the door: its functions are what the room offers).
@@ -21,11 +21,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-import streamlit as st
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
 import grader as grader_lib  # the grader's faces: their names load on first use (no torch here)
 from app.config import AppConfig, from_env
+from app.services import memo
 from app.services.background import LayerProbe, ScenarioRuns, Warmup
 from app.storage import StorageUnavailable as StorageUnavailable  # what a page run catches
 from app.storage import Store, open_store, wordlists
@@ -78,13 +78,22 @@ def forget(key: str) -> None:
         memo[1].pop(key, None)
 
 
+def revise(key: str, change: Callable[[T], T]) -> None:
+    """Replace the value once_per_run keeps under key in this run by change(value), if it keeps
+    one: a write whose effect on it is known, so the run need not read it again."""
+    ctx = get_script_run_ctx(suppress_warning=True)
+    memo = getattr(ctx, RUN_MEMO, None) if ctx is not None else None
+    if memo is not None and memo[0] is ctx.cursors and key in memo[1]:
+        memo[1][key] = change(memo[1][key])
+
+
 def store() -> Store:
     """Return the progress store named by the configured database URL, for the served course
     (progress is keyed by course id: see grader's course.toml `id`); looked up once per run."""
     return once_per_run("store", lambda: _store(config().database_url, declared().course.id))
 
 
-@st.cache_resource(show_spinner=False)
+@memo.shared()
 def _store(url: str, course: str) -> Store:
     """Open a store once per URL and course."""
     return open_store(url, course)
@@ -102,7 +111,7 @@ def identity_secret() -> bytes:
     return _identity_secret(str(config().data_dir))
 
 
-@st.cache_resource(show_spinner=False)
+@memo.shared()
 def _identity_secret(data_dir: str) -> bytes:
     """Read (or draw) the secret once per data directory."""
     from app.config.identity import KEY_FILE, load_secret
@@ -193,7 +202,7 @@ def training_available(served: Catalog) -> bool:
     return all(part in ids for part, _ in training.PARTS)
 
 
-@st.cache_resource(show_spinner=False)
+@memo.shared()
 def _proofs(root: str, signature: str, cache_dir: str) -> proving.Proofs:
     """Start proving the catalog once per version of the files, in a thread."""
     proofs = proving.Proofs(
@@ -218,7 +227,7 @@ def exercises_root() -> Path:
 
 def _signature(root: Path) -> str:
     """Return a digest of the names, sizes and times of every file under root, to notice edits
-    (a short text: the caches below hash their arguments on every call)."""
+    (a short text: the memos below are keyed by it)."""
     stamps = []
     for folder, _, names in os.walk(root, followlinks=True):  # a third of rglob's CPU
         for name in names:
@@ -236,13 +245,13 @@ def _catalog(root: str, signature: str) -> Catalog:
     return _runs(root, signature).wait()
 
 
-@st.cache_resource(max_entries=2, show_spinner=False)
+@memo.shared(max_entries=2)
 def _declared(root: str, signature: str) -> Catalog:
     """Discover the exercises once per version of the folder (files read, nothing run)."""
     return grader_lib.discover(Path(root))
 
 
-@st.cache_resource(max_entries=2, show_spinner=False)
+@memo.shared(max_entries=2)
 def _runs(root: str, signature: str) -> ScenarioRuns:
     """Return the thread that runs the scenarios once per version of the folder."""
     return ScenarioRuns(_declared(root, signature))
@@ -250,11 +259,11 @@ def _runs(root: str, signature: str) -> ScenarioRuns:
 
 def dataset(source: str) -> Dataset:
     """Return the dataset for a source: "default", "names" or "upload:<path>" (looked up once
-    per script run: a cached function hashes its arguments at every call)."""
+    per script run)."""
     return once_per_run(f"dataset-of:{source}", lambda: _dataset(source, str(config().cache_dir)))
 
 
-@st.cache_resource(max_entries=4, show_spinner=False)
+@memo.shared(max_entries=4)
 def _dataset(source: str, cache_dir: str) -> Dataset:
     """Build a dataset once per source."""
     uploads = config().uploads_dir
@@ -273,7 +282,7 @@ def _grader_of(chosen: Dataset) -> Grader:
     return _grader(chosen.fingerprint, *_version(), _dataset=chosen)
 
 
-@st.cache_resource(max_entries=4, show_spinner=False)
+@memo.shared(max_entries=4)
 def _grader(fingerprint: str, root: str, signature: str, *, _dataset: Dataset) -> Grader:
     """Build a grader once per dataset fingerprint and version of the exercise files."""
     return grader_lib.Grader(_dataset, _catalog(root, signature))
@@ -285,7 +294,7 @@ def trainer(source: str) -> Trainer:
     return _trainer(chosen.fingerprint, *_version(), str(config().data_dir), _dataset=chosen)
 
 
-@st.cache_resource(max_entries=4, show_spinner=False)
+@memo.shared(max_entries=4)
 def _trainer(
     fingerprint: str, root: str, signature: str, data_dir: str, *, _dataset: Dataset
 ) -> Trainer:
@@ -363,7 +372,7 @@ def warmed_up() -> Warmup | None:
     return Warmup.first
 
 
-@st.cache_resource(max_entries=2, show_spinner=False)
+@memo.shared(max_entries=2)
 def _warmup(root: str, signature: str) -> Warmup:
     """Return the thread that warms the default dataset's grader once per version of the files."""
     return Warmup(_warm)
@@ -382,7 +391,7 @@ def start_sandbox() -> None:
     _layer_probe(config().require_all_layers, config().time_limit).begin()
 
 
-@st.cache_resource(show_spinner=False)
+@memo.shared()
 def _layer_probe(require_all: bool, time_limit: float) -> LayerProbe:
     """Return the thread that starts the process-wide sandbox once and records missing layers."""
     return LayerProbe(require_all, time_limit)

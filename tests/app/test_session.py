@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 from app import services
 from app.storage import Attempt
 
-from .app_helpers import BROWSER, TIMEOUT, main_test, page_test, texts
+from .app_helpers import BROWSER, SHAPE, SOLVED, TIMEOUT, main_test, page_test, submit, texts
 
 
 class Reads:
@@ -160,3 +160,60 @@ def test_a_write_by_another_page_shows_at_the_next_run(opened):
     at.run()
     assert "Your last attempt (1 so far)" in texts(at)
     assert len(at.info) == 1 and at.info[0].value.startswith("**Hint 1.**")
+
+
+def _recorded_run(earlier: tuple[bool, ...], solved: bool) -> None:
+    """A run that reads the statuses, records an attempt at "dh" (after earlier ones, solved
+    or not) as workbench.record does, and reads them again (session state "seen": the run's
+    statuses after, and the database's)."""
+    import streamlit as st
+
+    from app import services, session
+    from app.storage import Attempt
+
+    store, me = services.store(), session.profile()
+    for passed in earlier:
+        store.work.record_attempt(me, Attempt("dh", "dh = 0", passed, "", 0.1, 5, "default"))
+    session.forget_statuses()  # another tab's attempts, before this run read the statuses
+    session.statuses()
+    store.work.record_attempt(me, Attempt("dh", "dh = 1", solved, "", 0.1, 5, "default"))
+    session.recorded("dh", solved)
+    st.session_state["seen"] = (session.statuses(), store.work.statuses(me))
+
+
+@pytest.mark.parametrize(
+    ("earlier", "solved", "status"),
+    [
+        ((), True, "solved"),
+        ((), False, "attempted"),
+        ((False,), True, "solved"),
+        ((True,), False, "solved"),
+        ((False, False), False, "attempted"),
+    ],
+)
+def test_an_attempt_recorded_in_a_run_gives_the_status_the_database_has(
+    opened, earlier, solved, status
+):
+    """The statuses are brought up to date in the run instead of read again: they must be the
+    database's."""
+    at = AppTest.from_function(_recorded_run, args=(earlier, solved), default_timeout=TIMEOUT)
+    at.run()
+    assert not at.exception
+    mine, database = at.session_state["seen"]
+    assert mine == database == {"dh": status}
+
+
+@pytest.mark.parametrize(
+    ("answers", "badge"), [((SHAPE,), "Attempted, not solved yet"), ((SOLVED, SHAPE), "Solved")]
+)
+def test_a_submission_reads_the_statuses_once_and_shows_its_status(opened, answers, badge):
+    """A submission's run read the statuses again after recording the attempt."""
+    at = page_test("dlogprobs").run()
+    for answer in answers:
+        with counting() as reads:
+            at = submit(at, f"{answer}\n")
+        assert not at.exception
+        assert reads.on("progress") == 1, reads.statements
+    assert badge in texts(at)
+    at = page_test("dlogprobs").run()  # a new run reads them: the same status
+    assert badge in texts(at)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
-from app import services
+from app import services, session
 
-from ..app_helpers import TIMEOUT
+from ..app_helpers import ROOT, TIMEOUT
+
+NAMES = ROOT.parent / "shared" / "data" / "names.txt"
 
 
 def test_a_new_exercise_file_appears_without_a_restart(app_env, broken_exercises):
@@ -86,3 +89,49 @@ def test_an_exercise_file_added_between_two_runs_is_served_by_the_second(app_env
     )
     at.run()
     assert "dextra" in at.session_state["ids"]
+
+
+def test_an_exercise_file_edited_between_two_runs_gives_a_new_version_and_grader(
+    app_env, broken_exercises
+):
+    def script():
+        import streamlit as st
+
+        from app import services
+
+        chosen = services.grader("default")
+        st.session_state["seen"] = (services.exercise_version("dlogprobs"), chosen)
+        st.session_state["again"] = services.grader("default") is chosen
+
+    at = AppTest.from_function(script, default_timeout=60).run()
+    version, first = at.session_state["seen"]
+    at.run()
+    assert at.session_state["seen"] == (version, first), "nothing edited: the same grader"
+    source = broken_exercises / "01_mlp" / "01_dlogprobs.toml"
+    source.write_text(source.read_text().replace('title = "', 'title = "edited: ', 1))
+    at.run()
+    assert not at.exception and at.session_state["again"]
+    edited, second = at.session_state["seen"]
+    assert edited != version and second is not first
+    assert second.catalog.get("dlogprobs").title.startswith("edited: ")
+
+
+@pytest.mark.skipif(not NAMES.exists(), reason=f"the lecture's names.txt is not at {NAMES}")
+def test_a_dataset_chosen_in_another_tab_changes_the_grader_at_the_next_run(app_env):
+    def script():
+        import streamlit as st
+
+        from app import session
+
+        st.session_state["fingerprint"] = session.grader().dataset.fingerprint
+
+    (app_env / "cache").mkdir(parents=True, exist_ok=True)
+    (app_env / "cache" / "names.txt").write_bytes(NAMES.read_bytes())
+    at = AppTest.from_function(script, default_timeout=60).run()
+    first = at.session_state["fingerprint"]
+    assert first == services.dataset("default").fingerprint
+    me = services.store().learners.profiles()[0]
+    services.store().learners.set_setting(me, session.DATASET_SETTING, "names")
+    at.run()
+    assert not at.exception
+    assert at.session_state["fingerprint"] == services.dataset("names").fingerprint != first
