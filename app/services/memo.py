@@ -45,7 +45,12 @@ def shared(max_entries: int | None = None) -> Callable[[F], F]:
                 with guard:
                     if key in kept:
                         return kept[key]
-                value = fn(*args, **kwargs)  # a failure keeps nothing: the next call tries again
+                try:
+                    value = fn(*args, **kwargs)
+                except BaseException:  # a failure keeps nothing, not even its lock: the next
+                    with guard:  # call tries again (keys that fail leave no entry behind)
+                        building.pop(key, None)
+                    raise
                 with guard:
                     kept[key] = value
                     building.pop(key, None)
@@ -58,7 +63,13 @@ def shared(max_entries: int | None = None) -> Callable[[F], F]:
             with guard:
                 kept.clear()
 
+        def pending() -> int:
+            """Return how many builds are under way (none once every caller has returned)."""
+            with guard:
+                return len(building)
+
         cached.clear = clear  # type: ignore[attr-defined]
+        cached.pending = pending  # type: ignore[attr-defined]
         return cached  # type: ignore[return-value]
 
     return decorate

@@ -93,7 +93,7 @@ def sandbox() -> Part:
     if load.alive == 0:
         probe.sandbox.revive()
         return Part(SANDBOX, False, "no zygote was running: started again")
-    held = f" ({load.held} to start once the one before is ready)" if load.held else ""
+    held = f" ({load.held} starting once the one before is ready)" if load.held else ""
     busy = f"{load.busy} busy, {load.waiting} waiting"
     return Part(SANDBOX, True, f"{load.alive} of {load.slots} zygotes running{held}, {busy}")
 

@@ -3,8 +3,10 @@ Vega-Lite spec the browser draws) and the training's loss curves (matplotlib).""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
 from itertools import chain
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
@@ -83,12 +85,14 @@ def _cells(heatmap: Heatmap) -> pa.Table:
 
 
 @lru_cache(maxsize=64)
-def _places(lengths: tuple[int, ...]) -> dict[str, pa.Array]:
+def _places(lengths: tuple[int, ...]) -> Mapping[str, pa.Array]:
     """Return the row and col of every cell of a grid whose rows have these lengths, in order
-    (kept per shape: it does not depend on the values; Arrow's arrays cannot be changed)."""
+    (kept per shape and shared by every call: neither the mapping nor Arrow's arrays can be
+    changed)."""
     rows = [row for row, length in enumerate(lengths) for _ in range(length)]
     cols = [col for length in lengths for col in range(length)]
-    return {"row": pa.array(rows, COMPACT["row"]), "col": pa.array(cols, COMPACT["col"])}
+    row, col = pa.array(rows, COMPACT["row"]), pa.array(cols, COMPACT["col"])
+    return MappingProxyType({"row": row, "col": col})
 
 
 def _panel(grid: str, title: str, heatmap: Heatmap, scale: dict) -> dict:

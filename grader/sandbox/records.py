@@ -41,8 +41,8 @@ class Limits:
 class Load:
     """How busy a sandbox is now: its slots, the runs holding one, the runs admitted and
     waiting for one, its zygotes whose process is running (a dead one is started again
-    before the next run on it), and those of them held, not started yet (each waits until
-    the one before it is ready)."""
+    before the next run on it), and those that take no runs yet (each is held until the one
+    before it is ready, then starts)."""
 
     slots: int
     busy: int

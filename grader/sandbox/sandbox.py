@@ -119,13 +119,13 @@ class Sandbox:
         return RunOutcome(status, text, tuple(stream.cases), elapsed, log, autograd)
 
     def load(self) -> Load:
-        """Return how busy the sandbox is now (no wait, no side effect). A zygote held until
-        the one before it is ready counts in the slots and as alive (its process runs), not
-        as busy, and in `held`."""
+        """Return how busy the sandbox is now (no wait, no side effect). A zygote that takes
+        no runs yet (held until the one before it is ready, or starting) counts in the slots,
+        as alive while its process runs, not as busy, and in `held`."""
         with self._counting:
             busy = self._pooled - self._free.qsize()
+            held = len(self._zygotes) - self._pooled
         alive = sum(zygote.alive for zygote in self._zygotes)
-        held = sum(zygote.held for zygote in self._zygotes)
         return Load(len(self._zygotes), busy, self._waiting, alive, held)
 
     def watch(self, on_wait: Callable[[float], None]) -> None:
@@ -174,17 +174,19 @@ class Sandbox:
 
     def _start_the_rest(self) -> None:
         """Start each held zygote once the one before it is ready, and let it take runs once
-        it is ready too (one that fails to start is restarted by its first run, as any)."""
+        it is ready too. One that fails to start (it died while held, say) is started again
+        before it takes runs, so that no learner's run meets a dead zygote."""
         for zygote in self._zygotes[1:]:
             with zygote.lock:
                 if self._closed:
                     return
                 try:
                     zygote.ready()
-                except ZygoteFailure as e:
+                except Exception as e:  # noqa: BLE001 - whatever it was, start it afresh
                     if self._closed:
                         return
-                    logger.error("sandbox: zygote %d did not start: %s", zygote.proc.pid, e)
+                    logger.error("sandbox: zygote %d did not start: %r", zygote.proc.pid, e)
+                    zygote.restart()  # its first run waits for its start-up report
             with self._counting:
                 self._free.put(zygote)
                 self._pooled += 1

@@ -82,3 +82,14 @@ def test_a_failed_build_is_not_kept_and_clear_forgets():
     assert flaky("url") is value and len(attempts) == 2
     flaky.clear()
     assert flaky("url") is not value
+
+
+def test_keys_that_fail_leave_nothing_behind():
+    @memo.shared()
+    def broken(key):
+        raise OSError(f"{key} is damaged")
+
+    for number in range(50):  # a learner's damaged uploads, each a new key
+        with pytest.raises(OSError):
+            broken(f"upload:{number}")
+    assert broken.pending() == 0

@@ -77,7 +77,7 @@ def test_the_sandbox_is_starting_then_refused_for_lacking_layers(app_env, monkey
         (Load(2, 0, 0, 2), "2 of 2 zygotes running, 0 busy, 0 waiting"),
         (
             Load(2, 1, 0, 2, held=1),
-            "2 of 2 zygotes running (1 to start once the one before is ready), 1 busy, 0 waiting",
+            "2 of 2 zygotes running (1 starting once the one before is ready), 1 busy, 0 waiting",
         ),
     ],
 )

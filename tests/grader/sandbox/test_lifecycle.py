@@ -281,3 +281,34 @@ def test_the_second_zygote_starts_once_the_first_is_ready_and_runs_wait_for_the_
     finally:
         go.set()
         box.close()
+
+
+def test_a_zygote_killed_while_held_is_started_again_before_it_takes_runs(monkeypatch):
+    asked, go = threading.Event(), threading.Event()
+    release = ZygoteClient.release
+
+    def gated(zygote):
+        if zygote.held:
+            asked.set()
+            go.wait(120)  # a safety net, never a bound: the test sets it
+        release(zygote)
+
+    monkeypatch.setattr(ZygoteClient, "release", gated)
+    box = Sandbox(ROOMY, slots=2)
+    try:
+        first, second = box._zygotes
+        assert asked.wait(120)
+        os.kill(second.proc.pid, signal.SIGKILL)  # dies while held, before its start-up report
+        second.proc.wait(30)
+        go.set()
+        deadline = time.monotonic() + 120  # its new start-up: a wait, not a bound
+        while box.load() != Load(slots=2, busy=0, waiting=0, alive=2) or box._free.qsize() < 2:
+            assert time.monotonic() < deadline, box.load()
+            time.sleep(0.01)
+        with slot_held(first, lambda: box.run("y = 1", ONE)):
+            outcome = box.run("y = 2", ONE)  # on the second: the first is held
+        assert outcome.status == "ok", outcome
+        assert second.runs == 1
+    finally:
+        go.set()
+        box.close()
