@@ -57,23 +57,9 @@ def test_roots_replica_keeps_this_python_and_environment(bench_class, monkeypatc
     assert env["ROOTS_OWN"] == "kept" and env["PYTHONPATH"] == str(ROOT)
 
 
-def test_as_user_is_refused_beside_a_baseline(bench_class, monkeypatch, capsys):
-    monkeypatch.setattr(sys, "argv", ["bench_class.py", "--as-user", "--baseline", "main"])
-
-    def started(*_):  # main's first step after its arguments: nothing may run past it here
-        raise AssertionError("the bench started")
-
-    monkeypatch.setattr(os, "sched_setaffinity", started)
-    with pytest.raises(SystemExit) as exit_:
-        bench_class.main()
-    assert exit_.value.code == 2
-    assert "--as-user" in capsys.readouterr().err
-
-
-@pytest.mark.parametrize(
-    "argv", [["--each-as-user"], ["--each-as-user", "--setup", "none"]], ids=["alone", "no-setup"]
-)
-def test_each_as_user_needs_a_baseline(bench_class, monkeypatch, capsys, argv):
+def refusal(bench_class, monkeypatch, capsys, argv: list[str]) -> tuple[int, str]:
+    """Run bench_class.main with argv; return its exit code and what it wrote to stderr (it
+    must stop at its arguments: its first step after them raises here)."""
     monkeypatch.setattr(sys, "argv", ["bench_class.py", *argv])
 
     def started(*_):  # main's first step after its arguments: nothing may run past it here
@@ -82,8 +68,22 @@ def test_each_as_user_needs_a_baseline(bench_class, monkeypatch, capsys, argv):
     monkeypatch.setattr(os, "sched_setaffinity", started)
     with pytest.raises(SystemExit) as exit_:
         bench_class.main()
-    assert exit_.value.code == 2
-    assert "--each-as-user" in capsys.readouterr().err
+    return exit_.value.code, capsys.readouterr().err
+
+
+def test_as_user_is_refused_beside_a_baseline(bench_class, monkeypatch, capsys):
+    code, err = refusal(bench_class, monkeypatch, capsys, ["--as-user", "--baseline", "main"])
+    assert code == 2
+    assert "--as-user" in err
+
+
+@pytest.mark.parametrize(
+    "argv", [["--each-as-user"], ["--each-as-user", "--setup", "none"]], ids=["alone", "no-setup"]
+)
+def test_each_as_user_needs_a_baseline(bench_class, monkeypatch, capsys, argv):
+    code, err = refusal(bench_class, monkeypatch, capsys, argv)
+    assert code == 2
+    assert "--each-as-user" in err
 
 
 def test_each_as_user_runs_each_checkout_as_root_and_as_the_user(bench_class, monkeypatch):

@@ -243,21 +243,12 @@ def test_a_worker_that_lingers_after_its_result_is_stopped_at_once(lonely):
 def test_the_second_zygote_starts_once_the_first_is_ready_and_runs_wait_for_the_first(monkeypatch):
     # On a server's one busy core both zygotes importing torch at once delay the first run
     # (bench/README.md, 2026-12-07): the second waits, held, until the first has said ready.
-    asked, go, seen = threading.Event(), threading.Event(), []
-    release = ZygoteClient.release
-
-    def gated(zygote):
-        if zygote.held:
-            seen.append(box._zygotes[0].layers is not None)  # the first had said ready
-            asked.set()
-            go.wait(120)  # a safety net, never a bound: the test sets it
-        release(zygote)
-
-    monkeypatch.setattr(ZygoteClient, "release", gated)
+    seen = []
+    asked, go = gate_release(monkeypatch, lambda: seen.append(box._zygotes[0].layers is not None))
     box = Sandbox(ROOMY, slots=2)
     try:
         first, second = box._zygotes
-        assert asked.wait(120) and seen == [True]
+        assert asked.wait(120) and seen == [True]  # the first had said ready
         maps = Path(f"/proc/{second.proc.pid}/maps").read_text()
         assert "libtorch" not in maps  # the held one has not started: no torch, no CPU
         assert box.load() == Load(slots=2, busy=0, waiting=0, alive=2, held=1)
@@ -284,16 +275,7 @@ def test_the_second_zygote_starts_once_the_first_is_ready_and_runs_wait_for_the_
 
 
 def test_a_zygote_killed_while_held_is_started_again_before_it_takes_runs(monkeypatch):
-    asked, go = threading.Event(), threading.Event()
-    release = ZygoteClient.release
-
-    def gated(zygote):
-        if zygote.held:
-            asked.set()
-            go.wait(120)  # a safety net, never a bound: the test sets it
-        release(zygote)
-
-    monkeypatch.setattr(ZygoteClient, "release", gated)
+    asked, go = gate_release(monkeypatch, lambda: None)
     box = Sandbox(ROOMY, slots=2)
     try:
         first, second = box._zygotes
@@ -312,3 +294,20 @@ def test_a_zygote_killed_while_held_is_started_again_before_it_takes_runs(monkey
     finally:
         go.set()
         box.close()
+
+
+def gate_release(monkeypatch, on_release) -> tuple[threading.Event, threading.Event]:
+    """Hold each held zygote's release until the test sets `go`: calls on_release() and sets
+    `asked` when the sandbox releases one; return (asked, go)."""
+    asked, go = threading.Event(), threading.Event()
+    release = ZygoteClient.release
+
+    def gated(zygote):
+        if zygote.held:
+            on_release()
+            asked.set()
+            go.wait(120)  # a safety net, never a bound: the test sets it
+        release(zygote)
+
+    monkeypatch.setattr(ZygoteClient, "release", gated)
+    return asked, go
