@@ -121,6 +121,15 @@ def measure(grader: Grader, sandbox: Sandbox, jobs: list, rounds: int, pace: flo
             "spare": spare_ms}  # fmt: skip
 
 
+def settled(sandbox: Sandbox, within: float = 120.0) -> None:
+    """Wait until every zygote takes runs (a held one starts once the one before is ready), so
+    that no zygote's start falls in the measured window; a baseline without held zygotes
+    (before b0e8695) has none to wait for."""
+    give_up = time.monotonic() + within
+    while getattr(sandbox.load(), "held", 0) and time.monotonic() < give_up:
+        time.sleep(0.1)
+
+
 def run(rounds: int, pace: float) -> dict:
     """Start a sandbox and a grader, warm them, and measure; return the figures."""
     ZygoteClient._report = _recording(ZygoteClient._report)
@@ -130,6 +139,7 @@ def run(rounds: int, pace: float) -> dict:
     for exercise, code in jobs:  # warm: references computed once, every zygote used
         grader.grade(exercise, code)
         grader.grade(exercise, code)
+    settled(sandbox)
     try:
         return measure(grader, sandbox, jobs, rounds, pace) | {"load": os.getloadavg()[0]}
     finally:

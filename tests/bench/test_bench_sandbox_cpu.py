@@ -1,0 +1,43 @@
+"""bench/bench_sandbox_cpu.py measures a window in which no zygote starts."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from types import SimpleNamespace
+
+import pytest
+
+from grader.sandbox import Sandbox
+
+from ..e2e.e2e_helpers import ROOT
+
+
+@pytest.fixture
+def bench(monkeypatch):
+    """Import bench/bench_sandbox_cpu.py (a script beside the modules it imports by name)."""
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))
+    path = ROOT / "bench" / "bench_sandbox_cpu.py"
+    spec = importlib.util.spec_from_file_location("bench_sandbox_cpu", path)
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, module)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_window_opens_once_every_zygote_takes_runs(bench):
+    sandbox = Sandbox()
+    try:
+        assert sandbox.load().held >= 1  # the second zygote waits for the first to be ready
+        bench.settled(sandbox)
+        load = sandbox.load()
+        assert load.held == 0 and load.alive == load.slots, load
+    finally:
+        sandbox.close()
+
+
+def test_a_baseline_without_held_zygotes_is_not_waited_for(bench):
+    asked = []
+    before = SimpleNamespace(load=lambda: asked.append(1) or SimpleNamespace(slots=2, busy=0))
+    bench.settled(before, within=30.0)  # a load with no `held` field: nothing to wait for
+    assert len(asked) == 1
