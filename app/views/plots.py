@@ -37,22 +37,20 @@ def heatmap_chart(heatmap: Heatmap, name: str) -> tuple[pa.Table, dict]:
 
     Yours and autograd's share one colour scale so that they can be compared by eye; the
     difference has its own scale, centred on zero. One table holds a row per cell with the three
-    values side by side: each panel colours its cells by its own column.
+    values side by side: each panel colours its cells by its own column. The scales' domains are
+    taken from the table by the browser, so that the spec of a gradient depends on its shape and
+    its wrong rows and columns, not on its values: a new answer's heatmap then only swaps the
+    data of the chart drawn already (a new spec rebuilt the chart, issue 39).
     """
-    shown = list(chain.from_iterable((*heatmap.learner, *heatmap.reference)))
-    low, high = min(shown), max(shown)
-    spread = max(map(abs, chain.from_iterable(heatmap.diff))) or 1.0
-    shared = {"scheme": "greys", "reverse": True, "domain": [low, high]}
-    centred = {"scheme": "redblue", "reverse": True, "domain": [-spread, spread]}
     yours, autograd, diff = GRIDS
     both = [
-        _panel(yours, f"your {name}", heatmap, shared),
-        _panel(autograd, "autograd", heatmap, shared),
+        _panel(yours, f"your {name}", heatmap, SHARED),
+        _panel(autograd, "autograd", heatmap, SHARED),
     ]
     spec = {
         "hconcat": [
             {"hconcat": both, "resolve": {"scale": {"color": "shared"}}},
-            _panel(diff, "yours − autograd", heatmap, centred),
+            _centred(_panel(diff, "yours − autograd", heatmap, CENTRED)),
         ],
         "resolve": {"scale": {"color": "independent"}},
         "config": {
@@ -62,6 +60,38 @@ def heatmap_chart(heatmap: Heatmap, name: str) -> tuple[pa.Table, dict]:
         **DRAWING,
     }
     return _cells(heatmap), spec
+
+
+# From the smallest to the largest value of the panels that share the scale, as they are: not
+# widened to round numbers (`nice`), nor to zero.
+SHARED = {"scheme": "greys", "reverse": True, "nice": False, "zero": False}
+CENTRED = {"scheme": "redblue", "reverse": True, "nice": False, "zero": False}
+# The difference's scale spans -m to m, m its largest absolute value (1 if every value is 0):
+# an unseen rectangle beneath the cells, coloured on the same scale by -m and m, widens it so.
+BOUNDS = {
+    "transform": [
+        {
+            "aggregate": [
+                {"op": "min", "field": GRIDS[2], "as": "low"},
+                {"op": "max", "field": GRIDS[2], "as": "high"},
+            ]
+        },
+        {"calculate": "max(abs(datum.low), abs(datum.high)) || 1", "as": "top"},
+        {"calculate": "-datum.top", "as": "bottom"},
+        {"fold": ["top", "bottom"], "as": ["end", "bound"]},
+    ],
+    "mark": {"type": "rect", "opacity": 0},
+}
+
+
+def _centred(panel: dict) -> dict:
+    """Return the difference's panel with its colour scale centred on zero: its cells drawn
+    over the unseen bounds (BOUNDS), both coloured on the panel's one scale."""
+    color = {"field": "bound", "type": "quantitative", "scale": CENTRED, "title": None}
+    bounds = {**BOUNDS, "encoding": {"color": color}}
+    cells = {"mark": panel["mark"], "encoding": panel["encoding"]}
+    frame = {key: panel[key] for key in ("title", "width", "height")}
+    return {**frame, "layer": [bounds, cells]}
 
 
 # The table goes to the browser as Arrow columns: in these types a (32, 27) gradient's cells take

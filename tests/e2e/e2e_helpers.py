@@ -89,11 +89,13 @@ def start_server(
     port: int | None = None,
     options: tuple[str, ...] = (),
     prove: bool = True,
+    script: str = "app/server.py",
 ) -> Server:
     """Prove the exercises (the shipped ones, or those of another course folder) unless told
     not to (a first start), start `streamlit run app/server.py` (the pages of app/main.py with
     /ready and /metrics, as scripts/serve starts them; on port, else a free one; with Streamlit's
-    command-line options) and wait until its health check answers."""
+    command-line options; or another script, from the repository's root) and wait until its
+    health check answers."""
     if prove:
         _prove(data_dir, exercises)
     port = port or free_port()
@@ -105,7 +107,7 @@ def start_server(
         "-m",
         "streamlit",
         "run",
-        "app/server.py",
+        script,
         "--server.port",
         str(port),
         "--server.address",
