@@ -41,3 +41,17 @@ def test_a_baseline_without_held_zygotes_is_not_waited_for(bench):
     before = SimpleNamespace(load=lambda: asked.append(1) or SimpleNamespace(slots=2, busy=0))
     bench.settled(before, within=30.0)  # a load with no `held` field: nothing to wait for
     assert len(asked) == 1
+
+
+def test_every_zygote_has_run_twice_before_the_window(bench):
+    import data
+    from grader import Grader
+
+    sandbox = Sandbox()
+    try:
+        grader = Grader(data.default_dataset(), sandbox=sandbox)
+        jobs = [(e, grader.catalog.get(e).solution()) for e in bench.RIGHT[:2]]
+        bench.warm(grader, sandbox, jobs)
+        assert [z.runs >= 2 for z in sandbox._zygotes] == [True, True], "each zygote's first runs"
+    finally:
+        sandbox.close()
