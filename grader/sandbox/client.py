@@ -25,6 +25,10 @@ ROOT = Path(__file__).resolve().parents[2]
 START_TIMEOUT = 120.0  # seconds for a zygote to import torch and report ready
 PIPE_DEFAULT, PIPE_BYTES = 64 * 1024, 1024**2  # a pipe's buffer: Linux's default, our most
 GRACE = 3.0  # seconds past the wall limit before the zygote itself is presumed stuck
+# seconds for a zygote to hand over its spare: after its first run it learns its pages and
+# collapses its memory into huge pages before it forks the next spare, which a busy machine can
+# stretch past the run's own wall limit (a dead zygote is seen at once, not after this)
+HANDOVER = 60.0
 ENV = {"PATH": os.defpath, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 # Run by a fresh interpreter: load libseccomp, apply the isolation layers while single-threaded,
@@ -154,10 +158,10 @@ class ZygoteClient:
         self._settle()
         self.ready()
         self.runs += 1
-        deadline = time.monotonic() + limits.wall_seconds + GRACE
         self._ask(limits)
         job = make_job()
-        payload_w, result_r = self._launch(deadline)
+        payload_w, result_r = self._launch(time.monotonic() + HANDOVER)
+        deadline = time.monotonic() + limits.wall_seconds + GRACE  # the worker has its run now
         try:
             _feed(payload_w, job, deadline)
             _in_the_meantime(meanwhile, result_r)

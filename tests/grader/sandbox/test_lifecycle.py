@@ -14,7 +14,7 @@ import pytest
 import torch
 
 from grader.sandbox import Case, Limits, Load, Sandbox
-from grader.sandbox.client import ZygoteClient, ZygoteFailure
+from grader.sandbox.client import GRACE, ZygoteClient, ZygoteFailure
 from grader.sandbox.protocol import send_packet
 from grader.sandbox.warmup import UID_BASE
 
@@ -311,3 +311,28 @@ def gate_release(monkeypatch, on_release) -> tuple[threading.Event, threading.Ev
 
     monkeypatch.setattr(ZygoteClient, "release", gated)
     return asked, go
+
+
+def test_a_zygote_slow_to_hand_over_its_spare_does_not_fail_the_run():
+    # After its first run a zygote learns its pages before it forks the next spare; on a busy
+    # machine that took longer than the run's wall limit and its grace, and an honest run came
+    # back "the grader failed" (the full suite, 2026-12-07). The run's clock starts once its
+    # worker has it. Here the zygote is stopped for longer than the wall limit and the grace.
+    box = Sandbox(replace(LIMITS, wall_seconds=0.5), slots=1)
+    try:
+        for _ in range(2):  # past its first run's learning
+            assert box.run("y = 1", ONE).status == "ok"
+        zygote = box._zygotes[0].proc.pid
+        waited = time.monotonic() + 60
+        while not any(map(idle_spare, _children(zygote))) and time.monotonic() < waited:
+            time.sleep(0.05)  # the last run's report sent, its next spare forked: idle
+        os.kill(zygote, signal.SIGSTOP)
+        resume = threading.Timer(0.5 + GRACE + 1.0, os.kill, (zygote, signal.SIGCONT))
+        resume.start()
+        began = time.monotonic()
+        outcome = box.run("y = 2", ONE)
+        assert time.monotonic() - began > 0.5 + GRACE, "the zygote was stopped all along"
+        assert outcome.status == "ok", outcome
+        resume.join()
+    finally:
+        box.close()
