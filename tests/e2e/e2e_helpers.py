@@ -39,6 +39,7 @@ FIRST_WAIT_MS = 90_000  # for a page's title, before open_page opens it again
 PASTED_FROM = 400  # characters: longer code is pasted (_enter)
 LOOP_SECONDS = 20  # the shared server's NINJA_TIME_LIMIT: CPU seconds a loop holds its slot
 DUMP_CHARS = 12_000  # of a server's thread dump, in a blank page's failure
+DUMP_WAIT = 30  # seconds for a thread dump to be written whole
 STARTED: dict[str, Server] = {}  # the servers start_server started, by base URL
 
 
@@ -230,7 +231,15 @@ def why_blank(page, url: str) -> str:
     if server is not None and server.process.poll() is None:
         before = len(server.log_text())
         os.kill(server.process.pid, signal.SIGUSR1)
-        time.sleep(2)
+        # The thread that takes the signal writes its own stack last ("Current thread"): on a
+        # busy machine the dump took more than 2 s to write, so wait for that stack and for the
+        # log to stop growing, not a fixed time.
+        deadline, seen = time.monotonic() + DUMP_WAIT, ""
+        while time.monotonic() < deadline:
+            time.sleep(0.5)
+            previous, seen = seen, server.log_text()[before:]
+            if "Current thread 0x" in seen and seen == previous:
+                break
         found.append(f"its server's threads:\n{server.log_text()[before:][:DUMP_CHARS]}")
     return "\n".join(found)
 
