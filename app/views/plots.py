@@ -10,10 +10,10 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
-from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter
 
 if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
     from grader import Heatmap
 
 MAX_TICKS = 12
@@ -163,6 +163,11 @@ def loss_curves_figure(curves: dict[str, tuple[float, ...]], bucket: int) -> Fig
     `curves` maps a label to its points; point i covers steps i*bucket to (i+1)*bucket. The
     first curve (the learner's) is drawn solid and on top; the others dashed and lighter beneath.
     """
+    # matplotlib on first use: imported with this module, it was a third of a replica's first
+    # page run, on the core where the first learner's verdict waits (bench/README.md, issue 39)
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import FuncFormatter
+
     figure = Figure(figsize=(9, 3.4), layout="constrained")
     ax = figure.subplots()
     for rank, (label, points) in enumerate(curves.items()):

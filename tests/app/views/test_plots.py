@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from app.views.plots import heatmap_chart
@@ -166,3 +170,18 @@ def test_the_table_sent_holds_every_cell_in_compact_types():
         flat = [v for row in grid for v in row]
         assert sent.column(column).to_pylist() == pa.array(flat, pa.float32()).to_pylist()
         assert sent.column(column).to_pylist() == pytest.approx(flat, rel=1e-6)
+
+
+def test_the_pages_leave_matplotlib_out_until_a_loss_curve_is_drawn():
+    # Imported with the pages, matplotlib was a third of a replica's first page run, on the
+    # core where the first learner's verdict waits (bench/README.md, issue 39).
+    code = (
+        "import sys, app.nav, app.views, app.screens.exercise, app.screens.training\n"
+        "assert 'matplotlib' not in sys.modules, 'matplotlib was imported with the pages'\n"
+        "from app.views.plots import loss_curves_figure\n"
+        "loss_curves_figure({'you': (1.0, 0.5)}, 100)\n"
+        "assert 'matplotlib' in sys.modules\n"
+    )
+    root = Path(__file__).resolve().parents[3]
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
