@@ -1,7 +1,7 @@
 """The image, built once per test run by `deploy/image build --all` as an operator builds it,
-shared by tests/deploy/test_image.py and test_compose.py (one group: tests/conftest.py gives
-every test that uses `image` to one process, right after the ordinary user's re-run, while the
-other process runs the browser tests). Skipped, saying why, where podman does not run."""
+shared by tests/deploy/test_image.py and test_compose.py (tests/conftest.py puts every test
+that uses `image` in the browser tests' group, first in it: one process runs them one after
+another, never beside a browser test). Skipped, saying why, where podman does not run."""
 
 from __future__ import annotations
 

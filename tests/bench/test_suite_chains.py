@@ -1,0 +1,55 @@
+"""bench/suite_chains.py adds up each test process's chain of a two-process run."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+
+import pytest
+
+from ..e2e.e2e_helpers import ROOT
+
+OUTPUT = """\
+tests/e2e/test_a.py::test_one
+[gw1] [  0%] PASSED tests/e2e/test_a.py::test_one
+[gw0] [ 25%] PASSED tests/grader/test_b.py::test_two[a-b]
+[gw1] [ 50%] FAILED tests/deploy/test_compose.py::test_three
+[gw0] [ 75%] PASSED tests/grader/sandbox/test_unprivileged.py::test_four
+======= 1 failed, 3 passed in 600.00s (0:10:00) =======
+"""
+
+JUNIT = """<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest">
+<testcase classname="tests.e2e.test_a" name="test_one" time="240.0" />
+<testcase classname="tests.grader.test_b" name="test_two[a-b]" time="60.0" />
+<testcase classname="tests.deploy.test_compose" name="test_three" time="120.0" />
+<testcase classname="tests.grader.sandbox.test_unprivileged" name="test_four" time="180.0" />
+</testsuite></testsuites>"""
+
+
+@pytest.fixture
+def chains(monkeypatch):
+    """Import bench/suite_chains.py (a script)."""
+    path = ROOT / "bench" / "suite_chains.py"
+    spec = importlib.util.spec_from_file_location("suite_chains", path)
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, module)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_each_process_gets_its_files_minutes_by_group(chains):
+    found = chains.chains(OUTPUT, JUNIT)
+    assert found == {
+        "gw0": {"other files": 1.0, "the ordinary user's re-run": 3.0},
+        "gw1": {"browser tests": 4.0, "container tests": 2.0},
+    }
+
+
+def test_the_table_says_what_each_process_waited_of_the_run(chains):
+    table = chains.report(OUTPUT, JUNIT)
+    assert "| gw0 | **its tests in all**; waiting or idle 6.00 of the run's 10.00 | **4.00** |" in (
+        table
+    )
+    assert "| gw1 | **its tests in all**; waiting or idle 4.00 of the run's 10.00 | **6.00** |" in (
+        table
+    )
