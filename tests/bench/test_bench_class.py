@@ -8,7 +8,6 @@ Python and environment. --as-user is refused beside --baseline.
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import os
 import sys
 import types
@@ -19,17 +18,13 @@ import pytest
 from tests.grader.ordinary_user import Ordinary
 
 from ..e2e.e2e_helpers import ROOT
+from .scripts import import_script
 
 
 @pytest.fixture
 def bench_class(monkeypatch):
     """Import bench/bench_class.py (a script beside the modules it imports by name)."""
-    monkeypatch.syspath_prepend(str(ROOT / "bench"))
-    spec = importlib.util.spec_from_file_location("bench_class", ROOT / "bench" / "bench_class.py")
-    module = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, spec.name, module)  # its dataclasses look it up by name
-    spec.loader.exec_module(module)
-    return module
+    return import_script("bench_class", monkeypatch)
 
 
 def test_the_users_replica_runs_as_the_user_with_its_environment_alone(bench_class, monkeypatch):

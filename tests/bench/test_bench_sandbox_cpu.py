@@ -2,27 +2,19 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from types import SimpleNamespace
 
 import pytest
 
 from grader.sandbox import Sandbox
 
-from ..e2e.e2e_helpers import ROOT
+from .scripts import import_script
 
 
 @pytest.fixture
 def bench(monkeypatch):
     """Import bench/bench_sandbox_cpu.py (a script beside the modules it imports by name)."""
-    monkeypatch.syspath_prepend(str(ROOT / "bench"))
-    path = ROOT / "bench" / "bench_sandbox_cpu.py"
-    spec = importlib.util.spec_from_file_location("bench_sandbox_cpu", path)
-    module = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, spec.name, module)
-    spec.loader.exec_module(module)
-    return module
+    return import_script("bench_sandbox_cpu", monkeypatch)
 
 
 def test_the_window_opens_once_every_zygote_takes_runs(bench):

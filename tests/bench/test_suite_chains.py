@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-
 import pytest
 
-from ..e2e.e2e_helpers import ROOT
+from .scripts import import_script
 
 OUTPUT = """\
 tests/e2e/test_a.py::test_one
@@ -29,12 +26,7 @@ JUNIT = """<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="py
 @pytest.fixture
 def chains(monkeypatch):
     """Import bench/suite_chains.py (a script)."""
-    path = ROOT / "bench" / "suite_chains.py"
-    spec = importlib.util.spec_from_file_location("suite_chains", path)
-    module = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, spec.name, module)
-    spec.loader.exec_module(module)
-    return module
+    return import_script("suite_chains", monkeypatch)
 
 
 def test_each_process_gets_its_files_minutes_by_group(chains):
