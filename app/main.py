@@ -12,8 +12,8 @@ from app.services import metrics
 from app.views import style
 
 # An icon of our own: without one, Streamlit fetches each page's Material icon from a public
-# font server to use as the favicon, and nothing may leave the machine.
-st.set_page_config(page_title=services.course_title(), page_icon="🥷", layout="wide")
+# font server to use as the favicon, and nothing may leave the machine (style.PAGE_ICON).
+st.set_page_config(page_title=services.course_title(), page_icon=style.PAGE_ICON, layout="wide")
 style.apply()  # what the theme cannot set: code colours that pass WCAG AA
 try:
     classroom.check_session()  # every run asks the database whether this sign-in still lives

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import ast
 
+from streamlit.commands import page_config
 from streamlit.testing.v1 import AppTest
 
 from app import links, services
 from app.storage import Attempt
+from app.views import style
 
 from .app_helpers import BROWSER, MAIN, SOLVED, TIMEOUT, main_test, nav_sections, submit, texts
 
@@ -168,3 +170,12 @@ def test_the_frame_draws_nothing_by_magic():
     exprs = [n for n in ast.walk(tree) if isinstance(n, ast.Expr)][1:]  # after the docstring
     assert exprs and all(isinstance(n.value, ast.Call) for n in exprs)
     assert "magicEnabled = false" in (MAIN.parents[1] / ".streamlit" / "config.toml").read_text()
+
+
+def test_the_page_icon_is_the_app_s_own_ascii_one(fake, monkeypatch):
+    asked = []
+    drawn = page_config._get_favicon_string
+    monkeypatch.setattr(page_config, "_get_favicon_string", lambda i: asked.append(i) or drawn(i))
+    at = main_test().run()
+    assert not at.exception
+    assert asked == [style.PAGE_ICON], "Streamlit checks an emoji against its whole emoji table"

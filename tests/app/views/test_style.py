@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
+import streamlit
 
 from app.views import style
 
-CONFIG = Path(__file__).resolve().parents[3] / ".streamlit" / "config.toml"
+ROOT = Path(__file__).resolve().parents[3]
+CONFIG = ROOT / ".streamlit" / "config.toml"
+STREAMLIT_JS = Path(streamlit.__file__).parent / "static" / "static" / "js"
 CODE_BACKGROUND, WHITE, SIDEBAR = "#fcfcfb", "#ffffff", "#f0f2f6"  # Streamlit's light theme
 
 
@@ -55,3 +62,27 @@ def test_code_in_a_caption_takes_the_captions_colour_which_passes_at_its_opacity
     assert f"{style.CAPTION_CODE} {{ color: inherit !important; }}" in style.css()
     assert contrast(_at(theme["textColor"], 0.6, CODE_BACKGROUND), CODE_BACKGROUND) >= 4.5
     assert contrast(_at("#0c5a44", 0.6, CODE_BACKGROUND), CODE_BACKGROUND) < 4.5, "the green's"
+
+
+def _frontend_emoji_icon(emoji: str) -> str:
+    """Return the favicon Streamlit's frontend draws for an emoji page icon (its bundle's own
+    SVG template, read from the installed package)."""
+    template = re.compile(r"`(data:image/svg\+xml,<svg [^`]*>)\$\{e\}(</text></svg>)`")
+    for bundle in STREAMLIT_JS.glob("index.*.js"):
+        if found := template.search(bundle.read_text(encoding="utf-8")):
+            return found.group(1) + emoji + found.group(2)
+    raise AssertionError("the frontend's emoji icon template was not found")
+
+
+def test_the_page_icon_is_the_ninja_as_the_frontend_draws_an_emoji():
+    assert unquote(style.PAGE_ICON) == _frontend_emoji_icon("\U0001f977")
+
+
+def test_streamlit_takes_the_page_icon_as_it_is_without_its_emoji_table():
+    probe = (
+        "import sys; from streamlit.commands.page_config import _get_favicon_string;"
+        "from app.views import style; print(_get_favicon_string(style.PAGE_ICON) =="
+        " style.PAGE_ICON, 'streamlit.emojis' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT)
+    assert done.stdout.split() == ["True", "False"], done.stderr[-2000:]
