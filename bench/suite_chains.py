@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 from xml.etree import ElementTree
 
+ROOT = Path(__file__).resolve().parents[1]
 RESULT = re.compile(r"^\[(gw\d+)\] \[\s*\d+%\] [A-Z]+ (\S+?)::")
 WALL = re.compile(r"=+ .* in ([\d.]+)s")
 
@@ -29,7 +30,14 @@ def group_of(path: str) -> str:
         return "container tests"
     if path.endswith("_unprivileged.py"):
         return "the ordinary user's re-run"
+    if holds_a_host_wide_test(ROOT / path):
+        return "host-wide files"
     return "other files"
+
+
+def holds_a_host_wide_test(path: Path) -> bool:
+    """Return whether a test file marks a test `host_wide` (tests/conftest.py groups its file)."""
+    return path.is_file() and "@pytest.mark.host_wide" in path.read_text(errors="replace")
 
 
 def seconds_by_file(junit: str) -> dict[str, float]:

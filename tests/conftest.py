@@ -1,3 +1,4 @@
+import contextlib
 import fcntl
 import functools
 import http.server
@@ -83,7 +84,9 @@ def store_url(request, tmp_path):
 #   browser test, moves both (+1 segment, tens of MB). pytest_runtest_protocol below keeps them
 #   apart with a file lock: exclusive for them (held over consecutive host-wide tests), shared
 #   for the PostgreSQL and browser tests, whichever process they run in. The re-run as an
-#   ordinary user takes the same lock for its own tests (the `reruns` fixture passes its path);
+#   ordinary user takes the same lock for its own tests (the `reruns` fixture passes its path).
+#   Their files are one group, handed out second: they run while the other process builds the
+#   image, which moves neither (measured: bench/README.md) and so lets them in (`set_aside`);
 # - the tests that run as an ordinary user share one build of its copy: one group, handed out
 #   second;
 # - the tests in containers (tests/deploy/) share one build of the image, and they join the
@@ -94,6 +97,7 @@ def store_url(request, tmp_path):
 #   process has the rest of the suite meanwhile. They take the lock as the PostgreSQL tests do
 #   (a container's PostgreSQL and its shared memory are the machine's too).
 BESIDE_NOTHING = "one-after-another"
+HOST_WIDE = "host-wide"
 AS_THE_USER = "as-the-ordinary-user"
 USES_POSTGRES = {"postgres", "store_url", "image"}
 HOLDS_THE_MACHINE = "BPN_TESTS_HOLD_THE_MACHINE"  # set while a host-wide test runs
@@ -125,11 +129,12 @@ def pytest_configure(config):
 
 def pytest_collection_modifyitems(config, items):
     """In a worker of a two-process run, write each test's group for `Turns`: its file, or
-    BESIDE_NOTHING for the browser and container tests, AS_THE_USER for the ordinary user's;
-    make the lock."""
+    BESIDE_NOTHING for the browser and container tests, HOST_WIDE for the files that hold a
+    host-wide test, AS_THE_USER for the ordinary user's; make the lock."""
     worker = os.environ.get("PYTEST_XDIST_WORKER")
     if worker is None:
         return
+    host_wide_files = {item.path for item in items if _host_wide(item)}
     groups = {}
     for item in items:
         path = item.path.relative_to(ROOT)
@@ -138,6 +143,8 @@ def pytest_collection_modifyitems(config, items):
             group = BESIDE_NOTHING
         elif "ordinary" in item.fixturenames:
             group = AS_THE_USER
+        elif item.path in host_wide_files:
+            group = HOST_WIDE
         groups[item.nodeid] = group
     _groups_dir().mkdir(mode=0o755, exist_ok=True)  # the ordinary user's re-run reads the lock
     for name in ("turns.lock", "turns.gate"):
@@ -147,7 +154,8 @@ def pytest_collection_modifyitems(config, items):
 
 def pytest_xdist_make_scheduler(config, log):
     """Schedule whole groups (`Turns`): the browser and container tests first, then the
-    ordinary user's, then the others largest first, as xdist's --dist loadscope does files."""
+    host-wide files, then the ordinary user's, then the others largest first, as xdist's
+    --dist loadscope does files."""
     from xdist.scheduler import LoadScopeScheduling
 
     class Turns(LoadScopeScheduling):
@@ -161,19 +169,27 @@ def pytest_xdist_make_scheduler(config, log):
             return self.groups.get(nodeid, nodeid.split("::")[0])
 
         def _assign_work_unit(self, node) -> None:
-            for first in (AS_THE_USER, BESIDE_NOTHING):  # the last goes first
-                if first in self.workqueue:
-                    self.workqueue.move_to_end(first, last=False)
+            put_first(self.workqueue)
             super()._assign_work_unit(node)
 
     return Turns(config, log)
 
 
+def put_first(workqueue) -> None:
+    """Move the browser and container tests' group to the front of xdist's queue of groups,
+    then the host-wide files (the other process runs them while the image builds), then the
+    ordinary user's."""
+    for first in (AS_THE_USER, HOST_WIDE, BESIDE_NOTHING):  # the last goes first
+        if first in workqueue:
+            workqueue.move_to_end(first, last=False)
+
+
 class Hold:
-    """This process's hold on the run's lock: which mode, on which open files."""
+    """This process's hold on the run's lock: which mode, on which open files of which lock."""
 
     mode: int | None = None
     files: tuple[int, int] | None = None
+    path: Path | None = None
 
     @classmethod
     def take(cls, path: Path, mode: int) -> None:
@@ -185,7 +201,7 @@ class Hold:
         fcntl.flock(lock, mode)
         if mode == fcntl.LOCK_SH:
             fcntl.flock(gate, fcntl.LOCK_UN)
-        cls.mode, cls.files = mode, (lock, gate)
+        cls.mode, cls.files, cls.path = mode, (lock, gate), path
         os.environ[HOLDS_THE_MACHINE] = "1" if mode == fcntl.LOCK_EX else ""
 
     @classmethod
@@ -194,8 +210,24 @@ class Hold:
         if cls.files is not None:
             for fd in cls.files:
                 os.close(fd)
-        cls.mode = cls.files = None
+        cls.mode = cls.files = cls.path = None
         os.environ.pop(HOLDS_THE_MACHINE, None)
+
+
+@contextlib.contextmanager
+def set_aside():
+    """Let the host-wide tests run for a while: give back this process's shared hold, if any,
+    and take it again after (the image build: it moves neither the host's SysV IPC objects nor
+    its Shmem, measured in bench/README.md, so they need not wait for it)."""
+    if Hold.mode != fcntl.LOCK_SH:
+        yield
+        return
+    path = Hold.path
+    Hold.give_back()
+    try:
+        yield
+    finally:
+        Hold.take(path, fcntl.LOCK_SH)
 
 
 def _turn(item) -> int | None:

@@ -45,3 +45,8 @@ def test_the_table_says_what_each_process_waited_of_the_run(chains):
     assert "| gw1 | **its tests in all**; waiting or idle 4.00 of the run's 10.00 | **6.00** |" in (
         table
     )
+
+
+def test_a_file_with_a_host_wide_test_is_in_the_host_wide_files(chains):
+    assert chains.group_of("tests/grader/sandbox/test_hostile.py") == "host-wide files"
+    assert chains.group_of("tests/grader/sandbox/test_run.py") == "other files"

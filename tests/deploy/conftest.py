@@ -1,7 +1,8 @@
 """The image, built once per test run by `deploy/image build --all` as an operator builds it,
 shared by tests/deploy/test_image.py and test_compose.py (tests/conftest.py puts every test
 that uses `image` in the browser tests' group, first in it: one process runs them one after
-another, never beside a browser test). Skipped, saying why, where podman does not run."""
+another, never beside a browser test; the host-wide tests may run beside the build itself).
+Skipped, saying why, where podman does not run."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from ..conftest import set_aside
 
 ROOT = Path(__file__).resolve().parents[2]
 OUTPUT = ROOT / "test-output"
@@ -86,9 +89,10 @@ def image(podman):
     command = [str(ROOT / "deploy" / "image"), "build", "--all", "--tag", tag]
     command += ["--cache", str(cache)]
     started = time.monotonic()
-    done = subprocess.run(
-        command, cwd=ROOT, env=podman.env, capture_output=True, text=True, timeout=BUILD_TIMEOUT
-    )
+    with set_aside():  # the host-wide tests may run meanwhile (tests/conftest.py)
+        done = subprocess.run(
+            command, cwd=ROOT, env=podman.env, capture_output=True, text=True, timeout=BUILD_TIMEOUT
+        )
     record("image build --all", time.monotonic() - started)
     (OUTPUT / "image-build.log").write_text(done.stdout + done.stderr)
     assert done.returncode == 0, done.stderr[-3000:]
