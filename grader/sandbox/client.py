@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 START_TIMEOUT = 120.0  # seconds for a zygote to import torch and report ready
 PIPE_DEFAULT, PIPE_BYTES = 64 * 1024, 1024**2  # a pipe's buffer: Linux's default, our most
 GRACE = 3.0  # seconds past the wall limit before the zygote itself is presumed stuck
-# seconds for a zygote to hand over its spare: after its first run it learns its pages and
+# seconds for a zygote to hand over its spare: after its first run it
 # collapses its memory into huge pages before it forks the next spare, which a busy machine can
 # stretch past the run's own wall limit (a dead zygote is seen at once, not after this)
 HANDOVER = 60.0

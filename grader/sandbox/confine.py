@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 from . import seccomp
 from .isolation import WORKDIR_BYTES
-from .pages import Learnt
 
 RESULT_FD, PAYLOAD_FD = 3, 4
 EXIT_SETUP, EXIT_NO_RESULT, EXIT_MEMORY = 70, 86, 87
@@ -34,7 +33,7 @@ class Plan:
     own: bool = False  # each worker enters its own mount, IPC namespaces and /proc
     job: str = "grade"  # the job kind the zygote serves (zygote.JOBS)
     program: seccomp.Template | None = None  # the filter compiled once, when its layout allows
-    pages: Learnt = Learnt()  # what a run writes and reads, brought in at once (pages.py)
+    warm: bool = True  # a spare runs a made-up job before its run (the zygote's first only)
 
 
 def detach(workdir: str) -> None:

@@ -32,7 +32,7 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass, replace
 
-from . import audit, confine, isolation, nativecalls, noautograd, pages, worker
+from . import audit, confine, isolation, nativecalls, noautograd, worker
 from .protocol import FrameReader, ProtocolError, recv_packet, send_packet, write_frame
 from .records import Limits
 from .training import loop
@@ -64,7 +64,6 @@ def main(sock_fd: int, layers: dict[str, str], kind: str = "grade", operations=(
     audit.allow(operations)
     sock = socket.socket(fileno=sock_fd)
     _batch()
-    userns = "userns-uid" in layers  # without root, in a user namespace of its own (isolation.py)
     plan, layers = _plan(layers, kind)
     send_packet(sock, {"kind": "ready", "layers": layers, "pid": os.getpid()})
     spare, runs = fork_spare(plan, asdict(Limits())), 0
@@ -80,17 +79,8 @@ def main(sock_fd: int, layers: dict[str, str], kind: str = "grade", operations=(
         runs += 1
         if runs == 1:  # no worker is alive now: cheaper forks from the next spare on
             huge_pages()
-            plan = replace(plan, pages=pages.learn(_rehearse, userns))
+            plan = replace(plan, warm=False)
         spare = fork_spare(plan, limits)
-
-
-def _rehearse() -> None:
-    """In the probe that learns a run's pages (pages.learn): what a spare does before its run,
-    with made-up work of our own; the probe is thrown away after."""
-    worker.switch_off()
-    worker.remove_native_calls()
-    audit.enter()
-    worker.warm_up(_never)
 
 
 def _never() -> bool:
@@ -206,17 +196,18 @@ def _remove(workdir: str, mounted: bool) -> None:
 
 
 def _worker(pipes: tuple[int, int], workdir: str, plan: confine.Plan, limits: dict) -> None:
-    """In the spare: copy in the pages its run will write, keep its two pipes, detach, confine
-    itself with the limits, take autograd and native calls away, then wait for a run, run the
-    job and exit; never returns.
+    """In the spare: keep its two pipes, detach, confine itself with the limits, take autograd
+    and native calls away, then wait for a run, run the job and exit; never returns.
 
     Everything but reading the job is done before the run arrives, off its critical path.
-    Until the zygote has learnt the pages (after its first run), a made-up job warms them up.
+    Before the zygote's first run, a made-up job warms the spare up (the first submission's
+    wait). Later spares pay for the pages their run writes and reads as it touches them: copied
+    in advance, they cost a spare about 10 ms of CPU to save the run under 1 ms, and under load
+    CPU is what a class waits for (bench/README.md, issue 39).
     """
     code, adopted = confine.EXIT_SETUP, False
     serve, max_header = JOBS[plan.job]
     try:
-        warm = not pages.copy_in(plan.pages)
         if plan.own:
             isolation.enter_run(plan.uid)
         confine.adopt_fds(result_fd=pipes[1], payload_fd=pipes[0])
@@ -227,7 +218,7 @@ def _worker(pipes: tuple[int, int], workdir: str, plan: confine.Plan, limits: di
         worker.remove_native_calls()
         if plan.job == "grade":  # a training run is not audited (training/loop.py)
             audit.enter()  # before the warm-up, so that the audit's own path is warm too
-        if warm:  # a warm-up that fails costs only speed
+        if plan.warm:  # a warm-up that fails costs only speed
             with contextlib.suppress(Exception):
                 worker.warm_up(lambda: _readable(confine.PAYLOAD_FD))
         payload = FrameReader(confine.PAYLOAD_FD, max_header=max_header).read()
