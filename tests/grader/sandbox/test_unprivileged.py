@@ -22,7 +22,6 @@ SUITES = (
     "tests/grader/sandbox/test_limits.py",
     "tests/grader/sandbox/test_run.py",
     "tests/grader/sandbox/test_seccomp.py",
-    "tests/grader/sandbox/test_pages.py",
     "tests/grader/sandbox/training/test_stream.py",
     "tests/grader/sandbox/training/test_loop.py",
     "tests/grader/sandbox/test_autograd_classes.py",
