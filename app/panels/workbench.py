@@ -52,7 +52,13 @@ def editor_event(
     if f"initial:{key}" not in st.session_state:
         draft = services.store().work.draft(session.profile(), key)
         st.session_state[f"initial:{key}"] = starter if draft is None else draft
-    notice = st.empty()  # above the editor, filled once the editor's event is known
+    # Above the editor, filled once the editor's event is known: a container from the start,
+    # never an element that the run turns into one. When a run starts, Streamlit drops the
+    # deltas that the fragments it reruns have not sent yet, but keeps those of the notices'
+    # own fragment, nested in this one; had the place been sent as an element (st.empty) and
+    # its container been dropped, the notices' block would land inside that element, and the
+    # browser's page went white ("'setIn' cannot be called on an ElementNode", issue 39).
+    notice = st.container()
     widget = f"editor:{key}:{st.session_state.get(f'version:{key}', 0)}"
     kind = services.config().editor
     on_event = (lambda: _draft_alone(key, widget)) if drafts else None
@@ -60,7 +66,7 @@ def editor_event(
         widget, st.session_state[f"initial:{key}"], kind=kind, lines=lines, on_event=on_event
     )
     if not drafts:
-        with notice.container():
+        with notice:
             _notice(key, event)
         return event
     st.session_state.pop(f"{DRAWN}:{key}", None)  # this run has not ended: see `drawn`
@@ -68,7 +74,7 @@ def editor_event(
         _kept(key, _keep(key, event.code))
     elif event is not None:  # a new submission takes the old one's place
         st.session_state[f"{NOTICE}:{key}"] = (None, False)
-    with notice.container():
+    with notice:
         _notices(key)
     return event
 

@@ -106,9 +106,13 @@ def test_a_learners_page_at_1400x900_and_a_burst_of_submissions(server, browser)
     assert page.get_by_text("Cached ForwardMsg").count() == 0
     assert frames.sent > BURST and frames.by_hash == 0, (frames.sent, frames.by_hash)
     page.wait_for_timeout(5_000)  # the rate limit's tokens come back: one a second
+    # Once seen: a white page, the server's log clean. The browser's tree update had thrown
+    # ("'setIn' cannot be called on an ElementNode"): a kept delta of the notices' fragment
+    # landed in an element (issue 39; fixed in app/panels/workbench.py, and tested without a
+    # browser by test_exercise.py's test_a_rerun_that_drops_the_work_areas_unsent_deltas_...).
     try:
         type_and_submit(page, RIGHT)  # the page still answers
-    except PlaywrightError as error:  # once seen: a white page, the server's log clean
+    except PlaywrightError as error:
         shown = page.locator("body").inner_text()[:300]
         raise AssertionError(f"after the burst the page shows {shown!r}; {errors[-12:]}") from error
     page.get_by_text("Solved.", exact=False).first.wait_for(timeout=WAIT_MS)

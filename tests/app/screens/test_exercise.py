@@ -6,6 +6,7 @@ import json
 
 import pytest
 import streamlit as st
+from streamlit.runtime.forward_msg_queue import ForwardMsgQueue
 
 from app import services
 from app.panels import workbench
@@ -379,3 +380,60 @@ def test_a_step_page_shows_its_forward_line_once_and_keeps_its_note(app_env):
     (note,) = [c.value for c in at.caption if c.value.startswith(f"`{line}`")]
     assert "so that a hand-written gradient can match autograd bit for bit" in note
     assert list(at.dataframe[0].value["role"])[-1] == "you write this"
+
+
+def test_a_rerun_that_drops_the_work_areas_unsent_deltas_leaves_a_page_that_can_be_drawn(
+    fake, monkeypatch
+):
+    """When a run starts, Streamlit drops the deltas that the fragments it reruns have not sent
+    yet (AppSession's `_clear_queue`), and keeps those of any other fragment: the notices'
+    fragment, nested in the work area's. After a burst of submissions under load, a page went
+    white: a kept delta of the notices put a block inside what the browser held as an element
+    (the place above the editor, sent as st.empty before it became a container), and the
+    browser's tree update threw ("'setIn' cannot be called on an ElementNode").
+
+    Here, the deltas of a submission's run that its fragments draw are replayed on the page
+    as the previous run left it, cut at every point: those before the cut reached the
+    browser, and of those after it only the ones of other fragments than the work area's.
+    Every delta must land in a block."""
+    sent: list = []
+    enqueue = ForwardMsgQueue.enqueue
+    monkeypatch.setattr(
+        ForwardMsgQueue, "enqueue", lambda queue, msg: sent.append(msg) or enqueue(queue, msg)
+    )
+    at = page_test("dlogprobs").run()
+    first = len(sent)  # the page's run; then the submission's
+    submit(at, f"{VALUES}\n")
+    page, last = _drawn(sent[:first]), sent[first:]
+    work = next(m.delta.fragment_id for m in last if _element(m) == "text_area")
+    drawn = [m for m in last if m.WhichOneof("type") == "delta" and m.delta.fragment_id]
+    assert any(m.delta.fragment_id != work for m in drawn), "a fragment nested in the work area"
+    for cut in range(len(drawn) + 1):
+        kept = [m for m in drawn[cut:] if m.delta.fragment_id != work]
+        _drawn(drawn[:cut] + kept, dict(page), f"cut after {cut} of {len(drawn)}")
+
+
+def _element(message) -> str | None:
+    """Return the kind of element a delta draws, if it draws one."""
+    if message.WhichOneof("type") != "delta" or message.delta.WhichOneof("type") != "new_element":
+        return None
+    return message.delta.new_element.WhichOneof("type")
+
+
+def _drawn(messages: list, page: dict | None = None, when: str = "") -> dict:
+    """Apply the deltas to a page (each place's path: "block" or "element"), as the browser's
+    tree does, and return it; fail on a delta whose parent is not a block."""
+    page = page if page is not None else {(): "block", **{(i,): "block" for i in range(4)}}
+    for message in messages:
+        if message.WhichOneof("type") != "delta":
+            continue
+        path, kind = tuple(message.metadata.delta_path), message.delta.WhichOneof("type")
+        parent = page.get(path[:-1])
+        assert parent == "block", f"{when}: a {kind} at {list(path)} inside {parent or 'nothing'}"
+        if kind == "add_block":
+            page[path] = "block"  # a block of the same kind keeps its children
+        elif kind == "new_element" or path not in page:  # a spinner (transient) keeps its place
+            for place in [p for p in page if p[: len(path)] == path and p != path]:
+                del page[place]
+            page[path] = "element"
+    return page
