@@ -512,9 +512,10 @@ def step_line(step: Step) -> str:
     )
 
 
-def tree_cpu() -> tuple[float, float]:
+def tree_cpu(servers: frozenset[int] = frozenset()) -> tuple[float, float]:
     """Return the CPU seconds of this process (the learners' client: every thread) and of its
-    living descendants (Playwright's driver and chromium's processes), read from /proc."""
+    living descendants (Playwright's driver and chromium's processes), read from /proc; the
+    servers' processes (their pids) and theirs are left out: the replicas are children too."""
     tick = os.sysconf("SC_CLK_TCK")
     children: dict[int, list[int]] = {}
     used: dict[int, float] = {}
@@ -530,6 +531,8 @@ def tree_cpu() -> tuple[float, float]:
     own, found, todo = used.get(os.getpid(), 0.0), 0.0, list(children.get(os.getpid(), []))
     while todo:
         pid = todo.pop()
+        if pid in servers:
+            continue
         found += used.get(pid, 0.0)
         todo.extend(children.get(pid, []))
     return own, found
@@ -545,7 +548,9 @@ def core_busy(core: int) -> tuple[int, int]:
     return 0, 0
 
 
-async def ramp(url: str, args, cpu, browser_url: str) -> list[Step]:
+async def ramp(
+    url: str, args, cpu, browser_url: str, servers: frozenset[int] = frozenset()
+) -> list[Step]:
     """Add learners step by step; return each step's figures (stop after p95 passes 1 s)."""
     group = Class(url, args.think, answers())
     stopping, painted, ready = threading.Event(), [], threading.Event()
@@ -565,12 +570,12 @@ async def ramp(url: str, args, cpu, browser_url: str) -> list[Step]:
                 await asyncio.sleep(0.1)
             await asyncio.sleep(args.settle)  # the arrivals' opens and first answers pass
             start, used = time.monotonic(), cpu()
-            mine, browsing = tree_cpu()
+            mine, browsing = tree_cpu(servers)
             busy, total = core_busy(args.generator_core)
             await asyncio.sleep(args.seconds)
             end = time.monotonic()
             step = summarise(group, painted, count, start, end, cpu() - used)
-            now_mine, now_browsing = tree_cpu()
+            now_mine, now_browsing = tree_cpu(servers)
             now_busy, now_total = core_busy(args.generator_core)
             step.generator, step.chromium = now_mine - mine, max(0.0, now_browsing - browsing)
             step.generator_core = (now_busy - busy) / max(1, now_total - total)
@@ -814,7 +819,7 @@ def run_setup(
 
         if parts[0].cgroup is not None:
             asyncio.run(costs([Side(label or "new", url, cpu)]))
-        steps = asyncio.run(ramp(url, args, cpu, url))
+        steps = asyncio.run(ramp(url, args, cpu, url, frozenset(p.process.pid for p in parts)))
         for part in parts:
             if part.cgroup is not None and name == "pair":
                 periods, seconds = part.cgroup.throttled()

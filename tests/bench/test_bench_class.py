@@ -153,3 +153,38 @@ def test_waiting_for_ready_outlasts_a_reply_that_is_not_http(bench_class):
 
     asked, _ = ask_ready(bench_class, answer)
     assert asked == ["/ready"] * 2
+
+
+BURN = (
+    "import time\n"
+    "end = time.process_time() + 0.3\n"
+    "while time.process_time() < end: pass\n"
+    "print('burnt', flush=True)\n"
+    "time.sleep(60)\n"
+)
+
+
+def test_the_browsers_cpu_leaves_out_the_servers_processes(bench_class):
+    """The replicas are this process's children as chromium is: their CPU is the server's
+    figure, not chromium's (before, "chromium" held the server's whole CPU as well)."""
+    import subprocess
+
+    started = []
+    try:
+        for _ in range(2):  # one stands for a replica, one for chromium
+            child = subprocess.Popen(
+                [sys.executable, "-c", BURN], stdout=subprocess.PIPE, text=True
+            )
+            started.append(child)
+            assert child.stdout.readline() == "burnt\n"
+        server, browser = (child.pid for child in started)
+        # differences: whatever else this process has started (a suite's servers) cancels out
+        _, everything = bench_class.tree_cpu()
+        _, browsing = bench_class.tree_cpu(frozenset({server}))
+        _, neither = bench_class.tree_cpu(frozenset({server, browser}))
+        assert everything - browsing >= 0.25  # the server's 0.3 s, give or take a tick
+        assert browsing - neither >= 0.25  # the browser's is still counted
+    finally:
+        for child in started:
+            child.kill()
+            child.wait()
