@@ -700,19 +700,23 @@ async def one_learner_alone(side: Side, exercise: str, right: str, wrongs, spent
     await session.close()
 
 
-async def first_submission(url: str, healthy: float) -> tuple[float, float, int]:
+async def first_submission(url: str, healthy: float) -> tuple[float, float, float, int]:
     """A learner waiting at the door as the server answers its health check: open an exercise
     page (again while it is not served yet), submit the right answer. Return the seconds from
-    health to the verdict, the submission's own seconds, and how many opens were tried."""
+    health to the verdict, the submission's own seconds, the seconds of the open that served
+    the page (the server's first page run, unless an open before it was refused), and how many
+    opens were tried."""
     exercise, (right, _) = next(iter(answers().items()))
     tries = 0
     while True:
         tries += 1
         session = StreamlitSession(url, exercise)
         try:
+            began = time.monotonic()
             await session.open(timeout=180)
+            opened = time.monotonic() - began
             verdict = await session.submit(right, timeout=180)
-            return time.monotonic() - healthy, verdict.seconds, tries
+            return time.monotonic() - healthy, verdict.seconds, opened, tries
         except ClientError:
             if time.monotonic() - healthy > 300:
                 raise
@@ -767,7 +771,7 @@ def first(
             door = "the health check, as /ready first said 200"
         else:
             time.sleep(arrive)
-        total, own, tries = asyncio.run(first_submission(part.url, healthy))
+        total, own, opened, tries = asyncio.run(first_submission(part.url, healthy))
     except ClientError as err:
         log = (where / "replica.log").read_text()[-2000:]
         print(f"  {label}: no first verdict ({err}); its log ends:\n{log}", flush=True)
@@ -778,7 +782,8 @@ def first(
     print(
         f"  {label}: first submission, the learner arriving {arrive:.2f} s after {door}:"
         f" verdict {total:.2f} s after it ({total - arrive:.2f} s after the arrival;"
-        f" {tries} opens tried), the submission itself {own:.2f} s{cpu};"
+        f" {tries} opens tried, the page opened in {opened:.2f} s), the submission itself"
+        f" {own:.2f} s{cpu};"
         f" load {os.getloadavg()[0]:.1f}",
         flush=True,
     )

@@ -26,7 +26,7 @@ from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_r
 import grader as grader_lib  # the grader's faces: their names load on first use (no torch here)
 from app.config import AppConfig, from_env
 from app.services import memo
-from app.services.background import LayerProbe, ScenarioRuns, Warmup
+from app.services.background import LayerProbe, ScenarioRuns, Warmup, map_modules, open_early
 from app.storage import StorageUnavailable as StorageUnavailable  # what a page run catches
 from app.storage import Store, open_store, wordlists
 from grader import proving, training
@@ -343,7 +343,8 @@ def active_sessions() -> int | None:
 
 def start_background() -> None:
     """Start, in threads, what the pages will need: the scenarios' first run, the sandbox, and
-    the warm-up (the default dataset's grader with every exercise's references).
+    the warm-up (the store opened, the default dataset's grader with every exercise's
+    references).
 
     Called as the server starts (app/server.py's lifespan) and again once a page is drawn (the
     calls after the first do nothing): no page waits for this work, and the first submission
@@ -379,11 +380,16 @@ def _warmup(root: str, signature: str) -> Warmup:
 
 
 def _warm() -> None:
-    """Build the default dataset's grader (the scenarios' run waited for) and compute every
-    exercise's references, as the first submission of each would."""
+    """Do before any learner comes what the first page run and the first submission would do:
+    open the store (`background.open_early`: a new SQLite file is created and migrated here),
+    build the default dataset's grader (the scenarios' run waited for), compute every
+    exercise's references, and map the modules now loaded to their files
+    (`background.map_modules`)."""
+    open_early(store)
     chosen = grader(DEFAULT_SOURCE)
     for exercise in chosen.catalog.exercises:
         chosen.prepared(exercise)
+    map_modules()
 
 
 def start_sandbox() -> None:

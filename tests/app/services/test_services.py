@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import importlib.util
+import inspect
+import logging
+import os
+import sys
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from app import services, session
+from app.storage import store as store_module
+from app.storage.engine import make_engine
+from app.storage.schema import current, head
 
-from ..app_helpers import ROOT, TIMEOUT
+from ..app_helpers import ROOT, TIMEOUT, main_test
 
 NAMES = ROOT.parent / "shared" / "data" / "names.txt"
 
@@ -37,6 +46,51 @@ def test_the_warm_up_computes_every_references_before_the_first_submission(app_e
     assert not services.warming_up()
     chosen = services.grader("default")
     assert set(chosen._prepared) == {e.id for e in chosen.catalog.exercises}
+
+
+def test_the_warm_up_migrates_a_fresh_data_folders_database_before_the_first_page_run(
+    fake, monkeypatch
+):
+    fake.prepared = lambda exercise: None  # the references: the test above
+    path = services.config().data_dir / "progress.sqlite3"
+    assert not path.exists(), "a fresh data folder"
+    services._warm()
+    engine = make_engine(f"sqlite:///{path}")
+    assert current(engine) == head(), "the warm-up created the file at the code's schema"
+    engine.dispose()
+    migrated = []
+    monkeypatch.setattr(store_module, "upgrade", migrated.append)
+    at = main_test().run()
+    assert not at.exception and at.title[0].value == "Backprop Ninja"
+    assert migrated == [], "the first page run opened the store again"
+
+
+def test_the_warm_up_leaves_a_server_database_behind_the_code_as_it_is_and_goes_on(
+    fake, monkeypatch, postgres, caplog
+):
+    url = postgres.new_database()
+    monkeypatch.setenv("NINJA_DATABASE_URL", url)
+    computed = []
+    fake.prepared = computed.append
+    with caplog.at_level(logging.WARNING, logger="app.services"):
+        services._warm()
+    engine = make_engine(url)
+    assert current(engine) is None, "only the upgrade command migrates a server database"
+    engine.dispose()
+    assert "not opened at start: SchemaBehind" in caplog.text
+    assert len(computed) == len(fake.catalog.exercises), "the references, all the same"
+
+
+def test_the_warm_up_maps_the_modules_loaded_before_it_to_their_files(fake, tmp_path, monkeypatch):
+    fake.prepared = lambda exercise: None
+    path = tmp_path / "ninja_loaded_late.py"
+    path.write_text("")
+    spec = importlib.util.spec_from_file_location("ninja_loaded_late", path)
+    late = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(late)
+    monkeypatch.setitem(sys.modules, "ninja_loaded_late", late)  # loaded, as an import leaves it
+    services._warm()
+    assert os.path.realpath(late.__file__) in inspect.modulesbyfile
 
 
 def test_the_training_page_needs_the_lecture_exercises_on_the_dataset_scenario():
