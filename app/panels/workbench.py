@@ -137,17 +137,24 @@ def one_fragment() -> bool:
 
 def _kept(key: str, refusal: quotas.Refusal | None) -> None:
     """Remember what the notices say after a change: its refusal, if any, and the stopped
-    server's submissions."""
-    st.session_state[f"{NOTICE}:{key}"] = (refusal, True)
+    server's submissions, read now (the callback's run has the store at hand; the run of the
+    notices that follows an auto-save then need not look it up again)."""
+    st.session_state[f"{NOTICE}:{key}"] = (refusal, _left_behind(key))
 
 
 @st.fragment(key=NOTICES)
 def _notices(key: str) -> None:
-    """Show what the notices above the editor say (`_kept`); rerun alone by an auto-save."""
-    refusal, changed = st.session_state.get(f"{NOTICE}:{key}", (None, True))
+    """Show what the notices above the editor say (`_kept`); rerun alone by an auto-save.
+
+    The stopped server's submissions read by `_kept` are shown once, by the run that follows
+    it; any later run reads them again."""
+    refusal, left = st.session_state.get(f"{NOTICE}:{key}", (None, True))
     if refusal is not None:
         st.warning(refusal.message(), icon=":material/block:")
-    if changed:
+    if isinstance(left, tuple):
+        st.session_state[f"{NOTICE}:{key}"] = (refusal, True)
+        _say_not_graded(left)
+    elif left:
         _not_graded(key)
 
 
@@ -178,11 +185,24 @@ def refuse(refusal: quotas.Refusal) -> None:
 
 def _not_graded(key: str) -> None:
     """Say which submissions a stopped server never graded; their code is kept."""
+    _say_not_graded(_left_behind(key))
+
+
+def _left_behind(key: str) -> tuple:
+    """Return the submissions of key (the store's Pending rows) that a stopped server never
+    graded: not this session's queue, nor one this server took less than GRACE seconds ago."""
     queued = {s.ticket for s in st.session_state.get(f"pending:{key}", [])}
     now = time.time()
-    for left in services.store().submissions.pending(session.profile(), key):
-        if left.ticket in queued or (left.server == SERVER and now - left.created_at < GRACE):
-            continue
+    return tuple(
+        left
+        for left in services.store().submissions.pending(session.profile(), key)
+        if not (left.ticket in queued or (left.server == SERVER and now - left.created_at < GRACE))
+    )
+
+
+def _say_not_graded(lefts: tuple) -> None:
+    """Say that each of these submissions was not graded, with its code."""
+    for left in lefts:
         when = time.strftime("%H:%M", time.localtime(left.created_at))
         st.warning(
             f"Your submission of {when} was not graded: the app stopped before it finished. "

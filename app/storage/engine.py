@@ -16,6 +16,7 @@ app/classroom/classview.py) the same way.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from typing import Protocol
@@ -25,6 +26,7 @@ from sqlalchemy.engine import CursorResult
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.pool import QueuePool
 from sqlalchemy.sql import Executable
+from sqlalchemy.sql.elements import TextClause
 
 from app.config.dburl import SQLITE, driver_url, kind, redact
 
@@ -48,12 +50,12 @@ class Db:
 
     def execute(self, sql: str | Executable, params: Mapping | None = None) -> CursorResult:
         """Run SQL text (or a SQLAlchemy statement) with its named parameters."""
-        statement = text(sql) if isinstance(sql, str) else sql
+        statement = statement_of(sql) if isinstance(sql, str) else sql
         return self.connection.execute(statement, dict(params or {}))
 
     def executemany(self, sql: str, rows: list[Mapping]) -> CursorResult:
         """Run SQL text once per row of named parameters, in one round of the driver."""
-        return self.connection.execute(text(sql), [dict(row) for row in rows])
+        return self.connection.execute(statement_of(sql), [dict(row) for row in rows])
 
     @property
     def dialect(self) -> str:
@@ -65,6 +67,14 @@ class Db:
         """Return the driver's own connection (psycopg's or sqlite3's), inside this transaction:
         a library that writes its own rows in our transaction takes it (procrastinate's defer)."""
         return self.connection.connection.driver_connection
+
+
+@functools.lru_cache(maxsize=1024)
+def statement_of(sql: str) -> TextClause:
+    """Return the statement of an SQL text, made once per text and shared by every call (a
+    statement is never changed once made): `text()` reads the text's named parameters again
+    at each call, and a submission ran about ten statements."""
+    return text(sql)
 
 
 class Opened(Protocol):

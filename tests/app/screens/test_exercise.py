@@ -234,6 +234,30 @@ def test_an_auto_save_reruns_only_the_notices_above_the_editor(fake, monkeypatch
     assert runs == ["dh"] * 5, "a submission reruns it"
 
 
+def test_an_auto_save_shows_a_stopped_servers_submission_and_the_next_run_reads_it_again(
+    fake, monkeypatch
+):
+    """The editor's callback reads the submissions a stopped server left when it keeps a
+    change, and the run of the notices alone that follows shows them (it looks nothing up);
+    a later run of the page reads them again, never the callback's old list."""
+    monkeypatch.setattr(workbench, "one_fragment", lambda: True)  # the editor's fragment
+    monkeypatch.setattr(workbench, "SETTLED", 0.0)  # its last run reached the browser
+    at = page_test("dlogprobs").run()
+    assert not at.warning
+    left = f"{SOLVED}\n# submitted before the crash\n"
+    store = services.store()
+    store.submissions.begin_submission(_profile(), "dlogprobs", "old:1", left, left, "gone")
+    walks, walk = [], services._signature
+    monkeypatch.setattr(services, "_signature", lambda root: walks.append(root) or walk(root))
+    at.text_area[0].input("dlogprobs = 1  # typed\n").run()
+    assert at.text_area.len == 0, "the notices' run alone"
+    assert [w for w in at.warning if "was not graded" in w.value], "read by the callback"
+    assert len(walks) == 1, "the callback's run looked the store up; the notices' run did not"
+    store.submissions.finish_submission(_profile(), "old:1", None)  # gone meanwhile
+    at.run()
+    assert at.text_area.len == 1 and not at.warning, "the page's run read them again"
+
+
 def test_a_change_soon_after_the_work_areas_run_reruns_it(fake, monkeypatch):
     """A change that comes as the work area's run ends (the editor's debounced auto-save while
     a submission is graded) reruns the work area: a run of the notices alone would leave the
