@@ -6,6 +6,9 @@
     /metrics   this server's metrics in Prometheus's text format (app/services/metrics.py)
     /lti/...   an LMS's LTI 1.3 launch: login, launch, jwks, config.json (app/classroom/lti/)
 
+The code editor's content-named files are served as ones a browser may keep
+(app/services/assets.py): a page that draws the editor no longer fetches its scripts again.
+
 A route is one line of ROUTES: `Route("/lti/launch", lti.launch, methods=["POST"])`. The
 lifespan checks the configuration before any page is served (`python -m app.config`'s checks:
 the server does not start on a bad one) and starts the scenarios' first run, the sandbox and
@@ -27,6 +30,7 @@ from typing import TypeVar
 
 import streamlit as st
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -34,7 +38,7 @@ from starlette.routing import Route
 from app import services
 from app.classroom import lti
 from app.config import ConfigError, checked
-from app.services import metrics, readiness
+from app.services import assets, metrics, readiness
 from app.training import runs
 
 T = TypeVar("T")
@@ -89,4 +93,10 @@ async def lifespan(served: st.App) -> AsyncIterator[None]:
     yield
 
 
-app = st.App("main.py", routes=ROUTES, lifespan=lifespan, on_script_error=metrics.script_failed)
+app = st.App(
+    "main.py",
+    routes=ROUTES,
+    middleware=[Middleware(assets.KeepContentNamedFiles)],
+    lifespan=lifespan,
+    on_script_error=metrics.script_failed,
+)

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/bench_class.py [--setup one|pair|both|none] [--ramp 5,10,20,40,80]
         [--seconds 25] [--think 5,15] [--browsers 2] [--weight 16384] [--baseline main]
-        [--rounds 4] [--arrive 0,20] [--as-user | --each-as-user]
+        [--rounds 4] [--arrive 0,20] [--as-user | --each-as-user] [--move] [--fresh 15]
 
 Each simulated learner opens a real session over the websocket (bench/streamlit_client.py:
 Streamlit's own protobuf messages), opens an exercise page, then, again and again: thinks
@@ -14,6 +14,20 @@ through Playwright) submit wrong answers every few seconds and time Ctrl+Enter -
 feedback painted. Learners are added step by step (--ramp); once their pages are open, each step
 runs --seconds (the pages' opening is timed apart); the ramp stops after the first step whose
 p95 passes 1 s.
+
+Page opens, timed from the open's start to the editor drawn (the editor's delta over the
+websocket; in chromium, the editor's ace content painted), are printed per step in three kinds:
+- arrivals: the step's new learners, all opening within 3 s before the window (at 435 learners,
+  290 opens queued at once): a burst, not what one learner waits for in a class at work;
+- moves (--move): in a real class a learner who solved an exercise opens the next one. With
+  --move, a right answer is followed by the next exercise's page in a new session of the same
+  browser (its identity cookie sent, as a new tab or a reload does); those that begin inside the
+  window are the page opens at that load. It is an option, not the default: the app's own "Next
+  exercise" button switches page inside the session, without a new session's set-up, so a new
+  session is the dearer end of a move, and the ramps measured before it (bench/README.md) had no
+  moves; with it a step's submissions share the core with about one open per three submissions;
+- in chromium: every --fresh seconds (15) the chromium thread opens a fresh page of a browser
+  it has used before (goto -> the editor drawn), the page a learner sees opening.
 
 Generator and server are kept apart: this process, its learners and chromium run on one core
 (--generator-core), the replicas and HAProxy on the other (--server-core, `taskset`). Setups:
@@ -37,7 +51,10 @@ PYTHONPATH). First each checkout's replica is started in turn and a learner arri
 seconds after its health check opens an exercise and submits (health check -> verdict, and the
 submission's own time: the first submission after start); then,
 both replicas up, the CPU per action alternates between them round by round (--rounds) and the
-ratios baseline / new are printed; then each setup's ramp runs for the baseline, then for this
+ratios baseline / new are printed, and (with --browsers) 8 pages opened in chromium on each side
+in turn, by a browser that opened one there before: the server's CPU per page open as a real
+page costs it (the websocket's run and the editor's files) and the time to the editor drawn;
+then each setup's ramp runs for the baseline, then for this
 checkout. `--setup none` stops after the side-by-side figures.
 
 `--as-user` (run as root; not with --baseline) puts the same side-by-side figures to this checkout
@@ -93,6 +110,7 @@ WRONG = {
     "dprobs": "dprobs = 1 / 0",
 }
 PERIOD = 100_000  # cgroup v1's CPU period (us); a half core is a quota of half of it
+CHROMIUM_ROUNDS = 8  # pages opened in chromium on each side, side by side
 
 
 # Answers --------------------------------------------------------------------------------------
@@ -368,6 +386,21 @@ class Record:
     kind: str
 
 
+ARRIVAL, MOVE, CHROMIUM_OPEN = "arrival", "move", "chromium"  # the kinds of page opens
+
+
+@dataclass
+class Open:
+    """One exercise page opened: when (monotonic), of what kind, and the seconds from the open's
+    start to the editor drawn (the editor's delta; in chromium, its ace content painted) and to
+    the page's run over (None: the open failed)."""
+
+    began: float
+    kind: str  # ARRIVAL, MOVE or CHROMIUM_OPEN
+    editor: float | None
+    done: float | None = None
+
+
 @dataclass
 class Class:
     """What the learners share: the answers, the think time, and what they recorded."""
@@ -375,45 +408,85 @@ class Class:
     url: str
     think: tuple[float, float]
     answers: dict
+    move: bool = False  # after a right answer a learner opens the next exercise (--move)
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
     records: list[Record] = field(default_factory=list)
-    opens: list[float] = field(default_factory=list)
+    opens: list[Open] = field(default_factory=list)
     arrived: int = 0  # learners whose page is open (or who gave up opening it)
     failures: list[str] = field(default_factory=list)
 
 
+async def open_page(group: Class, exercise: str, kind: str, cookie: str | None = None):
+    """Open an exercise page in a new session (with cookie: the same browser's), record the
+    open, and return the session (closed again if the open failed)."""
+    session = StreamlitSession(group.url, exercise)
+    session.returning(cookie)
+    began, start = time.monotonic(), time.perf_counter()
+    try:
+        await session.open()
+    except (ClientError, OSError):
+        group.opens.append(Open(began, kind, None))
+        await session.close()
+        raise
+    editor = session.editor_at - start if session.editor_at is not None else None
+    group.opens.append(Open(began, kind, editor, time.perf_counter() - start))
+    return session
+
+
+def next_exercise(group: Class, exercise: str) -> str:
+    """Return the exercise a learner moves on to after solving exercise (in the answers' order)."""
+    names = list(group.answers)
+    return names[(names.index(exercise) + 1) % len(names)]
+
+
 async def learner(number: int, group: Class) -> None:
-    """One learner: open an exercise page, then think, type, submit, again and again."""
+    """One learner: open an exercise page, then think, type, submit, again and again; with
+    group.move, a right answer is followed by the next exercise's page (a new session of the
+    same browser, as a new tab or a reload is)."""
     rng = random.Random(number)
     exercise = list(group.answers)[number % len(group.answers)]
-    right, wrongs = group.answers[exercise]
     if await pause(group, rng.uniform(0, 3)):  # a class does not arrive in one instant
         return
-    session = StreamlitSession(group.url, exercise)
-    began = time.perf_counter()
+    session = None
     try:
         try:
-            await session.open()
+            session = await open_page(group, exercise, ARRIVAL)
         finally:
             group.arrived += 1
-        group.opens.append(time.perf_counter() - began)
+        cookie = session.cookie  # the identity the first page gave this browser
         while not await pause(group, rng.uniform(*group.think)):
-            code = right if rng.random() < 1 / 3 else rng.choice(wrongs)
-            await session.change(code)
-            if await pause(group, 1.0):  # the learner pauses, then presses Ctrl+Enter
+            verdict = await answer(group, session, exercise, rng)
+            if verdict is None:
                 break
-            sent = time.monotonic()
-            try:
-                verdict = await session.submit(code, timeout=30)
-            except ClientError as err:
-                group.records.append(Record(sent, None, "lost"))
-                group.failures.append(str(err))
-                break
-            group.records.append(Record(sent, verdict.seconds, verdict.kind))
+            if group.move and verdict.kind == "solved":
+                exercise = next_exercise(group, exercise)
+                await session.close()
+                session = None
+                session = await open_page(group, exercise, MOVE, cookie)
     except (ClientError, OSError) as err:
         group.failures.append(f"learner {number}: {err}")
     finally:
-        await session.close()
+        if session is not None:
+            await session.close()
+
+
+async def answer(group: Class, session, exercise: str, rng: random.Random):
+    """Type an answer (a third right), pause, submit it; record and return the verdict (None:
+    lost, or the run stopped first)."""
+    right, wrongs = group.answers[exercise]
+    code = right if rng.random() < 1 / 3 else rng.choice(wrongs)
+    await session.change(code)
+    if await pause(group, 1.0):  # the learner pauses, then presses Ctrl+Enter
+        return None
+    sent = time.monotonic()
+    try:
+        verdict = await session.submit(code, timeout=30)
+    except ClientError as err:
+        group.records.append(Record(sent, None, "lost"))
+        group.failures.append(str(err))
+        return None
+    group.records.append(Record(sent, verdict.seconds, verdict.kind))
+    return verdict
 
 
 async def pause(group: Class, seconds: float) -> bool:
@@ -431,9 +504,36 @@ EDITOR = "iframe[title*='code_editor']"
 WATCH = paint_watch(30000)  # bench_app.py's script, with 30 s before a paint counts as lost
 
 
-def browsers(url: str, count: int, stopping: threading.Event, out: list, ready: threading.Event):
+@dataclass
+class Browsing:
+    """What the chromium thread records: each submission's (sent, painted ms or None), and the
+    fresh pages it opened every `every` seconds (0: none)."""
+
+    every: float = 15.0
+    painted: list = field(default_factory=list)
+    opens: list[Open] = field(default_factory=list)
+
+
+def open_fresh(context, url: str, exercise: str) -> Open:
+    """Open an exercise in a new page of context (a tab of a browser seen before) and time
+    goto -> the editor's ace content drawn; close the page."""
+    page = context.new_page()
+    began = time.monotonic()
+    try:
+        page.goto(f"{url}/{exercise}", timeout=60_000)
+        page.frame_locator(EDITOR).locator(".ace_content").wait_for(timeout=60_000)
+        seconds = time.monotonic() - began
+    except Exception:  # noqa: BLE001 - Playwright's timeout or a page that broke: not drawn
+        seconds = None
+    finally:
+        page.close()
+    return Open(began, CHROMIUM_OPEN, seconds, seconds)
+
+
+def browsers(url: str, count: int, stopping: threading.Event, out: Browsing, ready):
     """Open count chromium pages on an exercise; submit wrong answers in turn until stopped,
-    appending (sent, painted ms or None) to out."""
+    appending (sent, painted ms or None) to out.painted; every out.every seconds open a fresh
+    page in a context of its own (opened once before, unrecorded: a returning browser)."""
     from playwright.sync_api import sync_playwright
 
     try:
@@ -445,9 +545,18 @@ def browsers(url: str, count: int, stopping: threading.Event, out: list, ready: 
                 page.goto(f"{url}/dprobs")
                 page.frame_locator(EDITOR).locator(".ace_content").wait_for(timeout=120_000)
                 pages.append(page)
+            fresh = browser.new_context(viewport={"width": 1400, "height": 1600})
+            exercises = list(WRONG)
+            if out.every:
+                open_fresh(fresh, url, exercises[-1])  # the identity's first page: unrecorded
             ready.set()
-            turn = 0
+            turn, due = 0, time.monotonic() + out.every
             while not stopping.is_set():
+                if out.every and time.monotonic() >= due:
+                    out.opens.append(
+                        open_fresh(fresh, url, exercises[len(out.opens) % len(exercises)])
+                    )
+                    due = time.monotonic() + out.every
                 page = pages[turn % count]
                 turn += 1
                 began = time.monotonic()
@@ -459,7 +568,7 @@ def browsers(url: str, count: int, stopping: threading.Event, out: list, ready: 
                 page.evaluate(WATCH)
                 sent = time.monotonic()
                 page.keyboard.press("Control+Enter")
-                out.append((sent, page.evaluate("window.painted")))
+                out.painted.append((sent, page.evaluate("window.painted")))
                 stopping.wait(max(0.0, 3.0 - (time.monotonic() - began)))
             browser.close()
     finally:
@@ -490,6 +599,38 @@ class Step:
     generator: float = 0.0  # CPU seconds of this process (the learners' client) in the step
     chromium: float = 0.0  # CPU seconds of its child processes (Playwright's driver, chromium)
     generator_core: float = 0.0  # how busy the generator's core was, 0 to 1 (everyone's work)
+    arrivals: list[Open] = field(default_factory=list)  # the step's new pages, before its window
+    moves: list[Open] = field(default_factory=list)  # the learners' next pages in the window
+    fresh: list[Open] = field(default_factory=list)  # chromium's fresh pages in the window
+
+
+def opens_in(opens: list[Open], kind: str, start: float, end: float) -> list[Open]:
+    """Return the opens of kind that began in [start, end)."""
+    return [o for o in opens if o.kind == kind and start <= o.began < end]
+
+
+def open_figures(opens: list[Open]) -> str:
+    """Return the opens' count, p50 and p95 to the editor drawn, the p50 to the run over (when
+    known), and how many failed."""
+    drawn = [o.editor for o in opens if o.editor is not None]
+    if not drawn:
+        return f"n=0, {len(opens)} failed"
+    over = [o.done for o in opens if o.done is not None and o.kind != CHROMIUM_OPEN]
+    return (
+        f"n={len(drawn)}, p50 {percentile(drawn, 50):.2f} s, p95 {percentile(drawn, 95):.2f} s"
+        + (f" (run over p50 {percentile(over, 50):.2f} s)" if over else "")
+        + f", {len(opens) - len(drawn)} failed"
+    )
+
+
+def opens_line(step: Step) -> str:
+    """Return the step's page opens: its arrivals (before the window), then inside the window
+    the learners' moves and chromium's fresh pages, each from the open's start to the editor."""
+    return (
+        f"        page opened, to the editor drawn: arrivals (the step's new pages at once, before"
+        f" the window) {open_figures(step.arrivals)}; in the window: moves "
+        f"{open_figures(step.moves)}; in chromium {open_figures(step.fresh)}"
+    )
 
 
 def step_line(step: Step) -> str:
@@ -552,10 +693,10 @@ async def ramp(
     url: str, args, cpu, browser_url: str, servers: frozenset[int] = frozenset()
 ) -> list[Step]:
     """Add learners step by step; return each step's figures (stop after p95 passes 1 s)."""
-    group = Class(url, args.think, answers())
-    stopping, painted, ready = threading.Event(), [], threading.Event()
+    group = Class(url, args.think, answers(), args.move)
+    stopping, chrome, ready = threading.Event(), Browsing(args.fresh), threading.Event()
     thread = threading.Thread(
-        target=browsers, args=(browser_url, args.browsers, stopping, painted, ready), daemon=True
+        target=browsers, args=(browser_url, args.browsers, stopping, chrome, ready), daemon=True
     )
     if args.browsers:
         thread.start()
@@ -574,13 +715,17 @@ async def ramp(
             busy, total = core_busy(args.generator_core)
             await asyncio.sleep(args.seconds)
             end = time.monotonic()
-            step = summarise(group, painted, count, start, end, cpu() - used)
+            step = summarise(group, chrome.painted, count, start, end, cpu() - used)
+            step.arrivals = opens_in(group.opens, ARRIVAL, opening, start)
+            step.moves = opens_in(group.opens, MOVE, start, end)
+            step.fresh = opens_in(chrome.opens, CHROMIUM_OPEN, start, end)
             now_mine, now_browsing = tree_cpu(servers)
             now_busy, now_total = core_busy(args.generator_core)
             step.generator, step.chromium = now_mine - mine, max(0.0, now_browsing - browsing)
             step.generator_core = (now_busy - busy) / max(1, now_total - total)
             steps.append(step)
             print(step_line(step), flush=True)
+            print(opens_line(step), flush=True)
             if step.p95 > GOAL:
                 break
     finally:
@@ -589,6 +734,13 @@ async def ramp(
         await asyncio.gather(*tasks, return_exceptions=True)
         if thread.is_alive():
             await asyncio.to_thread(thread.join, 60)
+    print_totals(group, chrome)
+    return steps
+
+
+def print_totals(group: Class, chrome: Browsing) -> None:
+    """Print the ramp's totals: chromium's submissions, the failures, the page opens."""
+    painted = chrome.painted
     shown = [ms for _, ms in painted if ms is not None]
     print(
         f"  chromium: {len(painted)} submissions in all, {len(painted) - len(shown)} without "
@@ -601,12 +753,17 @@ async def ramp(
     )
     if group.failures:
         print(f"  failures ({len(group.failures)}): {group.failures[:3]}")
-    if group.opens:
+    arrived = [o.done for o in group.opens if o.kind == ARRIVAL and o.done is not None]
+    if arrived:  # today's figure before this split: each step's new pages, opened at once
         print(
-            f"  page opened (exercise, editor drawn): p50 {percentile(group.opens, 50):.2f} s, "
-            f"p95 {percentile(group.opens, 95):.2f} s (n={len(group.opens)})"
+            f"  page opened at arrival (each step's new learners at once; to the run over): "
+            f"p50 {percentile(arrived, 50):.2f} s, p95 {percentile(arrived, 95):.2f} s "
+            f"(n={len(arrived)})"
         )
-    return steps
+    for kind, opens in ((MOVE, group.opens), (CHROMIUM_OPEN, chrome.opens)):
+        if any(o.kind == kind for o in opens):
+            every = opens_in(opens, kind, 0.0, float("inf"))
+            print(f"  {kind} page opens in all, the ramp's: {open_figures(every)}")
 
 
 def summarise(group: Class, painted, count, start, end, cpu_used) -> Step:
@@ -750,8 +907,54 @@ def compare(
             sides.append(Side(label, part.url, group.cpu_seconds))
         asyncio.run(warm([s.url for s in sides]))
         asyncio.run(costs(sides, args.rounds))
+        if args.browsers:
+            chromium_opens(sides, CHROMIUM_ROUNDS)
     finally:
         stop(parts)
+
+
+def chromium_opens(sides: list[Side], rounds: int) -> None:
+    """Print, per side, what opening an exercise page in chromium costs alone: a browser that
+    opened a page there before opens another (goto -> the editor drawn, then closed), rounds
+    alternating between the sides; the server's CPU from goto to a second after the close, and
+    the seconds to the editor. Then the ratios baseline / new."""
+    from playwright.sync_api import sync_playwright
+
+    spent = {s.label: {"CPU": [], "drawn": []} for s in sides}
+    exercises = list(WRONG)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        contexts = {
+            s.label: browser.new_context(viewport={"width": 1400, "height": 1600}) for s in sides
+        }
+        for side in sides:  # the browser's first page there: its identity, what it may keep
+            open_fresh(contexts[side.label], side.url, exercises[-1])
+        for number in range(rounds):
+            for side in sides if number % 2 == 0 else sides[::-1]:
+                used = side.cpu()
+                exercise = exercises[number % len(exercises)]
+                opened = open_fresh(contexts[side.label], side.url, exercise)
+                time.sleep(1.0)  # the closed page's session ends
+                spent[side.label]["CPU"].append(side.cpu() - used)
+                spent[side.label]["drawn"].append(opened.editor or float("inf"))
+        browser.close()
+    medians = {
+        label: {k: percentile(v, 50) for k, v in kinds.items()} for label, kinds in spent.items()
+    }
+    for label, figures in medians.items():
+        print(
+            f"  {label}: a page opened in chromium alone (a browser seen before; median of"
+            f" {rounds}): server CPU {figures['CPU'] * 1000:.0f} ms, editor drawn"
+            f" {figures['drawn']:.2f} s",
+            flush=True,
+        )
+    if len(sides) == 2:
+        base, new = (medians[s.label] for s in sides)
+        print(
+            f"  {sides[0].label} / {sides[1].label}: chromium open CPU"
+            f" x{base['CPU'] / new['CPU']:.2f}, drawn x{base['drawn'] / new['drawn']:.2f}",
+            flush=True,
+        )
 
 
 def first(
@@ -936,6 +1139,18 @@ def main() -> int:
     )
     parser.add_argument("--think", default="5,15", help="think time range, seconds")
     parser.add_argument("--browsers", type=int, default=2)
+    parser.add_argument(
+        "--move",
+        action="store_true",
+        help="after a right answer a learner opens the next exercise's page (a new session of"
+        " the same browser); the opens inside each step's window are timed",
+    )
+    parser.add_argument(
+        "--fresh",
+        type=float,
+        default=15.0,
+        help="seconds between chromium's fresh pages (goto -> the editor drawn; 0: none)",
+    )
     parser.add_argument("--server-core", type=int, default=0)
     parser.add_argument("--generator-core", type=int, default=1)
     parser.add_argument(
@@ -959,6 +1174,8 @@ def main() -> int:
         f"{os.cpu_count()} cores; server on core {args.server_core}, generator on core "
         f"{args.generator_core}; think {args.think[0]:g}-{args.think[1]:g} s; steps of "
         f"{args.seconds:g} s after {args.settle:g} s to settle; {args.browsers} chromium pages; "
+        f"learners move on after a right answer: {'yes' if args.move else 'no'}; "
+        f"chromium's fresh page every {args.fresh:g} s; "
         "server cpu.shares "
         f"{args.weight or 'default'}; "
         f"load {', '.join(f'{x:.2f}' for x in os.getloadavg())}",

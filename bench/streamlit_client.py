@@ -15,7 +15,10 @@ the installed streamlit) on `/_stcore/stream`, as the page's JavaScript does:
 
 The verdict is the ForwardMsg delta that carries the feedback's alert (app/views/results.py):
 "**Solved.** ..." or "**Not yet.** ...", or a busy or rate-limit warning. `submit` returns the
-time from sending the submission to that delta arriving.
+time from sending the submission to that delta arriving. `editor_at` is when the editor's delta
+arrived (the page's editor drawn, before its run ends). A browser's first page gets its identity
+as a cookie set by a script (app/config/identity.py); the session keeps it (`cookie`), and a
+later session given it (`returning`) is the same browser opening another page.
 
     session = StreamlitSession("http://127.0.0.1:8501", "dprobs")
     await session.open()
@@ -28,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 import secrets
 import time
 from dataclasses import dataclass
@@ -43,6 +47,8 @@ TOO_FAST = "You are submitting very fast"  # app/ratelimit.too_fast
 FULL_RUN = ForwardMsg.FINISHED_SUCCESSFULLY
 RERUN_FOLLOWS = ForwardMsg.FINISHED_EARLY_FOR_RERUN  # another run starts at once
 MAX_MESSAGE = 200 * 2**20  # a page may carry images and charts (the heatmaps' numbers)
+COOKIE = "ninja_learner"  # the identity's cookie (app/config/identity.py), set by a script
+COOKIE_SET = re.compile(rf"document\.cookie = '{COOKIE}=([0-9a-f]+\.[0-9a-f]+);")
 
 
 class ClientError(RuntimeError):
@@ -89,6 +95,8 @@ class StreamlitSession:
         self.seq, self.last_submit = 0, None
         self.runs_finished = 0
         self.elements = 0  # elements the server has drawn (new_element deltas), every run's
+        self.editor_at: float | None = None  # perf_counter when the editor's delta first came
+        self.cookie: str | None = None  # the identity cookie the page set, if it set one
         self._socket = None
         self._reader = self._ticker = None
         self._finished = asyncio.Event()
@@ -102,6 +110,11 @@ class StreamlitSession:
         self.connect_options: dict = {"subprotocols": ["streamlit"]}
 
     # Opening and closing ---------------------------------------------------------------------
+
+    def returning(self, cookie: str | None) -> None:
+        """Send the identity cookie of an earlier session when opening: the same browser."""
+        if cookie:
+            self.connect_options["additional_headers"] = {"Cookie": f"{COOKIE}={cookie}"}
 
     async def open(self, timeout: float = 60.0) -> None:
         """Connect, ask for the page, and wait until its editor is drawn and the run is over."""
@@ -246,6 +259,8 @@ class StreamlitSession:
     def _element(self, element, fragment_id: str) -> None:
         kind = element.WhichOneof("type")
         if kind == "component_instance" and EDITOR_KEY in element.component_instance.id:
+            if self.editor_at is None:
+                self.editor_at = time.perf_counter()
             if element.component_instance.id != self.editor_id:
                 self.values.pop(self.editor_id, None)
                 self.editor_id = element.component_instance.id
@@ -254,6 +269,8 @@ class StreamlitSession:
             found = verdict_kind(element.alert.body)
             if found is not None:
                 self._verdict.set_result((found, element.alert.body))
+        elif kind == "html" and (match := COOKIE_SET.search(element.html.body)):
+            self.cookie = match.group(1)
 
     async def _tick(self) -> None:
         """Rerun each fragment that asked for it at its interval, as the page's timers do."""

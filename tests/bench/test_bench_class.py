@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import time
 import types
 from pathlib import Path
 
@@ -188,3 +189,96 @@ def test_the_browsers_cpu_leaves_out_the_servers_processes(bench_class):
         for child in started:
             child.kill()
             child.wait()
+
+
+def test_opens_are_split_by_kind_and_by_the_window_they_began_in(bench_class):
+    Open = bench_class.Open
+    opens = [
+        Open(9.9, "arrival", 3.0, 3.5),  # before the window
+        Open(10.0, "move", 0.4, 0.5),  # at its start: in
+        Open(12.0, "arrival", 2.0, 2.2),
+        Open(20.0, "move", None),  # in, failed
+        Open(35.0, "move", 0.9, 1.0),  # at its end: out
+    ]
+    assert bench_class.opens_in(opens, "move", 10.0, 35.0) == [opens[1], opens[3]]
+    assert bench_class.opens_in(opens, "arrival", 10.0, 35.0) == [opens[2]]
+    assert bench_class.opens_in(opens, "arrival", 0.0, 10.0) == [opens[0]]
+
+
+def test_open_figures_count_the_drawn_and_the_failed(bench_class):
+    Open = bench_class.Open
+    moves = [Open(1.0, "move", s, s + 0.1) for s in (0.2, 0.4, 0.6, 0.8)] + [
+        Open(2.0, "move", None)
+    ]
+    assert bench_class.open_figures(moves) == (
+        "n=4, p50 0.40 s, p95 0.80 s (run over p50 0.50 s), 1 failed"
+    )
+    chromium = [Open(1.0, "chromium", 1.25, 1.25)]
+    assert bench_class.open_figures(chromium) == "n=1, p50 1.25 s, p95 1.25 s, 0 failed"
+    assert bench_class.open_figures([]) == "n=0, 0 failed"
+
+
+class FakeSession:
+    """A page over no network: the first page of a browser sets a cookie; a right answer is
+    solved. Records each page opened with the cookie it was sent."""
+
+    opened: list = []
+
+    def __init__(self, url, page):
+        self.page, self.cookie, self.sent = page, None, None
+        self.editor_at = None
+
+    def returning(self, cookie):
+        self.sent = cookie
+
+    async def open(self):
+        self.editor_at = time.perf_counter()
+        self.cookie = None if self.sent else f"id-{len(self.opened)}"
+        self.opened.append((self.page, self.sent))
+
+    async def change(self, code):
+        pass
+
+    async def submit(self, code, timeout):
+        kind = "solved" if code == f"{self.page} = right" else "not yet"
+        return types.SimpleNamespace(kind=kind, seconds=0.01)
+
+    async def close(self):
+        pass
+
+
+@pytest.mark.parametrize("move", [True, False], ids=["move", "stay"])
+def test_a_learner_who_solves_opens_the_next_exercise_as_the_same_browser(
+    bench_class, monkeypatch, move
+):
+    import asyncio
+
+    answers = {"dprobs": ("dprobs = right", ["dprobs = 1 / 0"]), "dh": ("dh = right", ["dh * 2"])}
+    FakeSession.opened = []
+    monkeypatch.setattr(bench_class, "StreamlitSession", FakeSession)
+
+    async def run():
+        group = bench_class.Class("http://x", (0.0, 0.0), answers, move)
+
+        async def pause(_, seconds):  # no waiting; stop after 40 answers
+            await asyncio.sleep(0)
+            if len(group.records) >= 40:
+                group.stopping.set()
+            return group.stopping.is_set()
+
+        monkeypatch.setattr(bench_class, "pause", pause)
+        await bench_class.learner(0, group)
+        return group
+
+    group = asyncio.run(run())
+    solved = sum(1 for r in group.records if r.kind == "solved")
+    assert solved >= 5, "a third of 40 answers are right"
+    kinds = [o.kind for o in group.opens]
+    if not move:
+        assert FakeSession.opened == [("dprobs", None)] and kinds == ["arrival"]
+        return
+    assert kinds == ["arrival"] + ["move"] * solved
+    pages = [page for page, _ in FakeSession.opened]
+    assert pages == [("dprobs", "dh")[i % 2] for i in range(len(pages))]
+    assert [cookie for _, cookie in FakeSession.opened] == [None] + ["id-0"] * solved
+    assert all(o.editor is not None and o.done is not None for o in group.opens)

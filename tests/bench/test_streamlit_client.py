@@ -4,7 +4,9 @@ bench/bench_class.py drives simulated learners with this client; if the app's pa
 component's messages or Streamlit's protocol change, this test fails instead of the benchmark
 silently timing nothing. One session opens an exercise page over the websocket, submits a wrong
 answer and then the right one through the editor's messages, and gets each verdict back; the
-app recorded both attempts. The auto-save before them redraws nothing of the page.
+app recorded both attempts. The auto-save before them redraws nothing of the page. A second
+session given the first one's identity cookie (bench_class --move: a learner opening the next
+exercise) is the same browser: its attempt goes to the same profile.
 """
 
 from __future__ import annotations
@@ -76,3 +78,77 @@ def test_a_session_submits_through_the_editor_and_gets_verdicts(tmp_path):
             "SELECT code, solved FROM attempts WHERE exercise_id = 'dprobs' ORDER BY id"
         ).fetchall()
     assert rows == [(WRONG, 0), (right, 1)]
+
+
+async def first_then_returning(client, url: str):
+    """Open dprobs in a new browser, then dh in a new session of the same browser (its cookie);
+    submit a wrong answer in each; return both sessions."""
+    sessions = []
+    for page in ("dprobs", "dh"):
+        session = client.StreamlitSession(url, page)
+        session.returning(sessions[0].cookie if sessions else None)
+        try:
+            await session.open(timeout=120)
+            await session.submit(WRONG if page == "dprobs" else "dh = 1 / 0", timeout=120)
+        finally:
+            await session.close()
+        sessions.append(session)
+    return sessions
+
+
+@pytest.mark.slow
+def test_a_returning_session_is_the_same_browser(tmp_path):
+    client = client_module()
+    data = tmp_path / "data" / "var"
+    server = start_server(data, tmp_path / "server.log")
+    try:
+        with concurrent.futures.ThreadPoolExecutor(1) as thread:
+            first, again = thread.submit(
+                asyncio.run, first_then_returning(client, server.url)
+            ).result()
+    finally:
+        stop_server(server.process)
+    assert first.cookie, "a new browser's first page sets its identity cookie"
+    assert again.cookie is None, "a browser that sent its cookie is known: no new identity"
+    assert first.editor_at is not None and again.editor_at is not None
+    with contextlib.closing(sqlite3.connect(data / "progress.sqlite3")) as db:
+        rows = db.execute("SELECT exercise_id, profile_id FROM attempts ORDER BY id").fetchall()
+        profiles = db.execute("SELECT count(*) FROM profiles").fetchone()[0]
+    assert [exercise for exercise, _ in rows] == ["dprobs", "dh"]
+    assert rows[0][1] == rows[1][1], rows
+    assert profiles == 1
+
+
+def forward(client, element_type: str, **fields):
+    """Return a ForwardMsg that draws one new element of element_type with fields set."""
+    message = client.ForwardMsg()
+    element = getattr(message.delta.new_element, element_type)
+    for name, value in fields.items():
+        setattr(element, name, value)
+    return message
+
+
+def test_the_session_keeps_the_cookie_the_page_sets_and_when_the_editor_came():
+    client = client_module()
+    session = client.StreamlitSession("http://127.0.0.1:1", "dprobs")
+    value = "3f2a." + "b" * 64
+    script = (
+        f"<script>document.cookie = 'ninja_learner={value}; path=/; max-age=1;"
+        " samesite=strict';</script>"
+    )
+    session._handle(forward(client, "html", body="<p>document.cookie</p>"))
+    assert session.cookie is None, "only the identity's script is the cookie"
+    session._handle(forward(client, "html", body=script))
+    assert session.cookie == value
+    assert session.editor_at is None
+    session._handle(forward(client, "component_instance", id="$$ID-abc-editor:dprobs:1"))
+    assert session.editor_at is not None and session.editor_id.endswith("editor:dprobs:1")
+
+
+def test_a_returning_session_sends_the_cookie_it_was_given():
+    client = client_module()
+    session = client.StreamlitSession("http://127.0.0.1:1", "dh")
+    session.returning(None)
+    assert "additional_headers" not in session.connect_options
+    session.returning("3f2a.bb")
+    assert session.connect_options["additional_headers"] == {"Cookie": "ninja_learner=3f2a.bb"}
