@@ -112,40 +112,6 @@ def test_the_heatmaps_come_with_the_verdict_as_numbers_and_stay(fake):
     assert len(heatmaps(at)) == 1, "shown on every rerun"
 
 
-def test_the_heatmaps_are_sent_last_in_their_place_below_the_verdict(fake, monkeypatch):
-    """Issue 39: the browser draws in one go what reaches it together, and drawn with the
-    verdict the chart held its paint back by about 100 ms. Sent after everything else the run
-    draws, it reaches the browser after the verdict has been painted; its place is kept."""
-    sent: list = []
-    enqueue = ForwardMsgQueue.enqueue
-    monkeypatch.setattr(
-        ForwardMsgQueue, "enqueue", lambda queue, msg: sent.append(msg) or enqueue(queue, msg)
-    )
-    at = page_test("dcounts").run()
-    first = len(sent)
-    at = submit(at, f"{VALUES}\n")
-    work = next(m.delta.fragment_id for m in sent[first:] if _element(m) == "text_area")
-    drawn = [m for m in sent[first:] if _element(m) and m.delta.fragment_id == work]
-    kinds = [_element(m) for m in drawn]
-    assert kinds[-1] == "vega_lite_chart", f"the work area's last element: {kinds}"
-    assert "graphviz_chart" in kinds, "after the graph, the run's other big element"
-    verdict = next(m for m in drawn if _element(m) == "alert" and "Not yet." in _text(m))
-    where = next(m for m in drawn if "Where the values differ" in _text(m))
-    chart, path = list(drawn[-1].metadata.delta_path), list(where.metadata.delta_path)
-    assert chart[: len(path)][:-1] == path[:-1] and chart[len(path) - 1] == path[-1] + 1, (
-        "its place is right below the words that announce it"
-    )
-    assert list(verdict.metadata.delta_path) < path
-    assert len(heatmaps(at)) == 1
-
-
-def _text(message) -> str:
-    """Return the text of an alert or a markdown delta (empty for other elements)."""
-    element = message.delta.new_element
-    kind = element.WhichOneof("type")
-    return getattr(element, kind).body if kind in ("alert", "markdown") else ""
-
-
 def heatmaps(at) -> list:
     """Return the page's Vega-Lite charts (the heatmaps are the exercise page's only ones)."""
     return at.get("vega_lite_chart")
