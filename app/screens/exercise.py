@@ -63,16 +63,14 @@ def _work(
     and reruns only the small fragment of the editor's notices). What the status changes
     outside it (the badge, the graph) is drawn by each of its runs into the containers the
     page keeps for them, after the grading; a new status sends the navigation again for its
-    icons. No run of the whole page follows a submission. The heatmaps are drawn last, in
-    their place below the verdict: the browser paints the verdict before it draws them.
+    icons. No run of the whole page follows a submission.
     """
     event = workbench.editor_event(exercise_id, view.starter, drafts=True)
     code = workbench.submission(exercise_id, event)
     changed = code is not None and _grade(session.grader(), exercise_id, code)
     result = st.session_state.get(f"result:{exercise_id}")
-    heatmaps = None
     if result is not None:
-        heatmaps = results.show_result(result, later=True)
+        results.show_result(result)
         if result.refused_construct:
             results.show_language(session.grader().catalog.course.language)
         if st.session_state.get(f"again:{exercise_id}"):
@@ -88,8 +86,6 @@ def _work(
         _badge(view.id)
     with graph:
         _graph(session.grader(), exercise_id)
-    if heatmaps is not None:
-        heatmaps()  # last: the verdict reaches the browser before the chart (see show_result)
     workbench.drawn(exercise_id)  # an auto-save may now rerun the notices alone
     if changed:
         renavigate()  # the navigation's icons show the new status

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import pandas as pd
@@ -12,8 +11,6 @@ from app.views.plots import heatmap_chart
 from grader import feedback
 
 if TYPE_CHECKING:
-    from streamlit.delta_generator import DeltaGenerator
-
     from grader import Check, Cmp, GradRow, Heatmap, LearnerError, PassResult, Result
 
 MARKS = {
@@ -27,18 +24,11 @@ SHAPE_ICON = ":material/straighten:"  # every value right, a shape to fix
 ROOT_STYLE = "background-color: rgba(255, 75, 75, 0.18); font-weight: bold"
 
 
-def show_result(result: Result, later: bool = False) -> Callable[[], None]:
-    """Show the verdict, every check, the cmp line, the exception and the heatmaps.
-
-    With `later`, the heatmaps' place is kept and the function returned draws them there: a
-    page calls it at the end of its run, so that the chart's delta leaves after everything
-    else and the browser paints the verdict before it draws the chart (drawn with the verdict,
-    the chart held its paint back by about 100 ms, issue 39). Without, they are drawn at once
-    and the function returned draws nothing.
-    """
+def show_result(result: Result) -> None:
+    """Show the verdict, every check, the cmp line, the exception and the heatmaps."""
     if result.busy:
         show_busy(result.summary())
-        return _nothing
+        return
     if result.solved:
         st.success(f"**Solved.** {result.summary()}", icon=SOLVED_ICON)
     else:
@@ -48,31 +38,12 @@ def show_result(result: Result, later: bool = False) -> Callable[[], None]:
     show_checks(result.checks, said=result.summary())
     if result.cmp is not None:
         st.code(cmp_text(result.cmp), language=None)
-    draw = _nothing
     if result.heatmap is not None and not result.solved:
         where = " (with random upstream gradients)" if result.heatmap.case == "random" else ""
         st.markdown(f"**Where the values differ**{where}")
-        draw = _heatmap_in(st.container(), result.heatmap, result.answer)
+        show_heatmap(result.heatmap, result.answer)
     show_stdout(result.stdout)
     st.caption(f"Graded in {result.elapsed * 1000:.0f} ms.")
-    if later:
-        return draw
-    draw()
-    return _nothing
-
-
-def _nothing() -> None:
-    """Draw nothing (a result without heatmaps, or with them drawn already)."""
-
-
-def _heatmap_in(place: DeltaGenerator, heatmap: Heatmap, answer: str) -> Callable[[], None]:
-    """Return what draws the heatmaps in their place."""
-
-    def draw() -> None:
-        with place:
-            show_heatmap(heatmap, answer)
-
-    return draw
 
 
 def show_language(language) -> None:
