@@ -27,7 +27,13 @@ CASES = [
 @pytest.mark.parametrize(("text", "load", "cpus", "warm"), [c[1:] for c in CASES],
                          ids=[c[0] for c in CASES])  # fmt: skip
 def test_a_spare_warms_up_only_when_the_machine_has_cpu_to_spare(text, load, cpus, warm):
-    assert decide(text, load, cpus) is warm
+    assert decide(text, lambda: load / cpus) is warm
+
+
+def test_the_load_average_is_asked_only_without_a_pressure_figure():
+    asked = []
+    assert decide(QUIET, lambda: asked.append(1) or 0.0) is True
+    assert asked == []
 
 
 FIGURES = [(QUIET, 2.5), (BUSY, 39.28), (None, None), ("some avg60=1.00 total=0", None),
