@@ -16,6 +16,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from .codec import read_stream
+from .pressure import spare_cpu
 from .protocol import receive_control, receive_with_fds, send_packet, write_frame
 from .records import Case, Limits
 
@@ -177,8 +178,10 @@ class ZygoteClient:
         return self._report(self.runs, deadline + GRACE), stream
 
     def _ask(self, limits: Limits) -> None:
-        """Ask the zygote for a run with these limits."""
+        """Ask the zygote for a run with these limits, saying whether the spare it forks after
+        the run may warm up (the machine has CPU to spare: pressure.py)."""
         request = {"kind": "run", "id": self.runs, "limits": asdict(limits)}
+        request["warm"] = spare_cpu()
         try:
             send_packet(self.sock, request)
         except OSError as e:

@@ -33,7 +33,7 @@ class Plan:
     own: bool = False  # each worker enters its own mount, IPC namespaces and /proc
     job: str = "grade"  # the job kind the zygote serves (zygote.JOBS)
     program: seccomp.Template | None = None  # the filter compiled once, when its layout allows
-    warm: bool = True  # a spare runs a made-up job before its run (the zygote's first only)
+    warm: bool = True  # a spare runs a made-up job before its run (the first; later, if asked)
 
 
 def detach(workdir: str) -> None:

@@ -2,7 +2,7 @@
 
 It talks to the parent over a SOCK_SEQPACKET socket, one JSON packet per message:
     zygote -> parent  {"kind": "ready", "layers": {...}, "pid": n}            once, at start-up
-    parent -> zygote  {"kind": "run", "id": n, "limits": {...}}
+    parent -> zygote  {"kind": "run", "id": n, "limits": {...}, "warm": bool}
     zygote -> parent  {"kind": "go", "id": n}  + fds: the worker's payload pipe (write end) and
                                                  result pipe (read end)
     parent -> zygote  {"kind": "stop", "id": n}                   kill the running worker now
@@ -13,6 +13,8 @@ payload pipe. A run hands the parent the pipes' other ends, so the worker reads 
 from the parent and streams frames straight back: no learner's code, inputs or results pass
 through the zygote's memory, which later workers inherit. A spare is confined with the limits of
 the run before it (the defaults at first); a run that asks for others gets a spare made anew.
+The first spare warms up (runs a made-up job); a later one only when its run's request said
+"warm" (the machine had CPU to spare: pressure.py).
 client.BOOT starts the zygote, isolated before this module is imported, with a job kind:
 "grade" serves runs of worker.serve until the parent goes away; "train" (stream.py) serves one
 run of training/loop.py's serve and exits. Both fork, confine and watch their workers the same way.
@@ -79,7 +81,7 @@ def main(sock_fd: int, layers: dict[str, str], kind: str = "grade", operations=(
         runs += 1
         if runs == 1:  # no worker is alive now: cheaper forks from the next spare on
             huge_pages()
-            plan = replace(plan, warm=False)
+        plan = replace(plan, warm=header.get("warm") is True)
         spare = fork_spare(plan, limits)
 
 
@@ -201,9 +203,10 @@ def _worker(pipes: tuple[int, int], workdir: str, plan: confine.Plan, limits: di
 
     Everything but reading the job is done before the run arrives, off its critical path.
     Before the zygote's first run, a made-up job warms the spare up (the first submission's
-    wait). Later spares pay for the pages their run writes and reads as it touches them: copied
-    in advance, they cost a spare about 10 ms of CPU to save the run under 1 ms, and under load
-    CPU is what a class waits for (bench/README.md, issue 39).
+    wait); later, only when the machine has CPU to spare (plan.warm, from the run's request).
+    A cold spare's run pays for the pages it writes and reads as it touches them: a few ms on
+    its critical path, against about 10 ms of the spare's CPU, and under load CPU is what a
+    class waits for (bench/README.md, issue 39).
     """
     code, adopted = confine.EXIT_SETUP, False
     serve, max_header = JOBS[plan.job]

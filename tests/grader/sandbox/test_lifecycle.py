@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from grader.sandbox import Case, Limits, Load, Sandbox
+from grader.sandbox import Case, Limits, Load, Sandbox, pressure
 from grader.sandbox.client import GRACE, ZygoteClient, ZygoteFailure
 from grader.sandbox.protocol import send_packet
 from grader.sandbox.warmup import UID_BASE
@@ -340,11 +340,12 @@ def test_a_zygote_slow_to_hand_over_its_spare_does_not_fail_the_run():
         box.close()
 
 
-def test_after_its_first_run_a_zygotes_spares_map_no_code_in_advance():
-    # Only the zygote's first spare warms up (a made-up job, which maps torch's code). The
-    # next ones map nothing in advance: the run maps what it reads as it reads it. A spare
-    # used to map the pages a made-up job had read (about 6,000) and copy those it had
+def test_after_its_first_run_a_zygotes_spares_map_no_code_in_advance(monkeypatch, tmp_path):
+    # The zygote's first spare warms up (a made-up job, which maps torch's code). When CPU is
+    # scarce the next ones map nothing in advance: the run maps what it reads as it reads it.
+    # A spare used to map the pages a made-up job had read (about 6,000) and copy those it had
     # written: about 10 ms of CPU to save the run under 1 ms (bench/README.md, issue 39).
+    cpu_pressure(monkeypatch, tmp_path, waited=95.0)
     box = Sandbox(LIMITS, slots=1)
     try:
         zygote = box._zygotes[0].proc.pid
@@ -354,6 +355,28 @@ def test_after_its_first_run_a_zygotes_spares_map_no_code_in_advance():
         assert later[1] < first[1] / 2, f"first spare {first}, the next {later}"
     finally:
         box.close()
+
+
+def test_after_its_first_run_a_zygotes_spares_warm_up_when_cpu_is_spare(monkeypatch, tmp_path):
+    # With CPU to spare, every spare warms up as the first did: the run finds torch's code mapped.
+    cpu_pressure(monkeypatch, tmp_path, waited=0.0)
+    box = Sandbox(LIMITS, slots=1)
+    try:
+        zygote = box._zygotes[0].proc.pid
+        first = _spare_file_pages(zygote, ())
+        assert box.run("y = 1", ONE).status == "ok"
+        later = _spare_file_pages(zygote, (first[0],))
+        assert later[1] > first[1] / 2, f"first spare {first}, the next {later}"
+    finally:
+        box.close()
+
+
+def cpu_pressure(monkeypatch, tmp_path: Path, waited: float) -> None:
+    """Make the sandbox read this CPU pressure (PSI's "some avg10", in percent), not the
+    machine's, when it decides whether a zygote's next spare warms up (pressure.py)."""
+    path = tmp_path / "cpu"
+    path.write_text(f"some avg10={waited:.2f} avg60=0.00 avg300=0.00 total=0\n")
+    monkeypatch.setattr(pressure, "PRESSURE", path)
 
 
 def _spare_file_pages(zygote: int, not_these: tuple[int, ...]) -> tuple[int, int]:
