@@ -114,7 +114,8 @@ def by_grade_batch(klass: Klass, work: Path) -> dict:
     (work / "times.csv").write_text("\n".join(lines) + "\n")
     flags = ("--exercises", klass.course, "--manifest", work / "times.csv", "--out", work / "b")
     flags += ("--format", "canvas", "--roster", _canvas_roster(work))
-    done = in_process("grade-batch", work / "class", *flags)
+    # --traceback: a grader fault (exit 3, seen once under load) then says where in the message
+    done = in_process("grade-batch", work / "class", *flags, "--traceback")
     assert done.returncode == 0, done.stdout + done.stderr
     scores = _scores(json.loads((work / "b.json").read_text()))
     assert _canvas_scores((work / "b.canvas.csv").read_bytes()) == scores

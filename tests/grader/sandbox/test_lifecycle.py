@@ -345,28 +345,26 @@ def test_after_its_first_run_a_zygotes_spares_map_no_code_in_advance(monkeypatch
     # scarce the next ones map nothing in advance: the run maps what it reads as it reads it.
     # A spare used to map the pages a made-up job had read (about 6,000) and copy those it had
     # written: about 10 ms of CPU to save the run under 1 ms (bench/README.md, issue 39).
-    cpu_pressure(monkeypatch, tmp_path, waited=95.0)
-    box = Sandbox(LIMITS, slots=1)
-    try:
-        zygote = box._zygotes[0].proc.pid
-        first = _spare_file_pages(zygote, ())
-        assert box.run("y = 1", ONE).status == "ok"
-        later = _spare_file_pages(zygote, (first[0],))
-        assert later[1] < first[1] / 2, f"first spare {first}, the next {later}"
-    finally:
-        box.close()
+    first, later = _first_and_next_spare(monkeypatch, tmp_path, waited=95.0)
+    assert later[1] < first[1] / 2, f"first spare {first}, the next {later}"
 
 
 def test_after_its_first_run_a_zygotes_spares_warm_up_when_cpu_is_spare(monkeypatch, tmp_path):
     # With CPU to spare, every spare warms up as the first did: the run finds torch's code mapped.
-    cpu_pressure(monkeypatch, tmp_path, waited=0.0)
+    first, later = _first_and_next_spare(monkeypatch, tmp_path, waited=0.0)
+    assert later[1] > first[1] / 2, f"first spare {first}, the next {later}"
+
+
+def _first_and_next_spare(monkeypatch, tmp_path, waited: float) -> tuple[tuple[int, int], ...]:
+    """Return (pid, file pages) of a zygote's first spare and of the one after a run, the CPU
+    pressure read as `waited` percent."""
+    cpu_pressure(monkeypatch, tmp_path, waited=waited)
     box = Sandbox(LIMITS, slots=1)
     try:
         zygote = box._zygotes[0].proc.pid
         first = _spare_file_pages(zygote, ())
         assert box.run("y = 1", ONE).status == "ok"
-        later = _spare_file_pages(zygote, (first[0],))
-        assert later[1] > first[1] / 2, f"first spare {first}, the next {later}"
+        return first, _spare_file_pages(zygote, (first[0],))
     finally:
         box.close()
 
