@@ -202,7 +202,7 @@ def training_available(served: Catalog) -> bool:
     return all(part in ids for part, _ in training.PARTS)
 
 
-@memo.shared()
+@memo.shared(max_entries=2)  # an evicted version's thread ends when its proofs are done
 def _proofs(root: str, signature: str, cache_dir: str) -> proving.Proofs:
     """Start proving the catalog once per version of the files, in a thread."""
     proofs = proving.Proofs(

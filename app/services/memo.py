@@ -68,6 +68,7 @@ def shared(max_entries: int | None = None) -> Callable[[F], F]:
             with guard:
                 return len(building)
 
+        cached.max_entries = max_entries  # type: ignore[attr-defined]
         cached.clear = clear  # type: ignore[attr-defined]
         cached.pending = pending  # type: ignore[attr-defined]
         return cached  # type: ignore[return-value]

@@ -93,3 +93,20 @@ def test_keys_that_fail_leave_nothing_behind():
         with pytest.raises(OSError):
             broken(f"upload:{number}")
     assert broken.pending() == 0
+
+
+def test_every_memo_of_a_version_of_the_exercise_files_keeps_a_few_versions():
+    # An instructor who edits the exercise files all day makes a new version at each save: the
+    # memos keyed by the files' signature keep the last few, not every one since the start.
+    import inspect
+
+    from app import services
+
+    keyed = {
+        name: fn
+        for name, fn in vars(services).items()
+        if hasattr(fn, "pending") and "signature" in inspect.signature(fn).parameters
+    }
+    assert {"_proofs", "_declared", "_runs", "_grader"} <= set(keyed)
+    unbounded = [name for name, fn in keyed.items() if fn.max_entries is None]
+    assert not unbounded, f"kept for every version of the files: {unbounded}"
