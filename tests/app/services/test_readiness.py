@@ -5,6 +5,7 @@ a real server, and HAProxy's use of them: tests/e2e/test_operations.py, test_sta
 
 from __future__ import annotations
 
+import gc
 import threading
 
 import pytest
@@ -147,6 +148,28 @@ def test_a_later_warm_up_leaves_the_replica_ready(app_env, monkeypatch):
         go.set()
         later.join(30)
     assert Warmup.first is not later
+
+
+def test_the_first_warm_up_alone_sets_what_the_start_made_apart_from_the_collector(
+    app_env, monkeypatch
+):
+    """The first warm-up ends with every object alive frozen (a full collection then walks only
+    what the server made since); a later version's warm-up, while learners are served, does
+    not stop the server for a collection of everything."""
+    monkeypatch.setattr(Warmup, "first", None)
+    gc.unfreeze()
+    made = [[] for _ in range(1000)]  # alive at the warm-up's end
+    try:
+        Warmup(lambda: None).run()
+        assert gc.get_freeze_count() >= len(made), "what was alive at the end is set apart"
+        assert not any(o is made for o in gc.get_objects()), "a collection no longer walks it"
+        gc.unfreeze()
+        later = Warmup(lambda: None)
+        monkeypatch.setattr(services, "_warmup", lambda root, signature: later)
+        later.run()
+        assert gc.get_freeze_count() == 0, "a later warm-up sets nothing apart"
+    finally:
+        gc.unfreeze()
 
 
 def test_the_default_datasets_warm_up_needs_no_database(app_env, monkeypatch, tmp_path):
