@@ -20,6 +20,7 @@ MIN_OPEN_FILES = 8
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE = 1, 4
 CAPABILITY_V3 = 0x20080522
 _LIBC = ctypes.CDLL(None, use_errno=True)
+PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
 @dataclass(frozen=True)
@@ -98,12 +99,19 @@ def _oom_first() -> None:
     the same uid (no user namespace, or no second uid mapped) could open its /proc/<pid>/mem
     and keep the handle, before this spare installs its syscall filter. So without root the
     worker keeps the zygote's score; the kernel still picks by size, and its limits still hold.
+    One open and one write, without Python's text files: in a fresh fork each object they
+    touch is a page copied (bench/README.md, issue 39, 2026-12-08).
     """
     try:
-        with open("/proc/self/oom_score_adj", "w") as f:
-            f.write("1000")
+        fd = os.open("/proc/self/oom_score_adj", os.O_WRONLY)
+    except OSError:
+        return
+    try:
+        os.write(fd, b"1000")
     except OSError:
         pass
+    finally:
+        os.close(fd)
 
 
 class _CapHeader(ctypes.Structure):
@@ -144,12 +152,19 @@ def _lower(which: int, soft: int, hard: int | None = None) -> None:
 
 
 def vm_size() -> int:
-    """Return this process's current address-space size in bytes."""
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmSize:"):
-                return int(line.split()[1]) * 1024
-    raise OSError("VmSize missing from /proc/self/status")
+    """Return this process's current address-space size in bytes (VmSize).
+
+    Read from /proc/self/statm, whose first field is that size in pages: one short read, where
+    /proc/self/status is a page of text for the kernel to write and Python to split.
+    """
+    fd = os.open("/proc/self/statm", os.O_RDONLY)
+    try:
+        fields = os.read(fd, 256).split()
+    finally:
+        os.close(fd)
+    if not fields or not fields[0].isdigit():
+        raise OSError("no size in /proc/self/statm")
+    return int(fields[0]) * PAGE
 
 
 def _drop(uid: int) -> None:

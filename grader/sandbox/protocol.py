@@ -23,7 +23,9 @@ from dataclasses import dataclass
 BLOB_SIZES = "blob_sizes"
 MAX_HEADER = 4 * 1024**2
 MAX_PACKET = 256 * 1024
-CHUNK = 256 * 1024
+# One read of a stream: a few frames' headers, not a whole job (each byte it reads is copied once
+# more into the buffer, and the body's bytes once more into the body).
+CHUNK = 64 * 1024
 IOV_MAX = 1024  # buffers one writev(2) takes at most (Linux's UIO_MAXIOV)
 
 
@@ -171,7 +173,8 @@ class FrameReader:
         body = bytearray(n)
         view = memoryview(body)
         have = min(n, len(self._buf))
-        view[:have] = self._buf[:have]
+        with memoryview(self._buf) as buffered:
+            view[:have] = buffered[:have]
         del self._buf[:have]
         while have < n:
             if deadline is not None:

@@ -87,3 +87,36 @@ def test_a_spare_never_becomes_dumpable_to_ask_for_oom_first():
     os.waitpid(pid, 0)
     assert calls is not None, "the child that ran _oom_first did not answer"
     assert [confine.PR_SET_DUMPABLE, 1] not in calls
+
+
+def test_the_address_space_limit_starts_from_the_kernels_vmsize():
+    """confine.vm_size (read from /proc/self/statm) is the VmSize of /proc/self/status."""
+    from grader.sandbox import confine
+
+    def status() -> int:
+        with open("/proc/self/status") as f:
+            return next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize:"))
+
+    before, size, after = status(), confine.vm_size(), status()
+    assert size % confine.PAGE == 0
+    assert min(before, after) <= size <= max(before, after)
+
+
+def test_a_spare_asks_to_be_picked_first_where_it_may():
+    """As root a spare's OOM score becomes 1000; without root it keeps its parent's."""
+    from grader.sandbox import confine
+
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        confine._oom_first()
+        with open("/proc/self/oom_score_adj") as f:
+            os.write(write, f.read().strip().encode())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as answer:
+        score = answer.read()
+    os.waitpid(pid, 0)
+    with open("/proc/self/oom_score_adj") as f:
+        ours = f.read().strip()
+    assert score == ("1000" if os.geteuid() == 0 else ours)

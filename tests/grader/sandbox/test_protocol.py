@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import socket
 import threading
 import time
+import tracemalloc
 
 import pytest
 
@@ -134,3 +136,21 @@ def test_a_frame_that_fits_the_pipe_is_written_in_one_call(pipe, monkeypatch):
     assert calls == [4]  # the frame's line and its three blobs: the reader is woken once
     frame = FrameReader(pipe[0]).read(time.monotonic() + 5)
     assert [bytes(b) for b in frame.blobs] == [b"header", b"a" * 1000, b"b" * 2000]
+
+
+def test_a_buffered_frame_is_read_with_one_copy_of_its_body(pipe):
+    """A worker's job waits whole in its widened pipe: reading it allocates the body once and a
+    read's worth (protocol.CHUNK) besides, not the body four times over (in a fresh fork every
+    page allocated and written is a page fault: bench/README.md, issue 39, 2026-12-08)."""
+    r, w = pipe
+    body = os.urandom(600_000)
+    fcntl.fcntl(w, fcntl.F_SETPIPE_SZ, 1024**2)  # Linux's pipe-max-size, as client._widen
+    write_frame(w, {"kind": "job"}, [body])
+    tracemalloc.start()
+    try:
+        frame = FrameReader(r).read(time.monotonic() + 5)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert bytes(frame.blobs[0]) == body
+    assert peak < 1.5 * len(body), f"reading the frame held {peak:,} bytes at its peak"
