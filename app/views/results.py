@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 import streamlit as st
 
-from app.views.plots import heatmap_chart
+from app.views.plots import heatmap_cells, heatmap_html
 from grader import feedback
 
 if TYPE_CHECKING:
@@ -54,9 +54,11 @@ def show_language(language) -> None:
 
 
 def show_heatmap(heatmap: Heatmap, answer: str) -> None:
-    """Show the heatmaps, drawn by the browser from the numbers (the server draws no pixels)."""
-    cells, spec = heatmap_chart(heatmap, answer)
-    st.vega_lite_chart(cells, spec, width="content")
+    """Show the heatmaps, a small picture per panel, and under them every cell's row, column
+    and values, folded."""
+    st.html(heatmap_html(heatmap, answer))
+    with st.expander("The values, cell by cell"):
+        st.dataframe(heatmap_cells(heatmap), hide_index=True, height=250)
 
 
 def show_busy(message: str) -> None:
