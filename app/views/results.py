@@ -54,11 +54,16 @@ def show_language(language) -> None:
 
 
 def show_heatmap(heatmap: Heatmap, answer: str) -> None:
-    """Show the heatmaps, a small picture per panel, and under them every cell's row, column
-    and values, folded."""
+    """Show the heatmaps, a small picture per panel, and under them, folded, every cell's row,
+    column and values: drawn only once unfolded (in a folded expander the table was still
+    built in the browser with every wrong answer's paint, issue 39)."""
     st.html(heatmap_html(heatmap, answer))
-    with st.expander("The values, cell by cell"):
-        st.dataframe(heatmap_cells(heatmap), hide_index=True, height=250)
+    values = st.expander(VALUES, key=f"heatmap-values:{answer}", on_change="rerun")
+    if values.open:
+        values.dataframe(heatmap_cells(heatmap), hide_index=True, height=250)
+
+
+VALUES = "The values, cell by cell"
 
 
 def show_busy(message: str) -> None:

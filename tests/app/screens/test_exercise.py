@@ -108,11 +108,15 @@ def test_the_heatmaps_come_with_the_verdict_as_pictures_and_values_and_stay(fake
         assert f"<figcaption>{title}</figcaption>" in html
     assert not at.get("vega_lite_chart") and not at.get("image"), "no chart, no media file"
     (values,) = [e for e in at.expander if e.label == "The values, cell by cell"]
+    assert not values.dataframe, "folded: the table is not built (issue 39)"
+    at.run()
+    assert len(heatmaps(at)) == 1, "shown on every rerun"
+    at.session_state["heatmap-values:dcounts"] = True  # the learner unfolds it: a rerun
+    (values,) = [e for e in at.run().expander if e.label == "The values, cell by cell"]
     cells = values.dataframe[0].value
     assert list(cells.columns) == ["row", "col", "yours", "autograd", "diff"]
     assert len(cells) == 2 and cells["yours"].tolist() == [1.0, 2.0], "every cell, readable"
-    at.run()
-    assert len(heatmaps(at)) == 1, "shown on every rerun"
+    assert len(heatmaps(at)) == 1, "the pictures stay above it"
 
 
 def heatmaps(at) -> list:
