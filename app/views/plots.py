@@ -1,107 +1,126 @@
-"""Pictures drawn from the plain lists that the grader returns: a wrong gradient's heatmaps (a
-Vega-Lite spec the browser draws) and the training's loss curves (matplotlib)."""
+"""Pictures of the plain lists that the grader returns: a wrong gradient's heatmaps (three
+small PNGs that the grader draws, laid out here as HTML) and the training's loss curves
+(matplotlib)."""
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Mapping
 from functools import lru_cache
+from html import escape
 from itertools import chain
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
+from grader.feedback import heatmap_panels
+
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from grader import Heatmap
+    from grader.feedback import Panel
 
 MAX_TICKS = 12
-# px: three panels, their axes and their colour bars (under each scale, not beside it) take
-# about 3 x 250 px, within the page's column from a 1000 px wide window (at 260 px beside, the
-# third panel ran off the column at 1400 px: issue 40)
+# px: three panels, their axes and their colour bars (under each picture) take about 3 x 250 px,
+# within the page's column from a 1000 px wide window (at 260 px, the third panel ran off the
+# column at 1400 px: issue 40)
 PANEL_WIDTH, PANEL_HEIGHT = 200, 180
 
-
-# The three panels' grids: one column each of the one table the browser gets.
+# The three panels' grids: one column each of the table of values.
 GRIDS = ("yours", "autograd", "diff")
-# Drawn on a canvas, without a description string per cell for screen readers: a wrong (32, 27)
-# gradient's 2,592 cells took chromium 250 ms more drawn as SVG paths, each described (issue 39).
-# The chart as a whole keeps its title and the sentences above it.
-DRAWING = {"usermeta": {"embedOptions": {"renderer": "canvas"}}}
+# Each panel is a PNG with a pixel per cell, scaled up with its pixels kept square-edged: a
+# Vega-Lite chart of the same cells took chromium 100 to 130 ms of a wrong answer's paint, the
+# pictures about as much as a line of text (issue 39, bench/README.md). The values, cell by
+# cell, are the table under them (heatmap_cells).
+STYLE = f"""<style>
+.bn-heat {{display: flex; flex-wrap: wrap; gap: 8px 28px; font-size: 11px; line-height: 1.2}}
+.bn-heat figure {{margin: 0; width: {PANEL_WIDTH + 30}px}}
+.bn-heat figcaption {{font-size: 12px; text-align: center; margin: 0 0 2px 30px}}
+.bn-heat .plot {{position: relative; margin-left: 30px; width: {PANEL_WIDTH}px}}
+.bn-heat img {{display: block; width: {PANEL_WIDTH}px; height: {PANEL_HEIGHT}px;
+  image-rendering: pixelated; image-rendering: crisp-edges}}
+.bn-heat .x {{position: relative; height: 14px}}
+.bn-heat .y {{position: absolute; left: -30px; top: 0; width: 26px; height: {PANEL_HEIGHT}px}}
+.bn-heat .x span {{position: absolute; top: 1px; transform: translateX(-50%)}}
+.bn-heat .y span {{position: absolute; right: 0; transform: translateY(-50%)}}
+.bn-heat-key {{font-size: 12px; color: #555; margin: 4px 0 0 0}}
+.bn-heat .bar {{height: 9px; margin-top: 4px}}
+.bn-heat .ends {{display: flex; justify-content: space-between}}
+</style>"""
+TITLES = {"yours": "your {name}", "autograd": "autograd", "diff": "yours − autograd"}
+SCALES = {"yours": "grey", "autograd": "grey", "diff": "red-blue"}
+LOW_HIGH = {"grey": ("dark", "light"), "red-blue": ("blue", "red")}
+KEY = "Numbers at the left and below: the wrong rows and columns. Under each panel: its scale."
 
 
-def heatmap_chart(heatmap: Heatmap, name: str) -> tuple[pa.Table, dict]:
-    """Return the cells and a Vega-Lite spec of three panels, like the lecture's dlogits image:
-    yours, autograd's, the difference. The browser draws them (the server sends numbers).
-
-    Yours and autograd's share one colour scale so that they can be compared by eye; the
-    difference has its own scale, centred on zero. One table holds a row per cell with the three
-    values side by side: each panel colours its cells by its own column. The scales' domains are
-    taken from the table by the browser, so that the spec of a gradient depends on its shape and
-    its wrong rows and columns, not on its values: a new answer's heatmap then only swaps the
-    data of the chart drawn already (a new spec rebuilt the chart, issue 39).
-    """
-    yours, autograd, diff = GRIDS
-    both = [
-        _panel(yours, f"your {name}", heatmap, SHARED),
-        _panel(autograd, "autograd", heatmap, SHARED),
-    ]
-    spec = {
-        "hconcat": [
-            {"hconcat": both, "resolve": {"scale": {"color": "shared"}}},
-            _centred(_panel(diff, "yours − autograd", heatmap, CENTRED)),
-        ],
-        "resolve": {"scale": {"color": "independent"}},
-        "config": {
-            "legend": {"orient": "bottom", "gradientLength": PANEL_WIDTH},
-            "mark": {"aria": False},
-        },
-        **DRAWING,
-    }
-    return _cells(heatmap), spec
+def heatmap_html(heatmap: Heatmap, name: str) -> str:
+    """Return the HTML of three panels, like the lecture's dlogits image: yours, autograd's and
+    the difference, each titled, its wrong rows and columns ticked and its colour bar beneath
+    with its scale's ends. The grader draws the pictures and finds the ends (grader.feedback's
+    heatmap_panels): yours and autograd's share one grey scale, the difference has its own,
+    centred on zero. Each picture's alternative text says the same for screen readers."""
+    figures = "".join(_figure(panel, heatmap, name) for panel in heatmap_panels(heatmap))
+    return f'{STYLE}<div class="bn-heat">{figures}</div><p class="bn-heat-key">{KEY}</p>'
 
 
-# From the smallest to the largest value of the panels that share the scale, as they are: not
-# widened to round numbers (`nice`), nor to zero.
-SHARED = {"scheme": "greys", "reverse": True, "nice": False, "zero": False}
-CENTRED = {"scheme": "redblue", "reverse": True, "nice": False, "zero": False}
-# The difference's scale spans -m to m, m its largest absolute value (1 if every value is 0):
-# an unseen rectangle beneath the cells, coloured on the same scale by -m and m, widens it so.
-BOUNDS = {
-    "transform": [
-        {
-            "aggregate": [
-                {"op": "min", "field": GRIDS[2], "as": "low"},
-                {"op": "max", "field": GRIDS[2], "as": "high"},
-            ]
-        },
-        {"calculate": "max(abs(datum.low), abs(datum.high)) || 1", "as": "top"},
-        {"calculate": "-datum.top", "as": "bottom"},
-        {"fold": ["top", "bottom"], "as": ["end", "bound"]},
-    ],
-    "mark": {"type": "rect", "opacity": 0},
-}
+def _figure(panel: Panel, heatmap: Heatmap, name: str) -> str:
+    """Return one panel: its title, picture, ticks and colour bar."""
+    title = TITLES[panel.grid].format(name=name)
+    shape = (len(heatmap.learner), len(heatmap.learner[0]) if heatmap.learner else 0)
+    src = "data:image/png;base64," + base64.b64encode(panel.png).decode("ascii")
+    bar = f"linear-gradient(to right, {', '.join('#' + stop for stop in panel.stops)})"
+    return (
+        f"<figure><figcaption>{escape(title)}</figcaption><div class='plot'>"
+        f"<div class='y' aria-hidden='true'>{_ticks(heatmap.rows, shape[0], 'top')}</div>"
+        f"<img src='{src}' alt='{escape(_described(panel, title, heatmap, shape), quote=True)}'>"
+        f"<div class='x' aria-hidden='true'>{_ticks(heatmap.cols, shape[1], 'left')}</div>"
+        f"<div class='bar' style='background: {bar}' aria-hidden='true'></div>"
+        f"<div class='ends' aria-hidden='true'><span>{_number(panel.low)}</span>"
+        f"<span>{_number(panel.high)}</span></div></div></figure>"
+    )
 
 
-def _centred(panel: dict) -> dict:
-    """Return the difference's panel with its colour scale centred on zero: its cells drawn
-    over the unseen bounds (BOUNDS), both coloured on the panel's one scale."""
-    color = {"field": "bound", "type": "quantitative", "scale": CENTRED, "title": None}
-    bounds = {**BOUNDS, "encoding": {"color": color}}
-    cells = {"mark": panel["mark"], "encoding": panel["encoding"]}
-    frame = {key: panel[key] for key in ("title", "width", "height")}
-    return {**frame, "layer": [bounds, cells]}
+def _ticks(wrong: tuple[int, ...], count: int, side: str) -> str:
+    """Return the labels of (a few of) the wrong indices, each at its cell's middle."""
+    return "".join(
+        f"<span style='{side}: {100 * (index + 0.5) / max(count, 1):.3f}%'>{index}</span>"
+        for index in _few(wrong)
+    )
 
 
-# The table goes to the browser as Arrow columns: in these types a (32, 27) gradient's cells take
-# 20 bytes each, the three values side by side (a row per panel's cell before: 13 bytes, 3 times).
-# It is built as an Arrow table, which Streamlit sends as it is: a (32, 64) gradient's table took
-# about 2 ms of the server's CPU built as a pandas DataFrame and converted, 0.4 ms so (issue 39).
+def _few(indices: tuple[int, ...]) -> list[int]:
+    """Return at most MAX_TICKS of the wrong indices (each is ticked at its own cell)."""
+    step = max(1, -(-len(indices) // MAX_TICKS))  # rounded up: never more than MAX_TICKS
+    return list(indices[::step])
+
+
+def _described(panel: Panel, title: str, heatmap: Heatmap, shape: tuple[int, int]) -> str:
+    """Return a panel's alternative text: what it shows, its scale and where it is wrong."""
+    scale = SCALES[panel.grid]
+    low, high = LOW_HIGH[scale]
+    rows, cols = (", ".join(map(str, wrong)) or "none" for wrong in (heatmap.rows, heatmap.cols))
+    return (
+        f"{title}: {shape[0]} rows by {shape[1]} columns, on a {scale} scale from "
+        f"{_number(panel.low)} ({low}) to {_number(panel.high)} ({high}); "
+        f"wrong rows {rows}; wrong columns {cols}."
+    )
+
+
+def _number(value: float) -> str:
+    """Return a scale's end as a short number."""
+    return f"{value:.3g}"
+
+
+# The table of values goes to the browser as Arrow columns: in these types a (32, 27) gradient's
+# cells take 20 bytes each, the three values side by side. It is built as an Arrow table, which
+# Streamlit sends as it is: a (32, 64) gradient's table took about 2 ms of the server's CPU built
+# as a pandas DataFrame and converted, 0.4 ms so (issue 39).
 COMPACT = {"row": pa.int32(), "col": pa.int32(), **dict.fromkeys(GRIDS, pa.float32())}
 
 
-def _cells(heatmap: Heatmap) -> pa.Table:
+def heatmap_cells(heatmap: Heatmap) -> pa.Table:
     """Return the cells as columns of one table: row, col and the three grids' values. The first
     two depend only on the grid's shape and are built once per shape; the values are the
     learner's (a (32, 64) gradient's table took 7-11 ms built cell by cell, under 1 ms so)."""
@@ -123,38 +142,6 @@ def _places(lengths: tuple[int, ...]) -> Mapping[str, pa.Array]:
     cols = [col for length in lengths for col in range(length)]
     row, col = pa.array(rows, COMPACT["row"]), pa.array(cols, COMPACT["col"])
     return MappingProxyType({"row": row, "col": col})
-
-
-def _panel(grid: str, title: str, heatmap: Heatmap, scale: dict) -> dict:
-    """Return one panel: the cells as rectangles coloured by one grid's column, the wrong rows
-    and columns as ticks; the cell under the pointer tells its row, column and value."""
-    x, y = _axis("col", "column", heatmap.cols), _axis("row", "row", heatmap.rows)
-    color = {"field": grid, "type": "quantitative", "scale": scale, "title": None}
-    tooltip = [_tip(x), _tip(y), {"field": grid, "type": "quantitative", "title": "value"}]
-    return {
-        "title": {"text": title, "fontSize": 12, "fontWeight": "normal"},
-        "mark": "rect",
-        "width": PANEL_WIDTH,
-        "height": PANEL_HEIGHT,
-        "encoding": {"x": x, "y": y, "color": color, "tooltip": tooltip},
-    }
-
-
-def _tip(channel: dict) -> dict:
-    """Return a position channel's line in the tooltip: its field, under its title."""
-    return {"field": channel["field"], "type": "ordinal", "title": channel["title"]}
-
-
-def _axis(field: str, title: str, wrong: tuple[int, ...]) -> dict:
-    """Return a position channel: one band per index, ticked at (a few of) the wrong ones."""
-    axis = {"values": _ticks(wrong), "labelAngle": 0, "labelFontSize": 9, "titleFontSize": 10}
-    return {"field": field, "type": "ordinal", "title": title, "axis": axis}
-
-
-def _ticks(indices: tuple[int, ...]) -> list[int]:
-    """Return at most MAX_TICKS of the wrong indices (each is ticked at its own cell)."""
-    step = max(1, -(-len(indices) // MAX_TICKS))  # rounded up: never more than MAX_TICKS
-    return list(indices[::step])
 
 
 def loss_curves_figure(curves: dict[str, tuple[float, ...]], bucket: int) -> Figure:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 import streamlit as st
 
-from app.views.plots import heatmap_chart
+from app.views.plots import heatmap_cells, heatmap_html
 from grader import feedback
 
 if TYPE_CHECKING:
@@ -54,9 +54,16 @@ def show_language(language) -> None:
 
 
 def show_heatmap(heatmap: Heatmap, answer: str) -> None:
-    """Show the heatmaps, drawn by the browser from the numbers (the server draws no pixels)."""
-    cells, spec = heatmap_chart(heatmap, answer)
-    st.vega_lite_chart(cells, spec, width="content")
+    """Show the heatmaps, a small picture per panel, and under them, folded, every cell's row,
+    column and values: drawn only once unfolded (in a folded expander the table was still
+    built in the browser with every wrong answer's paint, issue 39)."""
+    st.html(heatmap_html(heatmap, answer))
+    values = st.expander(VALUES, key=f"heatmap-values:{answer}", on_change="rerun")
+    if values.open:
+        values.dataframe(heatmap_cells(heatmap), hide_index=True, height=250)
+
+
+VALUES = "The values, cell by cell"
 
 
 def show_busy(message: str) -> None:

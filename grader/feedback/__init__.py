@@ -7,8 +7,9 @@ voice/ holds every sentence (one function per kind of message, in chapters: chec
 diagnoses, training, notebook); diagnose.py compares tensors (the cmp line, tolerances, where
 values differ, constant factors); detectors/ names the misconception a wrong answer shows, by
 family (a shape mismatch, PyTorch's errors, wrong local derivatives, indexing slips, a wrong
-formula's structure); render.py writes a result as text and checkjson.py as the JSON of
-docs/check-json.md. Names are imported on first use.
+formula's structure); picture.py draws a wrong gradient's heatmaps as small PNGs; render.py
+writes a result as text and checkjson.py as the JSON of docs/check-json.md. Names are imported
+on first use.
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ from grader.lazy import lazy_names
 
 _HOMES = {
     "GRADER_FAULT": "grader.feedback.voice",
+    "Panel": "grader.feedback.picture",
     "cmp_line": "grader.feedback.render",
     "duration": "grader.feedback.voice",
+    "heatmap_panels": "grader.feedback.picture",
     "reference_running": "grader.feedback.voice",
     "speed_comparison": "grader.feedback.voice",
     "status": "grader.feedback.checkjson",

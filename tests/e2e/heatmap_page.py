@@ -24,6 +24,7 @@ def heatmap(yours: list[float], autograd: list[float]) -> Heatmap:
 
 
 st.set_page_config(layout="wide")  # as app/main.py sets it
-for case, (yours, autograd) in CASES.items():
+# each its own gradient: a heatmap's folded table of values is keyed by it
+for name, (case, (yours, autograd)) in zip(("dW1", "db1"), CASES.items(), strict=True):
     with st.container(key=f"heatmap-{case}"):
-        show_heatmap(heatmap(yours, autograd), "dW1")
+        show_heatmap(heatmap(yours, autograd), name)

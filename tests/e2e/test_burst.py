@@ -87,7 +87,7 @@ def test_a_learners_page_at_1400x900_and_a_burst_of_submissions(server, browser)
 
     type_and_submit(page, WRONG)
     page.get_by_text("Not yet.", exact=False).first.wait_for(timeout=TIMEOUT_MS)
-    chart = page.get_by_test_id("stVegaLiteChart").first
+    chart = page.locator(".bn-heat").first  # the heatmaps' three pictures
     chart.wait_for(timeout=TIMEOUT_MS)
     chart.evaluate("e => e.scrollIntoView({block: 'center'})")
     _within_the_column(page, chart)

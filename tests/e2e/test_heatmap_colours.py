@@ -1,12 +1,11 @@
-"""In a real browser: the heatmaps' colour scales, which chromium takes from the numbers
-(app/views/plots.py), colour known cells as they should. Pixels are read from a screenshot of
-each chart's canvas, at the centres of its cells (tests/e2e/heatmap_page.py draws the charts)."""
+"""In a real browser: the heatmaps' pictures (grader/feedback/picture.py, laid out by
+app/views/plots.py) are drawn scaled up with their cells' colours, on the scales they should be.
+Pixels are read from a screenshot of each picture, at the centres of its cells
+(tests/e2e/heatmap_page.py draws the heatmaps)."""
 
 from __future__ import annotations
 
 import io
-import time
-from collections import Counter
 
 import pytest
 
@@ -22,7 +21,6 @@ DARK, LIGHT = (30, 30, 30), (226, 226, 226)  # greys: the smallest value, the la
 BLUE, CENTRE, RED = (19, 75, 133), (242, 239, 238), (140, 13, 37)  # redblue: -m, 0, m
 NEAR = 6  # per channel: a colour "is" an end within this much
 COLS = 3  # cells per panel (heatmap_page.py's one row)
-SEEN = 60  # px: a run of one colour this wide, on half a panel's height of rows or more, is a cell
 
 
 @pytest.fixture(scope="module")
@@ -66,52 +64,30 @@ def _near(colour, expected, within: int = NEAR) -> bool:
 
 
 def _cells(page, case: str) -> dict[str, list[tuple[int, ...]]]:
-    """Return the colour at the centre of each cell of each panel of one chart, once drawn."""
-    canvas = page.locator(f".st-key-heatmap-{case} canvas")
-    canvas.wait_for(timeout=WAIT_MS)
-    deadline = time.monotonic() + 20
-    while True:
-        image = _screenshot(canvas)
-        lefts, middle = _panels(image)
-        if len(lefts) == 3 or time.monotonic() > deadline:
-            break
-        time.sleep(0.2)
-    image.save(OUTPUT / f"heatmap-{case}.png")
-    assert len(lefts) == 3, f"{len(lefts)} panels found in test-output/heatmap-{case}.png"
-    width = PANEL_WIDTH / COLS
-    centres = [[round(left + (col + 0.5) * width) for col in range(COLS)] for left in lefts]
-    colours = [[image.getpixel((x, middle)) for x in xs] for xs in centres]
+    """Return the colour at the centre of each cell of each panel of one heatmap, once drawn."""
+    pictures = page.locator(f".st-key-heatmap-{case} img")
+    pictures.nth(2).wait_for(timeout=WAIT_MS)
+    page.wait_for_function(
+        f"() => [...document.querySelectorAll('.st-key-heatmap-{case} img')]"
+        ".every((img) => img.complete && img.naturalWidth > 0)",
+        timeout=WAIT_MS,
+    )
+    assert pictures.count() == 3, "three panels"
+    colours = []
+    for i in range(3):
+        box = pictures.nth(i).bounding_box()
+        assert (box["width"], box["height"]) == (PANEL_WIDTH, PANEL_HEIGHT), "scaled up"
+        image = _screenshot(pictures.nth(i))
+        image.save(OUTPUT / f"heatmap-{case}-{i}.png")
+        step = image.width / COLS
+        colours.append(
+            [image.getpixel((int((c + 0.5) * step), image.height // 2)) for c in range(COLS)]
+        )
     return dict(zip(("yours", "autograd", "diff"), colours, strict=True))
 
 
-def _screenshot(canvas):
-    """Return the canvas's pixels as an RGB image."""
+def _screenshot(element):
+    """Return an element's pixels as an RGB image."""
     from PIL import Image
 
-    return Image.open(io.BytesIO(canvas.screenshot())).convert("RGB")
-
-
-def _panels(image) -> tuple[list[int], int]:
-    """Return the left edge of each panel's cells, and a row through them. A cell is a run of
-    one colour, not the white page, at least SEEN px wide on many rows; a panel's first cell
-    is never white (heatmap_page.py), so a panel starts where a cell starts with none before."""
-    runs, pixels = Counter(), image.load()
-    for y in range(image.height):
-        row = [pixels[x, y] for x in range(image.width)]
-        runs.update((x0, x1, y) for x0, x1 in _runs(row))
-    cells = Counter((x0, x1) for x0, x1, _ in runs)
-    kept = sorted(span for span, rows in cells.items() if rows >= PANEL_HEIGHT // 2)
-    ends = {x1 for _, x1 in kept}
-    lefts = [x0 for x0, _ in kept if not any(abs(x0 - end) <= 2 for end in ends)]
-    rows = [y for x0, x1, y in runs if (x0, x1) in kept]
-    return lefts, (min(rows) + max(rows)) // 2 if rows else 0
-
-
-def _runs(row: list[tuple[int, ...]]):
-    """Yield the (start, end) of each run of one colour, not white, at least SEEN px wide."""
-    start = 0
-    for x in range(1, len(row) + 1):
-        if x == len(row) or row[x] != row[start]:
-            if x - start >= SEEN and row[start] != (255, 255, 255):
-                yield start, x
-            start = x
+    return Image.open(io.BytesIO(element.screenshot())).convert("RGB")

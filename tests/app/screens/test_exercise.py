@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 import streamlit as st
 from streamlit.runtime.forward_msg_queue import ForwardMsgQueue
@@ -101,20 +99,29 @@ def test_submitting_unchanged_code_grades_it_again_and_says_so(fake):
     assert GRADED_AGAIN not in texts(at), "changed code is not graded 'again'"
 
 
-def test_the_heatmaps_come_with_the_verdict_as_numbers_and_stay(fake):
+def test_the_heatmaps_come_with_the_verdict_as_pictures_and_values_and_stay(fake):
     at = submit(page_test("dcounts").run(), f"{VALUES}\n")
     assert at.error[0].value.startswith("**Not yet.**") and len(heatmaps(at)) == 1
-    spec = json.loads(heatmaps(at)[0].proto.spec)
-    titles = [p["title"]["text"] for p in spec["hconcat"][0]["hconcat"]]
-    assert titles == ["your dcounts", "autograd"], "the browser draws them from this spec"
-    assert not at.get("image"), "no picture drawn on the server"
+    html = heatmaps(at)[0].proto.body
+    assert html.count("data:image/png;base64,") == 3, "three small pictures, sent in the page"
+    for title in ("your dcounts", "autograd", "yours − autograd"):
+        assert f"<figcaption>{title}</figcaption>" in html
+    assert not at.get("vega_lite_chart") and not at.get("image"), "no chart, no media file"
+    (values,) = [e for e in at.expander if e.label == "The values, cell by cell"]
+    assert not values.dataframe, "folded: the table is not built (issue 39)"
     at.run()
     assert len(heatmaps(at)) == 1, "shown on every rerun"
+    at.session_state["heatmap-values:dcounts"] = True  # the learner unfolds it: a rerun
+    (values,) = [e for e in at.run().expander if e.label == "The values, cell by cell"]
+    cells = values.dataframe[0].value
+    assert list(cells.columns) == ["row", "col", "yours", "autograd", "diff"]
+    assert len(cells) == 2 and cells["yours"].tolist() == [1.0, 2.0], "every cell, readable"
+    assert len(heatmaps(at)) == 1, "the pictures stay above it"
 
 
 def heatmaps(at) -> list:
-    """Return the page's Vega-Lite charts (the heatmaps are the exercise page's only ones)."""
-    return at.get("vega_lite_chart")
+    """Return the page's heatmaps (HTML of three pictures: the exercise page's only st.html)."""
+    return [e for e in at.get("html") if "bn-heat" in e.proto.body]
 
 
 def test_values_wrong_only_for_random_upstreams_say_so_above_the_heatmaps(fake):
