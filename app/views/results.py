@@ -41,7 +41,7 @@ def show_result(result: Result) -> None:
     if result.heatmap is not None and not result.solved:
         where = " (with random upstream gradients)" if result.heatmap.case == "random" else ""
         st.markdown(f"**Where the values differ**{where}")
-        show_heatmap(result.heatmap, result.answer)
+        show_heatmap(result.heatmap, result.answer, result.exercise)
     show_stdout(result.stdout)
     st.caption(f"Graded in {result.elapsed * 1000:.0f} ms.")
 
@@ -53,12 +53,13 @@ def show_language(language) -> None:
             st.markdown(f"**{family}**: " + ", ".join(f"`{n}`" for n in names))
 
 
-def show_heatmap(heatmap: Heatmap, answer: str) -> None:
+def show_heatmap(heatmap: Heatmap, answer: str, exercise: str = "") -> None:
     """Show the heatmaps, a small picture per panel, and under them, folded, every cell's row,
     column and values: drawn only once unfolded (in a folded expander the table was still
     built in the browser with every wrong answer's paint, issue 39)."""
     st.html(heatmap_html(heatmap, answer))
-    values = st.expander(VALUES, key=f"heatmap-values:{answer}", on_change="rerun")
+    # keyed by exercise too: a notebook's report may show two exercises' wrong dlogits
+    values = st.expander(VALUES, key=f"heatmap-values:{exercise}:{answer}", on_change="rerun")
     if values.open:
         values.dataframe(heatmap_cells(heatmap), hide_index=True, height=250)
 

@@ -111,7 +111,7 @@ def test_the_heatmaps_come_with_the_verdict_as_pictures_and_values_and_stay(fake
     assert not values.dataframe, "folded: the table is not built (issue 39)"
     at.run()
     assert len(heatmaps(at)) == 1, "shown on every rerun"
-    at.session_state["heatmap-values:dcounts"] = True  # the learner unfolds it: a rerun
+    at.session_state["heatmap-values:dcounts:dcounts"] = True  # the learner unfolds it: a rerun
     (values,) = [e for e in at.run().expander if e.label == "The values, cell by cell"]
     cells = values.dataframe[0].value
     assert list(cells.columns) == ["row", "col", "yours", "autograd", "diff"]
